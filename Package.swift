@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+//
+// Pushwire: a self-hosted push-notification service for interactive notifications.
+// Targets, from the bottom up:
+//   CProtobufC        libprotobuf-c, a Debian system library (apt: libprotobuf-c-dev)
+//   PushwireProtoC    protoc-c output for Protos/ (generated, committed)
+//   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
+//   PushwireRuntime   epoll event loops, the RPC server and the client transport
+//   PushwireClient    the typed Swift client
+//   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
+//   pushwired, pushwire, pushwire-bench, pushwire-codec-bench: thin executables
+// Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
+// Python clients.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = []
+
+let package = Package(
+    name: "Pushwire",
+    products: [
+        .library(name: "PushwireWire", targets: ["PushwireWire"]),
+        .library(name: "PushwireClient", targets: ["PushwireClient"]),
+        .executable(name: "pushwired", targets: ["pushwired"]),
+        .executable(name: "pushwire", targets: ["pushwire"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CProtobufC",
+            pkgConfig: "libprotobuf-c",
+            providers: [.apt(["libprotobuf-c-dev"])]
+        ),
+        .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
+        .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
+        .target(name: "PushwireRuntime", dependencies: ["PushwireWire"], swiftSettings: swiftSettings),
+        .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "pushwire-codec-bench",
+            dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"],
+            path: "Sources/PushwireCodecBench",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushwireWireTests",
+            dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"]
+        ),
+        .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire"]),
+        .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

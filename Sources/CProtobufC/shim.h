@@ -1,0 +1,2 @@
+// libprotobuf-c, as Debian's libprotobuf-c-dev installs it.
+#include <protobuf-c/protobuf-c.h>
