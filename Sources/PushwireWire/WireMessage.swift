@@ -24,7 +24,10 @@ extension WireMessage {
     /// Decodes a message from its protobuf encoding.
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of this message.
     public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
-        self = try bytes.withUnsafeBytes { (raw) throws(WireDecodingError) -> Self in try Self(decoding: raw) }
+        let result: Result<Self, WireDecodingError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(WireDecodingError) in try Self(decoding: raw) }
+        }
+        self = try result.get()
     }
 
     /// The protobuf encoding of this message.
