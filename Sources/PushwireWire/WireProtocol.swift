@@ -10,6 +10,11 @@ public enum WireProtocol {
     public static let defaultMaxFrameSize: Int = 4 * 1024 * 1024
     /// How many calls may be in flight on one connection unless configured otherwise.
     public static let defaultMaxConcurrentCalls: Int = 1024
+    /// How long a server waits for the client's 8 preface bytes before closing the connection.
+    public static let defaultPrefaceTimeoutMS: UInt32 = 10_000
+    /// How long a connection with no call in flight may go without receiving a frame before the
+    /// server closes it (announced in `Settings.idle_timeout_ms`): 5 minutes.
+    public static let defaultIdleTimeoutMS: UInt32 = 300_000
     /// The size of the big-endian length that precedes every frame.
     public static let lengthPrefixSize = 4
 }
