@@ -8,6 +8,8 @@
 ///   any of the payload is buffered;
 /// - the unread bytes move to the front only once the read index has passed half the buffer, so a
 ///   byte is moved at most as often as a byte before it was consumed: linear overall;
+/// - the buffer grows with the bytes actually received (doubling), never ahead of them to the
+///   announced length, so a peer that announces a large frame and stalls costs little;
 /// - after a large frame the buffer shrinks back, so an idle connection keeps at most
 ///   `retainedCapacity` bytes rather than its largest frame.
 ///
@@ -142,11 +144,9 @@ public struct FrameDecoder: Sendable {
             return try fail(.frameTooLarge(length: length, limit: maxFrameSize))
         }
         let frameSize = prefixSize + length
-        guard bufferedByteCount >= frameSize else {
-            // Make room for the whole frame once, rather than growing step by step as it arrives.
-            reserveTail(frameSize - bufferedByteCount)
-            return nil
-        }
+        // No room is reserved for the rest of the frame before it arrives: a peer announcing 4 MiB
+        // and sending 4 bytes must not cost 4 MiB. The buffer grows (doubling) as bytes come in.
+        guard bufferedByteCount >= frameSize else { return nil }
         let start = readIndex + prefixSize
         return start..<(start + length)
     }

@@ -179,9 +179,9 @@ final class FramePayloadTests: XCTestCase {
         }
     }
 
-    /// One large frame arriving in small reads grows the buffer once to the frame's size (the
-    /// length is known from the prefix), not step by step, and moves nothing.
-    func testLargeFrameIsReservedOnce() throws {
+    /// One large frame arriving in small reads: the buffer doubles as bytes arrive, so the bytes
+    /// moved stay below twice the frame's size and the allocations are logarithmic.
+    func testLargeFrameGrowsTheBufferGeometrically() throws {
         let payload = [UInt8](repeating: 3, count: 1_000_000)
         let stream = Self.framed(payload)
         var decoder = FrameDecoder(expectsPreface: false)
@@ -191,11 +191,21 @@ final class FramePayloadTests: XCTestCase {
             let n = min(1500, stream.count - offset)
             stream[offset..<(offset + n)].withUnsafeBytes { decoder.append($0) }
             offset += n
+            XCTAssertLessThanOrEqual(decoder.allocatedByteCount, max(FrameDecoder.initialCapacity, 2 * offset))
             if let p = try decoder.nextPayload() { got = p }
         }
         XCTAssertEqual(got, payload)
-        XCTAssertLessThanOrEqual(decoder.statistics.allocations, 2)
-        XCTAssertLessThanOrEqual(decoder.statistics.bytesMoved, 2 * 1500)
+        XCTAssertLessThanOrEqual(decoder.statistics.allocations, 8)
+        XCTAssertLessThanOrEqual(decoder.statistics.bytesMoved, 2 * stream.count)
+    }
+
+    /// A peer that announces a frame within the limit and then stalls costs what it sent, not what
+    /// it announced.
+    func testAnnouncedLengthIsNotReservedAhead() throws {
+        var decoder = FrameDecoder(expectsPreface: false)
+        decoder.append([0x00, 0x40, 0x00, 0x00, 1, 2, 3])  // 4 MiB announced, 3 bytes sent
+        XCTAssertNil(try decoder.nextPayload())
+        XCTAssertLessThanOrEqual(decoder.allocatedByteCount, FrameDecoder.initialCapacity)
     }
 
     func testBufferShrinksBackAfterALargeFrame() throws {
