@@ -21,8 +21,11 @@ public struct FrameDecoder: Sendable {
 
     /// The first allocation: enough for a typical read and many small frames.
     static let initialCapacity = 16 * 1024
-    /// The most an idle decoder keeps allocated after a large frame was decoded.
+    /// The most a drained decoder keeps allocated: an idle connection costs at most this.
     static let retainedCapacity = 64 * 1024
+    /// Above this size, a buffer holding only a small partial frame is shrunk without waiting to
+    /// be drained: what is left after a large frame.
+    static let shrinkThreshold = 4 * retainedCapacity
 
     /// Bytes `[readIndex, writeIndex)` are received and not yet decoded; the rest is free space.
     /// `storage.count` is the capacity; it is allocated lazily so an idle connection costs nothing.
@@ -166,10 +169,13 @@ public struct FrameDecoder: Sendable {
         if readIndex == writeIndex {
             readIndex = 0
             writeIndex = 0
+            // Drained: the moment to give back a large buffer, since nothing has to be moved.
             if storage.count > Self.retainedCapacity {
                 storage = []
             }
-        } else if storage.count > Self.retainedCapacity && bufferedByteCount <= Self.retainedCapacity / 2 {
+        } else if storage.count > Self.shrinkThreshold && bufferedByteCount <= Self.retainedCapacity / 2 {
+            // Only well above the size steady reads grow to (a read's minimum capacity plus a partial
+            // frame), so that a busy connection does not shrink and regrow on every read.
             reallocate(capacity: max(Self.initialCapacity, bufferedByteCount * 2))
         } else if readIndex > storage.count / 2 {
             compact()
