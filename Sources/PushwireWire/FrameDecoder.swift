@@ -231,3 +231,24 @@ public struct FrameDecoder: Sendable {
         writeIndex = unread
     }
 }
+extension FrameDecoder {
+    /// Decodes the next frame when all of it has arrived, straight from the buffer.
+    /// - Returns: the frame, or nil when more bytes are needed.
+    /// - Throws: `FramingError`: `.badPreface` and `.frameTooLarge` end the stream (every later
+    ///   call throws them again); after `.undecodableFrame` and `.emptyFrame` the frame's bytes are
+    ///   consumed, though a peer that sent them has broken the protocol.
+    public mutating func nextFrame() throws(FramingError) -> Frame? {
+        let decoded = try withNextPayload { payload -> Result<Frame, WireDecodingError> in
+            Result { () throws(WireDecodingError) in try Frame(decoding: payload) }
+        }
+        switch decoded {
+        case nil:
+            return nil
+        case .success(let frame)?:
+            guard frame.kind != nil else { throw .emptyFrame }
+            return frame
+        case .failure(let error)?:
+            throw .undecodableFrame(error)
+        }
+    }
+}
