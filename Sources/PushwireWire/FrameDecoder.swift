@@ -104,12 +104,32 @@ public struct FrameDecoder: Sendable {
         bytes.withUnsafeBytes { append($0) }
     }
 
+    /// Decodes the next frame when all of it has arrived, straight from the buffer.
+    /// - Returns: the frame, or nil when more bytes are needed.
+    /// - Throws: `FramingError`: `.badPreface` and `.frameTooLarge` end the stream (every later
+    ///   call throws them again); after `.undecodableFrame` and `.emptyFrame` the frame's bytes are
+    ///   consumed, though a peer that sent them has broken the protocol.
+    public mutating func nextFrame() throws(FramingError) -> Frame? {
+        let decoded = try withNextPayload { payload -> Result<Frame, WireDecodingError> in
+            Result { () throws(WireDecodingError) in try Frame(decoding: payload) }
+        }
+        switch decoded {
+        case nil:
+            return nil
+        case .success(let frame)?:
+            guard frame.kind != nil else { throw .emptyFrame }
+            return frame
+        case .failure(let error)?:
+            throw .undecodableFrame(error)
+        }
+    }
+
     /// Hands the next payload to `body` straight from the buffer once all of it has arrived, then
     /// consumes it.
     /// - Returns: what `body` returned, or nil when more bytes are needed.
     /// - Throws: `.badPreface` and `.frameTooLarge`, which end the stream (every later call throws
     ///   them again).
-    mutating func withNextPayload<Result>(_ body: (UnsafeRawBufferPointer) -> Result) throws(FramingError) -> Result? {
+    mutating func withNextPayload<Value>(_ body: (UnsafeRawBufferPointer) -> Value) throws(FramingError) -> Value? {
         guard let payload = try nextPayloadRange() else { return nil }
         let result = storage.withUnsafeBytes { all in body(UnsafeRawBufferPointer(rebasing: all[payload])) }
         consume(upTo: payload.upperBound)
@@ -229,26 +249,5 @@ public struct FrameDecoder: Sendable {
         storage = grown
         readIndex = 0
         writeIndex = unread
-    }
-}
-extension FrameDecoder {
-    /// Decodes the next frame when all of it has arrived, straight from the buffer.
-    /// - Returns: the frame, or nil when more bytes are needed.
-    /// - Throws: `FramingError`: `.badPreface` and `.frameTooLarge` end the stream (every later
-    ///   call throws them again); after `.undecodableFrame` and `.emptyFrame` the frame's bytes are
-    ///   consumed, though a peer that sent them has broken the protocol.
-    public mutating func nextFrame() throws(FramingError) -> Frame? {
-        let decoded = try withNextPayload { payload -> Result<Frame, WireDecodingError> in
-            Result { () throws(WireDecodingError) in try Frame(decoding: payload) }
-        }
-        switch decoded {
-        case nil:
-            return nil
-        case .success(let frame)?:
-            guard frame.kind != nil else { throw .emptyFrame }
-            return frame
-        case .failure(let error)?:
-            throw .undecodableFrame(error)
-        }
     }
 }
