@@ -44,8 +44,10 @@ enum APNsResponse {
 
     /// Parses a `retry-after` value given in seconds (APNs does not use the HTTP-date form).
     static func retryAfter(_ value: Substring) -> Duration? {
-        let digits = value.filter { $0 != " " && $0 != "\t" && $0 != "\r" && $0 != "\n" }
-        guard let seconds = Int(digits), seconds >= 0 else { return nil }
+        // Work on bytes: "\r\n" is one Character, so character filters would miss it.
+        let digits = value.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        let seconds = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
         return .seconds(min(seconds, 24 * 3600))
     }
 }
