@@ -31,7 +31,9 @@ let package = Package(
         ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
-        .target(name: "PushwireRuntime", dependencies: ["PushwireWire"], swiftSettings: swiftSettings),
+        // CPushwireLinux: epoll, eventfd, signalfd and accept4, which Swift's Glibc module does not export.
+        .target(name: "CPushwireLinux"),
+        .target(name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux"], swiftSettings: swiftSettings),
         .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
         .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
