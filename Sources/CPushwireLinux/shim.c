@@ -1,10 +1,7 @@
 #define _GNU_SOURCE
 #include "CPushwireLinux.h"
-#include <errno.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 
 const uint32_t CPW_EPOLLIN = EPOLLIN;
 const uint32_t CPW_EPOLLOUT = EPOLLOUT;
@@ -41,14 +38,4 @@ int cpw_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 int cpw_accept4(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
-}
-
-int cpw_signalfd(const sigset_t *signals) { return signalfd(-1, signals, SFD_NONBLOCK | SFD_CLOEXEC); }
-
-int cpw_signalfd_read(int fd) {
-    struct signalfd_siginfo info;
-    ssize_t n = read(fd, &info, sizeof info);
-    if (n == (ssize_t)sizeof info) return (int)info.ssi_signo;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
-    return -1;
 }

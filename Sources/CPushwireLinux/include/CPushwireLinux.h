@@ -1,10 +1,9 @@
-// Linux system calls that Swift's Glibc module does not export (epoll, eventfd, signalfd, accept4).
+// Linux system calls that Swift's Glibc module does not export (epoll, eventfd, accept4).
 // Every symbol here is prefixed `cpw_`; the Swift side wraps them once in PushwireRuntime/System.
 #ifndef CPUSHWIRE_LINUX_H
 #define CPUSHWIRE_LINUX_H
 
 #include <stdint.h>
-#include <signal.h>
 #include <sys/socket.h>
 
 /// One epoll event, unpacked: glibc's `struct epoll_event` is packed on x86_64, which Swift
@@ -33,10 +32,5 @@ int cpw_epoll_event_size(void);
 
 int cpw_eventfd(void);
 int cpw_accept4(int fd, struct sockaddr *address, socklen_t *length);
-
-/// A signalfd for `signals` (non-blocking, close-on-exec); the signals must be blocked first.
-int cpw_signalfd(const sigset_t *signals);
-/// Reads one signal from a signalfd: its number, 0 when none is pending, -1 on error.
-int cpw_signalfd_read(int fd);
 
 #endif

@@ -28,6 +28,7 @@ public final class EventLoop: @unchecked Sendable {
     private var handlers: [EventHandler?] = []
     private var timers = TimerHeap()
     private var tickActions: [() -> Void] = []
+    private var endOfIteration: [() -> Void] = []
     private var running = true
     private let tickInterval: UInt64
     private var nextTick: UInt64 = 0
@@ -92,6 +93,12 @@ public final class EventLoop: @unchecked Sendable {
         tickActions.append(action)
     }
 
+    /// Runs `action` once after this iteration's events, tasks and timers: how the responses of
+    /// many completions are coalesced into one write per connection. Loop thread only.
+    func atEndOfIteration(_ action: @escaping () -> Void) {
+        endOfIteration.append(action)
+    }
+
     // MARK: Cross-thread
 
     /// Runs `task` on the loop's thread soon. Callable from any thread.
@@ -127,6 +134,15 @@ public final class EventLoop: @unchecked Sendable {
             throw SystemError("pthread_create", errno: result)
         }
         threadID = thread
+    }
+
+    /// Drops every registration of a loop whose thread never ran, breaking the reference cycles
+    /// between the loop and its handlers.
+    func discardRegistrations() {
+        handlers.removeAll()
+        tickActions.removeAll()
+        endOfIteration.removeAll()
+        timers = TimerHeap()
     }
 
     /// Waits for the loop's thread to finish.
@@ -173,20 +189,29 @@ public final class EventLoop: @unchecked Sendable {
             }
             runQueuedTasks()
             runTimers()
+            runEndOfIteration()
         }
         runQueuedTasks()
+        runEndOfIteration()
+        // Break the cycles between the loop and what is registered with it.
+        discardRegistrations()
     }
 
-    private func runQueuedTasks() {
-        while true {
-            let tasks = queue.withLock { tasks in
-                let taken = tasks
-                tasks.removeAll(keepingCapacity: true)
-                return taken
-            }
-            if tasks.isEmpty { return }
-            for task in tasks { task() }
+    private func runEndOfIteration() {
+        while !endOfIteration.isEmpty {
+            let actions = endOfIteration
+            endOfIteration.removeAll(keepingCapacity: true)
+            for action in actions { action() }
         }
+    }
+
+    /// Runs the tasks queued so far, once: tasks they queue run on the next iteration, after
+    /// epoll has been polled (their eventfd write makes it return at once), so a task that keeps
+    /// rescheduling itself cannot starve the loop's sockets.
+    private func runQueuedTasks() {
+        var tasks: [@Sendable () -> Void] = []
+        queue.withLock { swap(&tasks, &$0) }
+        for task in tasks { task() }
     }
 
     private func runTimers() {

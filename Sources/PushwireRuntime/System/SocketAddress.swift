@@ -89,6 +89,9 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     private init(storage: Storage) { self.storage = storage }
 
+    /// 127.0.0.1:7355, built without parsing.
+    static let loopbackFallback = SocketAddress(storage: .v4(host: UInt32(0x7F00_0001).bigEndian, port: 7355))
+
     var family: Int32 {
         switch storage {
         case .v4: AF_INET

@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PushwireWire
+import XCTest
+@testable import PushwireRuntime
+
+final class ShutdownTests: XCTestCase {
+    func testGracefulShutdownLetsCallsInFlightFinish() throws {
+        let (server, address) = try startTestServer { $0.drainTimeout = .seconds(5) }
+        let client = try TestClient(address)
+        let slow = try client.start(TestMethods.sleep.path, TestMethods.request("300"))
+        XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
+        let last = slow + 1
+        usleep(50_000)
+        server.beginShutdown()
+        XCTAssertTrue(server.isDraining)
+        let frames = try client.readUntilClosed()
+        guard case .goAway(let goAway)? = frames.first?.kind else { return XCTFail("expected a GoAway first, got \(frames)") }
+        XCTAssertEqual(goAway.lastCallID, last)
+        XCTAssertEqual(goAway.status?.code, StatusCode.ok.rawValue)
+        let responses = frames.compactMap { frame -> (UInt32, UInt32)? in
+            if case .response(let response)? = frame.kind { return (frame.callID, response.status?.code ?? 99) }
+            return nil
+        }
+        XCTAssertEqual(responses.map(\.0), [slow])
+        XCTAssertEqual(responses.map(\.1), [0])
+        server.waitUntilStopped()
+        // The listener is closed.
+        XCTAssertThrowsError(try TestClient(address))
+    }
+
+    func testDrainTimeoutBoundsTheShutdown() throws {
+        let (server, address) = try startTestServer { $0.drainTimeout = .milliseconds(200) }
+        let client = try TestClient(address)
+        try client.start(TestMethods.sleep.path, TestMethods.request("5000"))
+        usleep(50_000)
+        let started = TestClient.now()
+        server.beginShutdown()
+        server.waitUntilStopped()
+        XCTAssertLessThan(TestClient.now() - started, 2)
+        _ = try? client.readUntilClosed()
+    }
+
+    func testCallsAfterGoAwayAreUnavailable() throws {
+        let (server, address) = try startTestServer { $0.drainTimeout = .seconds(5) }
+        defer { server.waitUntilStopped() }
+        let client = try TestClient(address)
+        try client.start(TestMethods.sleep.path, TestMethods.request("300"))
+        usleep(50_000)
+        server.beginShutdown()
+        guard case .goAway? = try client.readFrame()?.kind else { return XCTFail("expected a GoAway") }
+        let late = try client.start(Methods.Health.check.path, TestMethods.request(""))
+        var codes: [UInt32: StatusCode] = [:]
+        for _ in 0..<2 {
+            let response = try client.readResponse()
+            codes[response.callID] = response.code
+        }
+        XCTAssertEqual(codes[late], .unavailable)
+        XCTAssertEqual(codes[1], .ok)
+    }
+}
+
+/// `pushwired` as a subprocess: arguments, the printed address, signals and exit codes.
+final class PushwiredProcessTests: XCTestCase {
+    var executable: URL!
+
+    override func setUpWithError() throws {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var candidates = [bundleDirectory.appendingPathComponent("pushwired")]
+        for argument in CommandLine.arguments where argument.hasSuffix(".xctest") {
+            candidates.append(URL(fileURLWithPath: argument).deletingLastPathComponent().appendingPathComponent("pushwired"))
+        }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw XCTSkip("pushwired is not built next to the tests (run `swift build` first)")
+        }
+        executable = found
+    }
+
+    struct Running {
+        let process: Process
+        let address: SocketAddress
+        let output: Pipe
+    }
+
+    func launch(_ arguments: [String]) throws -> Running {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Read stdout line by line until "listening on …".
+        var buffer = Data()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            let text = String(decoding: buffer, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                let address = try SocketAddress(parsing: String(line.dropFirst("listening on ".count)))
+                return Running(process: process, address: address, output: output)
+            }
+        }
+        process.terminate()
+        throw TestClient.Failure(description: "pushwired did not print its address: \(String(decoding: buffer, as: UTF8.self))")
+    }
+
+    func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "pushwired-test-\(UUID().uuidString)"
+        return path
+    }
+
+    func testUsageErrorsExit64() throws {
+        for arguments in [["--bogus"], ["--listen", "nowhere"], ["--threads", "0"], ["--threads"]] {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 64, "\(arguments)")
+        }
+    }
+
+    func testSIGTERMDrainsAndExitsZero() throws {
+        let dataDirectory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        let running = try launch(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--threads", "2"])
+        // The generated admin token is private to its owner.
+        let attributes = try FileManager.default.attributesOfItem(atPath: dataDirectory + "/admin-token")
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+
+        let client = try TestClient(running.address)
+        XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
+        kill(running.process.processIdentifier, SIGTERM)
+        let frames = try client.readUntilClosed()
+        guard case .goAway(let goAway)? = frames.first?.kind else { return XCTFail("expected a GoAway, got \(frames)") }
+        XCTAssertEqual(goAway.lastCallID, 1)
+        running.process.waitUntilExit()
+        XCTAssertEqual(running.process.terminationStatus, 0)
+    }
+
+    func testSecondSignalExitsAtOnce() throws {
+        let dataDirectory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        let running = try launch(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--drain-timeout", "30s"])
+        // A connection that never finishes its preface nor closes keeps... so use one that reads
+        // nothing: after the GoAway the server lingers for it, and the drain is not over.
+        let client = try TestClient(running.address)
+        try client.start("/pushwire.v1.Nope/Nothing")
+        kill(running.process.processIdentifier, SIGINT)
+        usleep(100_000)
+        let started = Date()
+        kill(running.process.processIdentifier, SIGINT)
+        running.process.waitUntilExit()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5)
+        XCTAssertEqual(running.process.terminationStatus, 1)
+        _ = client
+    }
+}
