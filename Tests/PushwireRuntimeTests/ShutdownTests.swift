@@ -127,6 +127,45 @@ final class PushwiredProcessTests: XCTestCase {
         }
     }
 
+    func testConfigFileWithFlagsOverriding() throws {
+        let dataDirectory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let configPath = dataDirectory + "/pushwired.conf"
+        try """
+            # pushwired settings
+            listen = 127.0.0.1:0
+            max-frame-size = 2048
+            idle-timeout = 90s
+            admin-token = from-the-file
+            """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let running = try launch(["--config", configPath, "--max-frame-size", "4096", "--data-dir", dataDirectory])
+        defer {
+            kill(running.process.processIdentifier, SIGTERM)
+            running.process.waitUntilExit()
+        }
+        let settings = try XCTUnwrap(TestClient(running.address).settings)
+        XCTAssertEqual(settings.maxFrameSize, 4096)
+        XCTAssertEqual(settings.idleTimeoutMS, 90_000)
+        // The token came from the file, so none was generated.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dataDirectory + "/admin-token"))
+    }
+
+    func testHelpAndVersionExitZero() throws {
+        for argument in ["--help", "--version"] {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [argument]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+            XCTAssertTrue(text.contains("pushwired"), text)
+        }
+    }
+
     func testSIGTERMDrainsAndExitsZero() throws {
         let dataDirectory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
@@ -149,8 +188,8 @@ final class PushwiredProcessTests: XCTestCase {
         let dataDirectory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
         let running = try launch(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--drain-timeout", "30s"])
-        // A connection that never finishes its preface nor closes keeps... so use one that reads
-        // nothing: after the GoAway the server lingers for it, and the drain is not over.
+        // A client that neither closes nor reads: after its GoAway the server waits (up to 2 s)
+        // for it to close, so the drain is still going when the second signal comes.
         let client = try TestClient(running.address)
         try client.start("/pushwire.v1.Nope/Nothing")
         kill(running.process.processIdentifier, SIGINT)
