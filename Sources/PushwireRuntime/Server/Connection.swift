@@ -294,25 +294,26 @@ final class Connection: EventHandler, @unchecked Sendable {
         if callID > highestCallID { highestCallID = callID }
         var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
         if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
+        let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
 
         switch method.handler {
         case .onLoop(let handler):
             // Cheap work answers inline: no allocation for the call beyond its values, no hop.
             let context = RequestContext(
                 callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-                deadlineNanos: nil, cancellation: nil)
+                deadlineNanos: deadline, cancellation: nil)
             let result = handler(context, request.message)
             respond(callID: callID, status: result.status, message: result.message, body: result.body)
 
         case .offLoop(let handler):
             let call = InFlightCall()
             inFlight[callID] = call
-            let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
             if let deadline {
+                let milliseconds = timeoutNanos / 1_000_000
                 owner.loop.schedule(at: deadline) { [weak self, weak call] in
                     guard let self, let call else { return }
                     self.finish(callID: callID, call: call, status: .deadlineExceeded,
-                                message: "deadline of \(request.timeoutMS) ms exceeded", body: [])
+                                message: "deadline of \(milliseconds) ms exceeded", body: [])
                 }
             }
             let context = RequestContext(
@@ -344,8 +345,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     }
 
     private func respond(callID: UInt32, status: StatusCode, message: String, body: [UInt8] = []) {
-        Frame.response(callID: callID, status: status, message: message, body: body)
-            .encode(appendingTo: &output, lengthPrefixed: true)
+        ResponseEncoding.append(callID: callID, status: status, message: message, body: body, to: &output)
     }
 
     // MARK: Ending
