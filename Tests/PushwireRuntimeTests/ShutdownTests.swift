@@ -202,3 +202,30 @@ final class PushwiredProcessTests: XCTestCase {
         _ = client
     }
 }
+
+/// Health while draining: not observable over a connection (after its GoAway new calls are
+/// UNAVAILABLE and the listener is closed), so the built-in handler is called directly.
+final class HealthWhileDrainingTests: XCTestCase {
+    func testHealthIsNotServingWhileDraining() throws {
+        let reference = SharedReference()
+        let methods = BuiltinServices.adding(to: [:], state: reference)
+        let table = MethodTable(methods)
+        let shared = ServerShared(configuration: ServerConfiguration(), table: table, logger: Logger(label: "test"))
+        reference.shared = shared
+        guard case .onLoop(let handler)? = table.methods[Methods.Health.check.path]?.handler else {
+            return XCTFail("Health/Check should run on the loop")
+        }
+        let context = RequestContext(
+            callID: 1, method: Methods.Health.check.path, metadata: [],
+            peer: try SocketAddress(parsing: "127.0.0.1:1"), deadlineNanos: nil, cancellation: nil)
+        func status(_ service: String) throws -> ServingStatus {
+            try HealthCheckResponse(decoding: handler(context, TestMethods.request(service)).body).status
+        }
+        XCTAssertEqual(try status(""), .serving)
+        XCTAssertEqual(try status("pushwire.v1.Reflection"), .serving)
+        shared.draining.store(true, ordering: .relaxed)
+        XCTAssertEqual(try status(""), .notServing)
+        XCTAssertEqual(try status("pushwire.v1.Reflection"), .notServing)
+        XCTAssertEqual(try status("pushwire.v1.Nope"), .serviceUnknown)
+    }
+}
