@@ -9,7 +9,10 @@ func printLine(_ text: String) {
     let bytes = Array((text + "\n").utf8)
     var offset = 0
     while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
+        let written = bytes.withUnsafeBytes { raw -> Int in
+            guard let base = raw.baseAddress else { return 0 }
+            return write(1, base + offset, raw.count - offset)
+        }
         if written <= 0 { break }
         offset += written
     }

@@ -61,7 +61,10 @@ public struct Logger: Sendable {
             var bytes = Array(line.utf8)
             var offset = 0
             while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+                let written = bytes.withUnsafeMutableBytes { raw -> Int in
+                    guard let base = raw.baseAddress else { return 0 }
+                    return Glibc.write(2, base + offset, raw.count - offset)
+                }
                 if written <= 0 {
                     if written < 0 && errno == EINTR { continue }
                     break
