@@ -82,4 +82,13 @@ final class GarbageTests: XCTestCase {
         try client.send(.pong(5))
         XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
     }
+
+    func testHalfClosedClientGetsItsAnswersThenTheClose() throws {
+        let client = try TestClient(address)
+        try client.start(Methods.Health.check.path, TestMethods.request(""))
+        try client.start(Methods.Health.check.path, TestMethods.request(""))
+        shutdown(client.fd, Int32(SHUT_WR))
+        let frames = try client.readUntilClosed(timeout: 3)
+        XCTAssertEqual(frames.count, 2, "\(frames)")
+    }
 }

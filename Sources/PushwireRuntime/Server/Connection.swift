@@ -79,14 +79,16 @@ final class Connection: EventHandler, @unchecked Sendable {
             flush()
         }
         if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 {
-            readAvailable()
+            // When the peer has closed its side, read to the end even after a short read: the
+            // end of stream raises no further edge.
+            readAvailable(toTheEnd: events & (CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0)
         }
         if case .closed = state { return }
         // One write for everything this read batch produced.
         if outputStart < output.count { flush() }
     }
 
-    private func readAvailable() {
+    private func readAvailable(toTheEnd: Bool = false) {
         // A fixed budget of reads per wake-up keeps one busy peer from starving the loop's others.
         var budget = 16
         while budget > 0 {
@@ -138,6 +140,9 @@ final class Connection: EventHandler, @unchecked Sendable {
             case .wouldBlock:
                 return
             case .endOfStream:
+                // The answers to what it sent before closing still go out, as far as the socket
+                // takes them without waiting; calls still in flight are dropped.
+                if outputStart < output.count { flush() }
                 close(reason: "peer closed")
                 return
             case .failed(let error):
@@ -148,13 +153,13 @@ final class Connection: EventHandler, @unchecked Sendable {
                 processFrames()
                 if readingPaused { return }
                 // A short read drained the socket; with edge triggering, more data raises a new event.
-                if !filled { return }
+                if !filled && !toTheEnd { return }
             }
         }
         // Budget used up with data maybe left: come back after the other ready descriptors.
         if case .open = state, !readingPaused {
             owner.loop.execute { [self] in
-                self.readAvailable()
+                self.readAvailable(toTheEnd: toTheEnd)
                 if case .closed = self.state { return }
                 if self.outputStart < self.output.count { self.flush() }
             }
@@ -501,7 +506,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     private func resumeAfterBackpressure() {
         guard case .open = state, !readingPaused else { return }
         processFrames()
-        if !readingPaused { readAvailable() }
+        if !readingPaused { readAvailable(toTheEnd: true) }
         if case .closed = state { return }
         if outputStart < output.count { flush() }
     }
