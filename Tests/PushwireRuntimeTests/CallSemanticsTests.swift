@@ -185,4 +185,11 @@ final class CallSemanticsTests: XCTestCase {
         let client = try TestClient(address6)
         XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
     }
+
+    func testAPortInUseIsReported() throws {
+        let second = Server(configuration: ServerConfiguration(listen: address, threads: 2), logger: Logger(label: "test", level: .critical))
+        XCTAssertThrowsError(try second.start()) { error in
+            XCTAssertEqual((error as? SystemError)?.errno, EADDRINUSE)
+        }
+    }
 }

@@ -100,17 +100,11 @@ public final class Server: Sendable {
         var address = configuration.listen
         var started = 0
         do throws(SystemError) {
+            // The port is checked free (and chosen, for port 0) once, then every loop binds its
+            // own SO_REUSEPORT socket on it.
+            address = try ListeningSocket.reserve(address)
             for index in 0..<threads {
-                var fd = try ListeningSocket.open(on: address)
-                if index == 0 {
-                    // With port 0 the first socket picks the port; the others join it.
-                    do {
-                        address = try Syscall.localAddress(fd.raw)
-                    } catch {
-                        fd.close()
-                        throw error
-                    }
-                }
+                let fd = try ListeningSocket.open(on: address)
                 let loop = try EventLoop(index: index)
                 loops.append(try LoopServer(loop: loop, shared: shared, listenerFD: fd))
             }

@@ -28,6 +28,22 @@ struct FileDescriptor: ~Copyable {
 }
 
 enum ListeningSocket {
+    /// Binds `address` once without SO_REUSEPORT and lets it go again, returning the address with
+    /// the port the kernel chose (for port 0).
+    ///
+    /// SO_REUSEPORT would let a second server of the same user bind the same port silently and
+    /// take half of its connections; a plain bind fails with EADDRINUSE when anyone holds the port.
+    static func reserve(_ address: SocketAddress) throws(SystemError) -> SocketAddress {
+        var fd = FileDescriptor(try Syscall.socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue)))
+        defer { fd.close() }
+        try Syscall.setOption(fd.raw, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
+        if address.family == AF_INET6 {
+            try Syscall.setOption(fd.raw, level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 1)
+        }
+        try Syscall.bind(fd.raw, address)
+        return try Syscall.localAddress(fd.raw)
+    }
+
     /// Opens a non-blocking listening TCP socket on `address` with SO_REUSEADDR and SO_REUSEPORT,
     /// so each event loop can have its own socket on the same port and the kernel spreads
     /// connections across them (no shared acceptor, no cross-thread hop per connection).
