@@ -29,7 +29,9 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     private var fd: FileDescriptor
     let peer: SocketAddress
-    private unowned let owner: LoopServer
+    // unowned(unsafe): the loop server holds every connection it owns until the connection
+    // closes, so it always outlives it; this skips an atomic check on every access.
+    private unowned(unsafe) let owner: LoopServer
     private var shared: ServerShared { owner.shared }
 
     private(set) var state = State.awaitingPreface
