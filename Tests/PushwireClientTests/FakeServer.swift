@@ -1,0 +1,176 @@
+import Foundation
+import Glibc
+import CProtobufC
+import PushwireProtoC
+import PushwireWire
+@testable import PushwireClient
+
+/// A request as the fake server saw it.
+struct SeenRequest: Sendable {
+    var callID: UInt32
+    var method: String
+    var timeoutMS: UInt32
+    var metadata: [String: String]
+    var message: [UInt8]
+}
+
+/// A tiny Pushwire server over a real socket, for testing the client without the runtime:
+/// answers the preface and Settings, then hands every request to `handler` and records cancels.
+final class FakeServer: @unchecked Sendable {
+    // @unchecked: mutable state is guarded by `lock`.
+    /// One accepted connection.
+    final class Peer: @unchecked Sendable {
+        // @unchecked: writes are serialized by `lock`; `fd` is immutable.
+        let fd: Int32
+        private let lock = NSLock()
+        init(fd: Int32) { self.fd = fd }
+
+        func send(_ bytes: [UInt8]) {
+            lock.lock(); defer { lock.unlock() }
+            bytes.withUnsafeBytes { _ = try? Socket.writeAll(fd, $0) }
+        }
+
+        func respond(_ callID: UInt32, code: StatusCode = .ok, message: String = "", body: [UInt8] = []) {
+            send(FakeServer.responseFrame(callID: callID, code: code, message: message, body: body))
+        }
+
+        func goAway(lastCallID: UInt32, code: StatusCode = .ok, message: String = "") {
+            var status: [UInt8] = []
+            ProtoWriter.appendTag(1, ProtoWriter.varint, to: &status)
+            ProtoWriter.appendVarint(UInt64(code.rawValue), to: &status)
+            ProtoWriter.appendBytes(2, message.utf8, to: &status)
+            var goAway: [UInt8] = []
+            ProtoWriter.appendTag(1, ProtoWriter.varint, to: &goAway)
+            ProtoWriter.appendVarint(UInt64(lastCallID), to: &goAway)
+            ProtoWriter.appendBytes(2, status, to: &goAway)
+            var frame: [UInt8] = []
+            ProtoWriter.appendBytes(7, goAway, to: &frame)
+            send(FakeServer.prefixed(frame))
+        }
+
+        /// Drops the connection abruptly.
+        func kill() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let lock = NSLock()
+    private var _cancels: [UInt32] = []
+    private var _peers: [Peer] = []
+    private var _requests: [SeenRequest] = []
+    private let handler: @Sendable (Peer, SeenRequest) -> Void
+    let maxConcurrentCalls: UInt32
+
+    var cancels: [UInt32] { lock.withLock { _cancels } }
+    var peers: [Peer] { lock.withLock { _peers } }
+    var requests: [SeenRequest] { lock.withLock { _requests } }
+    var address: String { "127.0.0.1:\(port)" }
+
+    init(maxConcurrentCalls: UInt32 = 1024, handler: @escaping @Sendable (Peer, SeenRequest) -> Void) throws {
+        self.handler = handler
+        self.maxConcurrentCalls = maxConcurrentCalls
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, 4)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, listen(listener, 64) == 0 else { throw SystemCallError(call: "bind", errno: errno) }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
+        port = UInt16(bigEndian: addr.sin_port)
+        self.listener = listener
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    func stop() {
+        _ = Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        for peer in peers { peer.kill() }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 { return }
+            let peer = Peer(fd: fd)
+            lock.withLock { _peers.append(peer) }
+            let thread = Thread { [self] in serve(peer) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ peer: Peer) {
+        defer { close(peer.fd) }
+        let reader = FrameReader(maxFrameSize: 1 << 24)
+        var settings: [UInt8] = []
+        ProtoWriter.appendTag(1, ProtoWriter.varint, to: &settings)
+        ProtoWriter.appendVarint(1 << 22, to: &settings)
+        ProtoWriter.appendTag(2, ProtoWriter.varint, to: &settings)
+        ProtoWriter.appendVarint(UInt64(maxConcurrentCalls), to: &settings)
+        ProtoWriter.appendBytes(3, "fake".utf8, to: &settings)
+        ProtoWriter.appendBytes(4, "0.0.1".utf8, to: &settings)
+        var frame: [UInt8] = []
+        ProtoWriter.appendBytes(8, settings, to: &frame)
+        var hello = OutboundFrames.preface
+        hello += FakeServer.prefixed(frame)
+        peer.send(hello)
+        while true {
+            do {
+                while let payload = try reader.nextFrame() {
+                    guard let f = pushwire__v1__frame__unpack(nil, payload.count, payload.baseAddress?.assumingMemoryBound(to: UInt8.self)) else { return }
+                    defer { pushwire__v1__frame__free_unpacked(f, nil) }
+                    switch f.pointee.kind_case {
+                    case PUSHWIRE__V1__FRAME__KIND_REQUEST:
+                        let r = f.pointee.request.pointee
+                        var metadata: [String: String] = [:]
+                        for i in 0..<r.n_metadata {
+                            let m = r.metadata[i]!.pointee
+                            metadata[String(cString: m.key)] = String(cString: m.value)
+                        }
+                        let body = r.message.len > 0 ? Array(UnsafeBufferPointer(start: r.message.data, count: r.message.len)) : []
+                        let seen = SeenRequest(callID: f.pointee.call_id, method: String(cString: r.method), timeoutMS: r.timeout_ms, metadata: metadata, message: body)
+                        lock.withLock { _requests.append(seen) }
+                        handler(peer, seen)
+                    case PUSHWIRE__V1__FRAME__KIND_CANCEL:
+                        let id = f.pointee.call_id
+                        lock.withLock { _cancels.append(id) }
+                    case PUSHWIRE__V1__FRAME__KIND_PING:
+                        var pong: [UInt8] = []
+                        OutboundFrames.appendPing(f.pointee.ping.pointee.payload, pong: true, to: &pong)
+                        peer.send(pong)
+                    default:
+                        break
+                    }
+                }
+                let n = try reader.fill { try Socket.read(peer.fd, into: $0) }
+                if n == 0 { return }
+            } catch {
+                return
+            }
+        }
+    }
+
+    static func prefixed(_ frame: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        ProtoWriter.appendLengthPrefix(frame.count, to: &out)
+        return out + frame
+    }
+
+    static func responseFrame(callID: UInt32, code: StatusCode, message: String, body: [UInt8]) -> [UInt8] {
+        var status: [UInt8] = []
+        ProtoWriter.appendTag(1, ProtoWriter.varint, to: &status)
+        ProtoWriter.appendVarint(UInt64(code.rawValue), to: &status)
+        if !message.isEmpty { ProtoWriter.appendBytes(2, message.utf8, to: &status) }
+        var response: [UInt8] = []
+        ProtoWriter.appendBytes(1, status, to: &response)
+        if !body.isEmpty { ProtoWriter.appendBytes(2, body, to: &response) }
+        var frame: [UInt8] = []
+        ProtoWriter.appendTag(1, ProtoWriter.varint, to: &frame)
+        ProtoWriter.appendVarint(UInt64(callID), to: &frame)
+        ProtoWriter.appendBytes(3, response, to: &frame)
+        return prefixed(frame)
+    }
+}
