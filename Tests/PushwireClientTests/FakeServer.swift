@@ -23,11 +23,30 @@ final class FakeServer: @unchecked Sendable {
         // @unchecked: writes are serialized by `lock`; `fd` is immutable.
         let fd: Int32
         private let lock = NSLock()
+        /// While the server handles the frames of one read, responses sent from the handler's
+        /// thread are gathered here and written once, like a real server's coalesced writes.
+        private var batch: [UInt8]?
         init(fd: Int32) { self.fd = fd }
 
         func send(_ bytes: [UInt8]) {
             lock.lock(); defer { lock.unlock() }
+            if batch != nil {
+                batch!.append(contentsOf: bytes)
+                return
+            }
             bytes.withUnsafeBytes { _ = try? Socket.writeAll(fd, $0) }
+        }
+
+        func beginBatch() {
+            lock.withLock { if batch == nil { batch = [] } }
+        }
+
+        func endBatch() {
+            lock.lock(); defer { lock.unlock() }
+            if let pending = batch, !pending.isEmpty {
+                pending.withUnsafeBytes { _ = try? Socket.writeAll(fd, $0) }
+            }
+            batch = nil
         }
 
         func respond(_ callID: UInt32, code: StatusCode = .ok, message: String = "", body: [UInt8] = []) {
@@ -119,6 +138,7 @@ final class FakeServer: @unchecked Sendable {
         peer.send(hello)
         while true {
             do {
+                peer.beginBatch()
                 while let payload = try reader.nextFrame() {
                     guard let f = pushwire__v1__frame__unpack(nil, payload.count, payload.baseAddress?.assumingMemoryBound(to: UInt8.self)) else { return }
                     defer { pushwire__v1__frame__free_unpacked(f, nil) }
@@ -145,6 +165,7 @@ final class FakeServer: @unchecked Sendable {
                         break
                     }
                 }
+                peer.endBatch()
                 let n = try reader.fill { try Socket.read(peer.fd, into: $0) }
                 if n == 0 { return }
             } catch {
