@@ -1,3 +1,5 @@
+import PushwireWire
+
 /// The limits a server announced in its `Settings` frame right after the preface.
 public struct ServerSettings: Sendable, Equatable {
     /// The largest frame payload the server accepts, in bytes.
@@ -15,7 +17,7 @@ public struct ServerSettings: Sendable, Equatable {
 
     /// Creates settings; the defaults are protocol v1's.
     public init(
-        maxFrameSize: Int = 4 * 1024 * 1024, maxConcurrentCalls: Int = 1024,
+        maxFrameSize: Int = WireProtocol.defaultMaxFrameSize, maxConcurrentCalls: Int = WireProtocol.defaultMaxConcurrentCalls,
         serverName: String = "", serverVersion: String = "", protocolVersion: UInt32 = 1,
         idleTimeout: Duration? = nil
     ) {

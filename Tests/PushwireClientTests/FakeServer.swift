@@ -1,7 +1,5 @@
 import Foundation
 import Glibc
-import CProtobufC
-import PushwireProtoC
 import PushwireWire
 @testable import PushwireClient
 
@@ -54,17 +52,9 @@ final class FakeServer: @unchecked Sendable {
         }
 
         func goAway(lastCallID: UInt32, code: StatusCode = .ok, message: String = "") {
-            var status: [UInt8] = []
-            ProtoWriter.appendTag(1, ProtoWriter.varint, to: &status)
-            ProtoWriter.appendVarint(UInt64(code.rawValue), to: &status)
-            ProtoWriter.appendBytes(2, message.utf8, to: &status)
-            var goAway: [UInt8] = []
-            ProtoWriter.appendTag(1, ProtoWriter.varint, to: &goAway)
-            ProtoWriter.appendVarint(UInt64(lastCallID), to: &goAway)
-            ProtoWriter.appendBytes(2, status, to: &goAway)
-            var frame: [UInt8] = []
-            ProtoWriter.appendBytes(7, goAway, to: &frame)
-            send(FakeServer.prefixed(frame))
+            var out: [UInt8] = []
+            Frame.goAway(lastCallID: lastCallID, status: code, message: message).encode(appendingTo: &out, lengthPrefixed: true)
+            send(out)
         }
 
         /// Drops the connection abruptly.
@@ -123,50 +113,35 @@ final class FakeServer: @unchecked Sendable {
 
     private func serve(_ peer: Peer) {
         defer { close(peer.fd) }
-        let reader = FrameReader(maxFrameSize: 1 << 24)
-        var settings: [UInt8] = []
-        ProtoWriter.appendTag(1, ProtoWriter.varint, to: &settings)
-        ProtoWriter.appendVarint(1 << 22, to: &settings)
-        ProtoWriter.appendTag(2, ProtoWriter.varint, to: &settings)
-        ProtoWriter.appendVarint(UInt64(maxConcurrentCalls), to: &settings)
-        ProtoWriter.appendBytes(3, "fake".utf8, to: &settings)
-        ProtoWriter.appendBytes(4, "0.0.1".utf8, to: &settings)
-        var frame: [UInt8] = []
-        ProtoWriter.appendBytes(8, settings, to: &frame)
-        var hello = OutboundFrames.preface
-        hello += FakeServer.prefixed(frame)
+        var decoder = FrameDecoder(maxFrameSize: 1 << 24, expectsPreface: true)
+        var hello = WireProtocol.preface
+        Frame.settings(.server(name: "fake", version: "0.0.1", maxFrameSize: 1 << 22, maxConcurrentCalls: Int(maxConcurrentCalls)))
+            .encode(appendingTo: &hello, lengthPrefixed: true)
         peer.send(hello)
         while true {
             do {
                 peer.beginBatch()
-                while let payload = try reader.nextFrame() {
-                    guard let f = pushwire__v1__frame__unpack(nil, payload.count, payload.baseAddress?.assumingMemoryBound(to: UInt8.self)) else { return }
-                    defer { pushwire__v1__frame__free_unpacked(f, nil) }
-                    switch f.pointee.kind_case {
-                    case PUSHWIRE__V1__FRAME__KIND_REQUEST:
-                        let r = f.pointee.request.pointee
+                while let frame = try decoder.nextFrame() {
+                    switch frame.kind {
+                    case .request(let r):
                         var metadata: [String: String] = [:]
-                        for i in 0..<r.n_metadata {
-                            let m = r.metadata[i]!.pointee
-                            metadata[String(cString: m.key)] = String(cString: m.value)
-                        }
-                        let body = r.message.len > 0 ? Array(UnsafeBufferPointer(start: r.message.data, count: r.message.len)) : []
-                        let seen = SeenRequest(callID: f.pointee.call_id, method: String(cString: r.method), timeoutMS: r.timeout_ms, metadata: metadata, message: body)
+                        for m in r.metadata { metadata[m.key] = m.value }
+                        let seen = SeenRequest(callID: frame.callID, method: r.method, timeoutMS: r.timeoutMS, metadata: metadata, message: r.message)
                         lock.withLock { _requests.append(seen) }
                         handler(peer, seen)
-                    case PUSHWIRE__V1__FRAME__KIND_CANCEL:
-                        let id = f.pointee.call_id
+                    case .cancel:
+                        let id = frame.callID
                         lock.withLock { _cancels.append(id) }
-                    case PUSHWIRE__V1__FRAME__KIND_PING:
+                    case .ping(let ping):
                         var pong: [UInt8] = []
-                        OutboundFrames.appendPing(f.pointee.ping.pointee.payload, pong: true, to: &pong)
+                        Frame.pong(ping.payload).encode(appendingTo: &pong, lengthPrefixed: true)
                         peer.send(pong)
                     default:
                         break
                     }
                 }
                 peer.endBatch()
-                let n = try reader.fill { try Socket.read(peer.fd, into: $0) }
+                let n = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { try Socket.read(peer.fd, into: $0) }
                 if n == 0 { return }
             } catch {
                 return
@@ -174,24 +149,9 @@ final class FakeServer: @unchecked Sendable {
         }
     }
 
-    static func prefixed(_ frame: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        ProtoWriter.appendLengthPrefix(frame.count, to: &out)
-        return out + frame
-    }
-
     static func responseFrame(callID: UInt32, code: StatusCode, message: String, body: [UInt8]) -> [UInt8] {
-        var status: [UInt8] = []
-        ProtoWriter.appendTag(1, ProtoWriter.varint, to: &status)
-        ProtoWriter.appendVarint(UInt64(code.rawValue), to: &status)
-        if !message.isEmpty { ProtoWriter.appendBytes(2, message.utf8, to: &status) }
-        var response: [UInt8] = []
-        ProtoWriter.appendBytes(1, status, to: &response)
-        if !body.isEmpty { ProtoWriter.appendBytes(2, body, to: &response) }
-        var frame: [UInt8] = []
-        ProtoWriter.appendTag(1, ProtoWriter.varint, to: &frame)
-        ProtoWriter.appendVarint(UInt64(callID), to: &frame)
-        ProtoWriter.appendBytes(3, response, to: &frame)
-        return prefixed(frame)
+        var out: [UInt8] = []
+        Frame.response(callID: callID, status: code, message: message, body: body).encode(appendingTo: &out, lengthPrefixed: true)
+        return out
     }
 }

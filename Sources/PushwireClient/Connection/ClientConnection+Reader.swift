@@ -1,16 +1,19 @@
 import PushwireWire
 
 extension ClientConnection {
+    /// How much free buffer each read(2) gets: large enough to take many responses at once.
+    var readChunk: Int { 64 * 1024 }
+
     /// The reader thread's loop: decode every whole frame buffered, act on them under one lock
     /// acquisition, resume the calls outside the lock, then read more.
-    func readLoop(_ reader: FrameReader) {
+    func readLoop(_ decoder: inout FrameDecoder) {
         var frames: [InboundFrame] = []
         var resumes: [(CallContinuation, Result<[UInt8], any Error>)] = []
         let failure: RPCError
         while true {
             do {
-                while let payload = try reader.nextFrame() {
-                    frames.append(try InboundFrame.decode(payload))
+                while let frame = try decoder.nextFrame() {
+                    frames.append(InboundFrame(frame))
                 }
             } catch {
                 failure = RPCError(.unavailable, "protocol error from the server: \(error)", cause: error)
@@ -24,7 +27,7 @@ extension ClientConnection {
             }
             let count: Int
             do {
-                count = try reader.fill { buffer in try Socket.read(fd, into: buffer) }
+                count = try decoder.withWritableTail(minimumCapacity: readChunk) { buffer in try Socket.read(fd, into: buffer) }
             } catch {
                 failure = RPCError(.unavailable, "connection lost: \(error)", cause: error)
                 break

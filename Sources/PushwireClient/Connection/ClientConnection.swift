@@ -46,13 +46,13 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
             // The handshake blocks, so it runs on the connection's own reader thread rather than
             // on a cooperative thread; the same thread then reads for the connection's lifetime.
             let thread = Thread {
-                let reader = FrameReader(maxFrameSize: maxReceivedFrameSize)
+                var decoder = FrameDecoder(maxFrameSize: maxReceivedFrameSize, expectsPreface: true)
                 let connection: ClientConnection
                 do {
                     let deadline = ContinuousClock.now + timeout
                     let fd = try Socket.connect(to: address, timeout: timeout)
                     do {
-                        let settings = try Handshake.run(fd: fd, reader: reader, deadline: deadline)
+                        let settings = try Handshake.run(fd: fd, decoder: &decoder, deadline: deadline)
                         connection = ClientConnection(address: address, fd: fd, settings: settings)
                     } catch {
                         Socket.close(fd)
@@ -63,7 +63,7 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
                     return
                 }
                 continuation.resume(returning: connection)
-                connection.readLoop(reader)
+                connection.readLoop(&decoder)
             }
             thread.name = "pushwire-client-reader"
             thread.start()

@@ -11,13 +11,13 @@ enum Handshake {
         var timedOut = false
     }
 
-    /// Runs the handshake on a blocking socket; bytes read past the Settings frame stay in `reader`.
-    static func run(fd: Int32, reader: FrameReader, deadline: ContinuousClock.Instant) throws -> ServerSettings {
-        try OutboundFrames.preface.withUnsafeBytes { bytes in try Socket.writeAll(fd, bytes) }
+    /// Runs the handshake on a blocking socket; bytes read past the Settings frame stay in `decoder`.
+    static func run(fd: Int32, decoder: inout FrameDecoder, deadline: ContinuousClock.Instant) throws -> ServerSettings {
+        try WireProtocol.preface.withUnsafeBytes { bytes in try Socket.writeAll(fd, bytes) }
         defer { Socket.setTimeout(fd, option: SO_RCVTIMEO, nil) }
         while true {
-            if let payload = try reader.nextFrame() {
-                guard case .settings(let settings) = try InboundFrame.decode(payload) else {
+            if let frame = try decoder.nextFrame() {
+                guard case .settings(let settings) = InboundFrame(frame) else {
                     throw Failure(description: "the server did not send Settings first")
                 }
                 return settings
@@ -27,7 +27,7 @@ enum Handshake {
             Socket.setTimeout(fd, option: SO_RCVTIMEO, remaining)
             let count: Int
             do {
-                count = try reader.fill { buffer in try Socket.read(fd, into: buffer) }
+                count = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { buffer in try Socket.read(fd, into: buffer) }
             } catch let error as SystemCallError where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
                 throw Failure(description: "handshake timed out", timedOut: true)
             }

@@ -2,9 +2,6 @@
 /// connection's output buffer, length prefix included. Field numbers are those of
 /// Protos/pushwire/v1/rpc.proto; `ClientFrameTests` checks the bytes against protobuf-c's decoder.
 enum OutboundFrames {
-    /// The 8-byte connection preface, `PWIRE/1\n`.
-    static let preface: [UInt8] = Array("PWIRE/1\n".utf8)
-
     /// Appends a `Frame { call_id, request { method, timeout_ms, metadata, message } }`.
     static func appendRequest(
         callID: UInt32, method: String, timeoutMS: UInt32,
