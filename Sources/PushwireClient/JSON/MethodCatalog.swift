@@ -1,5 +1,5 @@
 import CProtobufC
-import PushwireProtoC
+import PushwireWire
 
 /// A method of the contract with the descriptors of its messages.
 public struct CatalogMethod: @unchecked Sendable {
@@ -20,26 +20,14 @@ public struct CatalogMethod: @unchecked Sendable {
     public var responseType: String { String(cString: responseDescriptor.pointee.name) }
 }
 
-/// Every method of the contract, read from protoc-c's service descriptors (the same `.proto`
-/// files the generated `Methods` come from), and lookup by the spellings people type.
+/// Every method of the contract, from the generated `Methods.all`, with the protobuf-c
+/// descriptors of its messages; and lookup by the spellings people type.
 public enum MethodCatalog {
-    /// Every method, service by service in the order of the `.proto` files.
-    public static let all: [CatalogMethod] = {
-        // The service descriptors are read by value: withUnsafePointer may point at a copy, but
-        // the method table and message descriptors they point to are protoc-c's static data.
-        let services: [ProtobufCServiceDescriptor] = [
-            pushwire__v1__health__descriptor, pushwire__v1__reflection__descriptor,
-            pushwire__v1__admin__descriptor, pushwire__v1__devices__descriptor,
-            pushwire__v1__categories__descriptor, pushwire__v1__messages__descriptor,
-        ]
-        return services.flatMap { service in
-            (0..<Int(service.n_methods)).map { i in
-                let m = service.methods[i]
-                return CatalogMethod(service: String(cString: service.name), method: String(cString: m.name),
-                                  requestDescriptor: m.input, responseDescriptor: m.output)
-            }
-        }
-    }()
+    /// Every method, in `Methods.all` order.
+    public static let all: [CatalogMethod] = Methods.all.map { method in
+        CatalogMethod(service: method.service, method: method.method,
+                      requestDescriptor: method.requestType.descriptor, responseDescriptor: method.responseType.descriptor)
+    }
 
     /// The method named `name`: `/pushwire.v1.Devices/RegisterDevice`,
     /// `pushwire.v1.Devices/RegisterDevice`, `Devices/RegisterDevice` or
