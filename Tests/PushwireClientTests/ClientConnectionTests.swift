@@ -202,6 +202,18 @@ final class ClientConnectionTests: XCTestCase {
         }
     }
 
+    func testRefusedConnectionFailsWithTheServersReason() async throws {
+        let server = try FakeServer(refuseConnections: true, handler: Self.echo)
+        defer { server.stop() }
+        do {
+            _ = try await ClientConnection.connect(to: server.address, timeout: .seconds(2))
+            XCTFail("expected UNAVAILABLE")
+        } catch let error as RPCError {
+            XCTAssertEqual(error.code, .unavailable)
+            XCTAssertTrue(error.message.contains("RESOURCE_EXHAUSTED: too many connections"), error.message)
+        }
+    }
+
     func testPoolReconnectsAfterConnectionLoss() async throws {
         let server = try FakeServer(handler: Self.echo)
         defer { server.stop() }

@@ -8,13 +8,18 @@ import PushwireWire
 final class ClientMeasurements: XCTestCase {
     func testThroughputAndLatency() async throws {
         guard ProcessInfo.processInfo.environment["PUSHWIRE_MEASURE"] == "1" else { throw XCTSkip("set PUSHWIRE_MEASURE=1") }
-        let server = try FakeServer { peer, request in peer.respond(request.callID, body: request.message) }
-        defer { server.stop() }
+        // PUSHWIRE_MEASURE_SERVER=host:port measures against a real server instead of the fake one.
+        let fake = ProcessInfo.processInfo.environment["PUSHWIRE_MEASURE_SERVER"] == nil
+            ? try FakeServer { peer, request in peer.respond(request.callID, body: HealthCheckResponse(status: .serving).encode()) }
+            : nil
+        defer { fake?.stop() }
+        let address = ProcessInfo.processInfo.environment["PUSHWIRE_MEASURE_SERVER"] ?? fake?.address ?? ""
+        print("measuring against \(fake == nil ? address : "the in-test fake server")")
         let seconds = 3.0
 
         // 4 connections × 16 calls in flight.
         var connections: [ClientConnection] = []
-        for _ in 0..<4 { connections.append(try await ClientConnection.connect(to: server.address)) }
+        for _ in 0..<4 { connections.append(try await ClientConnection.connect(to: address)) }
         let pool = connections
         let stop = ContinuousClock.now + .seconds(seconds)
         let completed = await withTaskGroup(of: Int.self) { group in
@@ -23,7 +28,7 @@ final class ClientMeasurements: XCTestCase {
                     group.addTask {
                         var count = 0
                         while ContinuousClock.now < stop {
-                            _ = try? await connection.call(path: "/pushwire.v1.Health/Check", request: [], options: CallOptions(timeout: .seconds(5)))
+                            _ = try? await connection.health.check(HealthCheckRequest(), options: CallOptions(timeout: .seconds(5)))
                             count += 1
                         }
                         return count
@@ -36,13 +41,13 @@ final class ClientMeasurements: XCTestCase {
         for connection in connections { connection.close() }
 
         // 1 connection, 1 call at a time.
-        let single = try await ClientConnection.connect(to: server.address)
+        let single = try await ClientConnection.connect(to: address)
         defer { single.close() }
         var latencies: [Duration] = []
         let end = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < end {
             let start = ContinuousClock.now
-            _ = try await single.call(path: "/pushwire.v1.Health/Check", request: [])
+            _ = try await single.health.check(HealthCheckRequest())
             latencies.append(start.duration(to: .now))
         }
         latencies.sort()

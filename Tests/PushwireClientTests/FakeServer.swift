@@ -69,13 +69,16 @@ final class FakeServer: @unchecked Sendable {
     private var _requests: [SeenRequest] = []
     private let handler: @Sendable (Peer, SeenRequest) -> Void
     let maxConcurrentCalls: UInt32
+    /// Answers the preface with a GoAway instead of Settings, like a server at its connection limit.
+    let refuseConnections: Bool
 
     var cancels: [UInt32] { lock.withLock { _cancels } }
     var peers: [Peer] { lock.withLock { _peers } }
     var requests: [SeenRequest] { lock.withLock { _requests } }
     var address: String { "127.0.0.1:\(port)" }
 
-    init(maxConcurrentCalls: UInt32 = 1024, handler: @escaping @Sendable (Peer, SeenRequest) -> Void) throws {
+    init(maxConcurrentCalls: UInt32 = 1024, refuseConnections: Bool = false, handler: @escaping @Sendable (Peer, SeenRequest) -> Void) throws {
+        self.refuseConnections = refuseConnections
         self.handler = handler
         self.maxConcurrentCalls = maxConcurrentCalls
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -115,6 +118,11 @@ final class FakeServer: @unchecked Sendable {
         defer { close(peer.fd) }
         var decoder = FrameDecoder(maxFrameSize: 1 << 24, expectsPreface: true)
         var hello = WireProtocol.preface
+        if refuseConnections {
+            Frame.goAway(lastCallID: 0, status: .resourceExhausted, message: "too many connections").encode(appendingTo: &hello, lengthPrefixed: true)
+            peer.send(hello)
+            return
+        }
         Frame.settings(.server(name: "fake", version: "0.0.1", maxFrameSize: 1 << 22, maxConcurrentCalls: Int(maxConcurrentCalls)))
             .encode(appendingTo: &hello, lengthPrefixed: true)
         peer.send(hello)

@@ -17,10 +17,15 @@ enum Handshake {
         defer { Socket.setTimeout(fd, option: SO_RCVTIMEO, nil) }
         while true {
             if let frame = try decoder.nextFrame() {
-                guard case .settings(let settings) = InboundFrame(frame) else {
+                switch InboundFrame(frame) {
+                case .settings(let settings):
+                    return settings
+                case .goAway(_, let code, let message):
+                    // A server at its connection limit, or shutting down, says so before closing.
+                    throw Failure(description: "the server refused the connection: \(code.name)\(message.isEmpty ? "" : ": \(message)")")
+                default:
                     throw Failure(description: "the server did not send Settings first")
                 }
-                return settings
             }
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { throw Failure(description: "handshake timed out", timedOut: true) }

@@ -29,6 +29,9 @@ public struct AddressError: Error, Sendable, CustomStringConvertible {
 /// The few socket calls the client needs, each wrapped once: EINTR retried here, errno captured
 /// into `SystemCallError`.
 enum Socket {
+    /// How long one blocked write may wait for the server to read.
+    static let sendTimeout: Duration = .seconds(30)
+
     /// Splits `host:port`, `[v6]:port` into host and port.
     static func splitHostPort(_ address: String) throws(AddressError) -> (host: String, port: UInt16) {
         var host: Substring
@@ -115,6 +118,9 @@ enum Socket {
         _ = fcntl(fd, F_SETFL, flags & ~Int32(O_NONBLOCK))
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        // Writes happen on the calling task's thread: bound how long a server that stops reading
+        // can hold it; a write that times out counts as a lost connection.
+        setTimeout(fd, option: SO_SNDTIMEO, sendTimeout)
         ok = true
         return fd
     }
