@@ -8,6 +8,8 @@ import PushwireWire
 /// pool's `connectTimeout` when it has none), then fails with UNAVAILABLE. A call in flight on a
 /// connection that is lost fails with UNAVAILABLE and is not retried: the pool cannot know
 /// whether the server acted on it.
+///
+/// Call `close()` when done: until then the pool keeps reconnecting.
 public final class ClientPool: UnaryCaller {
     private enum Slot: Sendable {
         case connected(ClientConnection)
@@ -78,6 +80,8 @@ public final class ClientPool: UnaryCaller {
     }
 
     /// The next connection that is up, round-robin, waiting for one up to `wait`.
+    /// - Throws: `RPCError` `.unavailable` when none came up in time or the pool is closed,
+    ///   `.cancelled` when the task is cancelled while waiting.
     public func connection(waitingUpTo wait: Duration) async throws -> ClientConnection {
         let deadline = ContinuousClock.now + wait
         while true {
@@ -99,7 +103,11 @@ public final class ClientPool: UnaryCaller {
                 throw RPCError(.unavailable, "no connection to \(address)\(reason)", cause: lastError)
             }
             // Outages are rare and short-lived compared with calls: polling keeps this simple.
-            try await Task.sleep(for: .milliseconds(5))
+            do {
+                try await Task.sleep(for: .milliseconds(5))
+            } catch {
+                throw RPCError(.cancelled, "the call was cancelled while waiting for a connection", cause: error)
+            }
         }
     }
 
