@@ -90,6 +90,27 @@ final class ClientConnectionTests: XCTestCase {
         XCTAssertEqual(reply, [9])
     }
 
+    func testShorterDeadlineAfterLongerOneStillFiresOnTime() async throws {
+        let server = try FakeServer(handler: Self.echo)
+        defer { server.stop() }
+        let connection = try await ClientConnection.connect(to: server.address)
+        defer { connection.close() }
+        let long = Task { try await connection.call(path: "/pushwire.v1.Test/Never", request: [], options: CallOptions(timeout: .seconds(3))) }
+        try await waitUntil { server.requests.count == 1 }
+        let start = ContinuousClock.now
+        do {
+            _ = try await connection.call(path: "/pushwire.v1.Test/Never", request: [], options: CallOptions(timeout: .milliseconds(100)))
+            XCTFail("expected DEADLINE_EXCEEDED")
+        } catch let error as RPCError {
+            XCTAssertEqual(error.code, .deadlineExceeded)
+        }
+        XCTAssertLessThan(start.duration(to: .now), .seconds(1))
+        // The expired call was cancelled on the wire; the long one is still pending.
+        try await waitUntil { server.cancels.count == 1 }
+        long.cancel()
+        _ = try? await long.value
+    }
+
     func testTaskCancellationSendsCancel() async throws {
         let server = try FakeServer(handler: Self.echo)
         defer { server.stop() }
