@@ -91,6 +91,14 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try ProtoJSON.decode(sent.message, as: register.requestDescriptor),
                        .object([("hwid", .string("h1")), ("deviceType", .string("DEVICE_TYPE_IOS"))]))
 
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pushwire-cli-\(getpid()).json")
+        try Data(#"{"hwid":"from-file"}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromFile = try run(["call", "Devices/RegisterDevice", "--server", server.address, "--token", "tok", "--data", "@\(file.path)"])
+        XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
+        XCTAssertEqual(try ProtoJSON.decode(try XCTUnwrap(server.requests.last).message, as: register.requestDescriptor),
+                       .object([("hwid", .string("from-file"))]))
+
         let missing = try run(["call", "Devices/RegisterDevice", "--server", server.address, "--token", "tok"])
         XCTAssertEqual(missing.status, 1)
         XCTAssertEqual(missing.stderr, "NOT_FOUND: device not found\n")
