@@ -131,6 +131,11 @@ int pw_call(pw_conn *conn, const char *method, const ProtobufCMessage *request,
 int pw_send(pw_conn *conn, const char *method, const ProtobufCMessage *request, int timeout_ms,
             const pw_metadata *metadata, size_t metadata_count, uint32_t *call_id);
 
+/* As pw_send, with the request message already encoded (body may be NULL when body_len is 0):
+ * for forwarding, for messages built by other encoders, and for testing the server's checks. */
+int pw_send_raw(pw_conn *conn, const char *method, const uint8_t *body, size_t body_len,
+                int timeout_ms, const pw_metadata *metadata, size_t metadata_count, uint32_t *call_id);
+
 /*
  * Pipelining, second half: waits at most timeout_ms (<= 0: forever) for the answer to call_id,
  * keeping answers to other calls that arrive meanwhile for their own pw_recv. Results as pw_call.

@@ -220,20 +220,29 @@ static uint32_t take_call_id(pw_conn *c) {
 
 int pw_send(pw_conn *c, const char *method, const ProtobufCMessage *request, int timeout_ms,
             const pw_metadata *metadata, size_t metadata_count, uint32_t *call_id) {
-    if (c == NULL || method == NULL || request == NULL || call_id == NULL ||
+    if (request == NULL) return PW_ERR_INVALID_ARGUMENT;
+    size_t body_len = protobuf_c_message_get_packed_size(request);
+    uint8_t *body = malloc(body_len ? body_len : 1);
+    if (body == NULL) return PW_ERR_NO_MEMORY;
+    protobuf_c_message_pack(request, body);
+    int rc = pw_send_raw(c, method, body, body_len, timeout_ms, metadata, metadata_count, call_id);
+    free(body);
+    return rc;
+}
+
+int pw_send_raw(pw_conn *c, const char *method, const uint8_t *body, size_t body_len, int timeout_ms,
+                const pw_metadata *metadata, size_t metadata_count, uint32_t *call_id) {
+    if (c == NULL || method == NULL || call_id == NULL || (body == NULL && body_len > 0) ||
         (metadata == NULL && metadata_count > 0)) {
         return PW_ERR_INVALID_ARGUMENT;
     }
     if (c->broken != PW_OK) return c->broken;
     if (c->going_away) return PW_ERR_GOING_AWAY;
 
-    size_t body_len = protobuf_c_message_get_packed_size(request);
-    uint8_t *body = malloc(body_len ? body_len : 1);
     Pushwire__V1__Metadata *entries = calloc(metadata_count ? metadata_count : 1, sizeof *entries);
     Pushwire__V1__Metadata **pointers = calloc(metadata_count ? metadata_count : 1, sizeof *pointers);
     int rc = PW_ERR_NO_MEMORY;
-    if (body && entries && pointers) {
-        protobuf_c_message_pack(request, body);
+    if (entries && pointers) {
         for (size_t i = 0; i < metadata_count; i++) {
             pushwire__v1__metadata__init(&entries[i]);
             /* protobuf-c never writes through these when packing. */
@@ -246,7 +255,7 @@ int pw_send(pw_conn *c, const char *method, const ProtobufCMessage *request, int
         req.timeout_ms = timeout_ms > 0 ? (uint32_t)timeout_ms : 0;
         req.n_metadata = metadata_count;
         req.metadata = pointers;
-        req.message.data = body;
+        req.message.data = (uint8_t *)body;
         req.message.len = body_len;
         Pushwire__V1__Frame frame = PUSHWIRE__V1__FRAME__INIT;
         frame.call_id = take_call_id(c);
@@ -259,7 +268,6 @@ int pw_send(pw_conn *c, const char *method, const ProtobufCMessage *request, int
             else in_flight_remove(c, frame.call_id);
         }
     }
-    free(body);
     free(entries);
     free(pointers);
     return rc;
