@@ -41,7 +41,8 @@ typedef enum pw_error {
     PW_ERR_DECODE = -10,         /* the response body does not decode as the expected message */
     PW_ERR_GOING_AWAY = -11,     /* the server sent GoAway and will not process this call:
                                     it is safe to retry it on a new connection */
-    PW_ERR_UNKNOWN_CALL = -12    /* no call with that id is in flight on this connection */
+    PW_ERR_UNKNOWN_CALL = -12,   /* no call with that id is in flight on this connection */
+    PW_ERR_IDS_EXHAUSTED = -13   /* all 2^32-1 call ids were used: open a new connection */
 } pw_error;
 
 /* The 17 gRPC status codes, as carried in Status.code. */
@@ -126,7 +127,9 @@ int pw_call(pw_conn *conn, const char *method, const ProtobufCMessage *request,
 /*
  * Pipelining, first half: sends a request without waiting and stores its call id in *call_id.
  * Send several, then collect each answer with pw_recv, in any order. timeout_ms is the deadline
- * sent to the server (0: the server's default); it also bounds the time spent writing.
+ * sent to the server (0: the server's default); it also bounds the time spent writing and, when
+ * Settings.max_concurrent_calls calls are already in flight, the time spent waiting (reading
+ * answers, kept for pw_recv) until one of them finishes. Call ids are 1, 2, 3, … and never reused.
  */
 int pw_send(pw_conn *conn, const char *method, const ProtobufCMessage *request, int timeout_ms,
             const pw_metadata *metadata, size_t metadata_count, uint32_t *call_id);

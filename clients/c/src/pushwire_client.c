@@ -33,6 +33,7 @@ struct pw_conn {
     uint32_t go_away_last_call_id;
     int awaiting_pong;
     uint64_t awaited_pong_payload;
+    int ids_exhausted;
 };
 
 /* ---- the in-flight set: small, so a linear array beats anything cleverer ---- */
@@ -210,12 +211,24 @@ size_t pw_in_flight(const pw_conn *c) { return c ? c->n_in_flight : 0; }
 
 /* ---- calls ---- */
 
-static uint32_t take_call_id(pw_conn *c) {
-    for (;;) {
-        uint32_t id = c->next_call_id++;
-        if (c->next_call_id == 0) c->next_call_id = 1; /* 0 is the connection's own id */
-        if (in_flight_index(c, id) < 0) return id;
+/* Ids increase and are never reused on a connection (PROTOCOL.md: GoAway.last_call_id only means
+ * something for increasing ids, and a cancelled id stays reserved until its late answer). */
+static int take_call_id(pw_conn *c, uint32_t *id) {
+    if (c->ids_exhausted) return PW_ERR_IDS_EXHAUSTED;
+    *id = c->next_call_id++;
+    if (c->next_call_id == 0) c->ids_exhausted = 1;
+    return PW_OK;
+}
+
+/* Waits, reading frames, until fewer than the server's max_concurrent_calls are in flight. */
+static int wait_for_slot(pw_conn *c, int64_t deadline) {
+    const Pushwire__V1__Settings *s = pw_settings(c);
+    size_t limit = s && s->max_concurrent_calls ? s->max_concurrent_calls : SIZE_MAX;
+    while (c->n_in_flight >= limit) {
+        int rc = pump(c, deadline);
+        if (rc != PW_OK) return rc;
     }
+    return PW_OK;
 }
 
 int pw_send(pw_conn *c, const char *method, const ProtobufCMessage *request, int timeout_ms,
@@ -258,12 +271,14 @@ int pw_send_raw(pw_conn *c, const char *method, const uint8_t *body, size_t body
         req.message.data = (uint8_t *)body;
         req.message.len = body_len;
         Pushwire__V1__Frame frame = PUSHWIRE__V1__FRAME__INIT;
-        frame.call_id = take_call_id(c);
         frame.kind_case = PUSHWIRE__V1__FRAME__KIND_REQUEST;
         frame.request = &req;
-        rc = in_flight_add(c, frame.call_id);
+        int64_t deadline = pw_deadline_after(timeout_ms);
+        rc = wait_for_slot(c, deadline);
+        if (rc == PW_OK) rc = take_call_id(c, &frame.call_id);
+        if (rc == PW_OK) rc = in_flight_add(c, frame.call_id);
         if (rc == PW_OK) {
-            rc = send_frame(c, &frame, pw_deadline_after(timeout_ms));
+            rc = send_frame(c, &frame, deadline);
             if (rc == PW_OK) *call_id = frame.call_id;
             else in_flight_remove(c, frame.call_id);
         }

@@ -16,6 +16,7 @@ const char *pw_strerror(int error) {
     case PW_ERR_DECODE: return "response does not decode as the expected message";
     case PW_ERR_GOING_AWAY: return "server is going away; call not processed, retry elsewhere";
     case PW_ERR_UNKNOWN_CALL: return "no such call in flight";
+    case PW_ERR_IDS_EXHAUSTED: return "call ids exhausted; open a new connection";
     default: return "unknown error";
     }
 }

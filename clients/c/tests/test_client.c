@@ -147,6 +147,19 @@ static void scripted_server(int fd) {
     EXPECT(after && after->kind_case == PUSHWIRE__V1__FRAME__KIND_REQUEST);
     if (after) { srv_answer(fd, after->call_id, 0, "", NULL); pushwire__v1__frame__free_unpacked(after, NULL); }
 
+    /* 5b. Ten calls against max_concurrent_calls = 8: the client holds back the last two until
+     * answers free their slots. */
+    Pushwire__V1__Frame *calls[10] = { 0 };
+    for (int i = 0; i < 8; i++) calls[i] = srv_read(fd, &r);
+    srv_answer(fd, calls[0] ? calls[0]->call_id : 0, 0, "", NULL);
+    srv_answer(fd, calls[1] ? calls[1]->call_id : 0, 0, "", NULL);
+    for (int i = 8; i < 10; i++) calls[i] = srv_read(fd, &r);
+    for (int i = 2; i < 10; i++) srv_answer(fd, calls[i] ? calls[i]->call_id : 0, 0, "", NULL);
+    for (int i = 0; i < 10; i++) {
+        EXPECT(calls[i] && calls[i]->kind_case == PUSHWIRE__V1__FRAME__KIND_REQUEST);
+        if (calls[i]) pushwire__v1__frame__free_unpacked(calls[i], NULL);
+    }
+
     /* 6. Two calls; GoAway promises only the first, answers it, and closes. */
     Pushwire__V1__Frame *d = srv_read(fd, &r), *e = srv_read(fd, &r);
     EXPECT(d && e);
@@ -263,6 +276,19 @@ static void test_conversation(void) {
     rc = pw_call(c, "/pushwire.v1.Health/Check", &hreq.base, &pushwire__v1__health_check_response__descriptor, 3000, NULL, 0, &resp, &st);
     CHECK(rc == PW_OK && st.code == 0 && resp, "usable after a refused send (late answer dropped): %s", pw_strerror(rc));
     if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+
+    /* 5b. more calls than max_concurrent_calls (8): pw_send waits for a free slot */
+    uint32_t ids[10];
+    int sent_all = 1;
+    for (int i = 0; i < 10; i++) sent_all &= pw_send(c, "/pushwire.v1.Health/Check", &hreq.base, 3000, NULL, 0, &ids[i]) == PW_OK;
+    CHECK(sent_all, "ten sends against a limit of eight");
+    int ok_all = 1;
+    for (int i = 0; i < 10 && sent_all; i++) {
+        rc = pw_recv(c, ids[i], &pushwire__v1__health_check_response__descriptor, 3000, &resp, &st);
+        ok_all &= rc == PW_OK && st.code == 0;
+        if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+    }
+    CHECK(ok_all && ids[9] > ids[0], "all ten answered, ids increasing");
 
     /* 6. GoAway */
     uint32_t id_d = 0, id_e = 0;

@@ -36,12 +36,18 @@ class Call:
         self._response_type = response_type
         self._deadline = deadline
         self._done = threading.Event()
+        self._finish_lock = threading.Lock()
         self._response: Message | None = None
         self._error: PushwireError | None = None
 
     def _finish(self, response: rpc_pb2.Response | None = None, error: PushwireError | None = None) -> None:
-        if self._done.is_set():
-            return
+        with self._finish_lock:  # the reader thread and a cancelling caller may race here
+            if self._done.is_set():
+                return
+            self._client._slots.release()
+            self._complete(response, error)
+
+    def _complete(self, response: rpc_pb2.Response | None, error: PushwireError | None) -> None:
         if error is None and response is not None:
             code = StatusCode.from_wire(response.status.code)
             if code != StatusCode.OK:
@@ -127,6 +133,10 @@ class Client:
             raise
         self.settings: rpc_pb2.Settings = first.settings
         self._max_send = first.settings.max_frame_size or DEFAULT_MAX_FRAME_SIZE
+        # Calls beyond the server's limit wait here for a free slot instead of failing
+        # RESOURCE_EXHAUSTED on the server (PROTOCOL.md, "Concurrent calls").
+        self._slots = threading.BoundedSemaphore(first.settings.max_concurrent_calls or 2**31)
+        self._go_away_status: rpc_pb2.Status | None = None
         self._sock.settimeout(None)
         self._reader = threading.Thread(target=self._read_loop, name="pushwire-reader", daemon=True)
         self._reader.start()
@@ -192,23 +202,33 @@ class Client:
         for key, value in self._default_metadata + _metadata_pairs(metadata):
             req.metadata.add(key=key, value=value)
         req.message = request.SerializeToString()
-        with self._lock:
-            if self._closed is not None:
-                raise self._closed
-            if self._go_away_last is not None:
-                raise PushwireError(StatusCode.UNAVAILABLE, "server is going away", local=True)
-            call_id = next(self._ids) & 0xFFFFFFFF
-            while call_id == 0 or call_id in self._pending:
-                call_id = next(self._ids) & 0xFFFFFFFF
-            frame.call_id = call_id
-            call = Call(self, call_id, method, response_type, deadline)
-            data = encode_frame(frame, self._max_send)  # raises FrameTooLarge before registering
-            self._pending[call_id] = call
-            try:
-                self._sock.sendall(data)
-            except OSError as exc:
-                del self._pending[call_id]
-                raise PushwireError(StatusCode.UNAVAILABLE, f"send failed: {exc}", local=True) from exc
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not self._slots.acquire(timeout=wait):
+            raise PushwireError(StatusCode.DEADLINE_EXCEEDED,
+                                f"{method}: no free call slot before the deadline "
+                                f"({self.settings.max_concurrent_calls} calls in flight)", local=True)
+        try:
+            with self._lock:
+                if self._closed is not None:
+                    raise self._closed
+                if self._go_away_last is not None:
+                    raise PushwireError(StatusCode.UNAVAILABLE, "server is going away", local=True)
+                call_id = next(self._ids)
+                if call_id > 0xFFFFFFFF:  # ids are never reused on a connection
+                    raise PushwireError(StatusCode.UNAVAILABLE, "call ids exhausted; open a new connection",
+                                        local=True)
+                frame.call_id = call_id
+                data = encode_frame(frame, self._max_send)  # FrameTooLarge before anything is sent
+                call = Call(self, call_id, method, response_type, deadline)
+                self._pending[call_id] = call
+                try:
+                    self._sock.sendall(data)
+                except OSError as exc:
+                    del self._pending[call_id]
+                    raise PushwireError(StatusCode.UNAVAILABLE, f"send failed: {exc}", local=True) from exc
+        except BaseException:
+            self._slots.release()
+            raise
         return call
 
     def call(self, method: str, request: Message, response_type: type[Message] | None = None, *,
@@ -289,6 +309,12 @@ class Client:
             error = exc
         except OSError as exc:
             error = PushwireError(StatusCode.UNAVAILABLE, f"connection lost: {exc}", local=True)
+        status = self._go_away_status
+        if status is not None and status.code != 0:
+            # A protocol-violation GoAway says why the server is closing: report that.
+            error = PushwireError(StatusCode.UNAVAILABLE,
+                                  f"server closed the connection after GoAway "
+                                  f"{StatusCode.from_wire(status.code).name}: {status.message}", local=True)
         self._fail_all(error)
 
     def _dispatch(self, frame: rpc_pb2.Frame) -> None:
@@ -316,6 +342,7 @@ class Client:
                                   "call not processed, safe to retry", local=True)
             with self._lock:
                 self._go_away_last = last
+                self._go_away_status = frame.go_away.status
                 doomed = [c for i, c in self._pending.items() if i > last]
                 for call in doomed:
                     del self._pending[call.call_id]

@@ -45,12 +45,13 @@ class FakeServer:
     ``script(conn)``. Failures inside the script are kept in ``errors`` for the test to assert."""
 
     def __init__(self, script: Callable[[FakeConnection], None], *, max_frame_size: int = 4 << 20,
-                 preface: bytes = PREFACE):
+                 max_concurrent_calls: int = 16, preface: bytes = PREFACE):
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.errors: list[str] = []
         self._script = script
         self._max_frame_size = max_frame_size
+        self._max_concurrent_calls = max_concurrent_calls
         self._preface = preface
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -70,7 +71,7 @@ class FakeServer:
                 if self._preface == PREFACE:
                     settings = rpc_pb2.Frame()
                     settings.settings.max_frame_size = self._max_frame_size
-                    settings.settings.max_concurrent_calls = 16
+                    settings.settings.max_concurrent_calls = self._max_concurrent_calls
                     settings.settings.server_name = "fake"
                     settings.settings.protocol_version = 1
                     conn.send(settings)

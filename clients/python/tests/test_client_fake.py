@@ -35,7 +35,7 @@ def test_settings_and_pipelined_calls_from_many_threads_answered_in_reverse():
             conn.answer(frame.call_id, body=echo_methods(echo["x-n"]))
         conn.read_frame()  # until the client closes
 
-    server, client = run(script)
+    server, client = run(script, max_concurrent_calls=64)
     assert client.settings.server_name == "fake"
     results = {}
     barrier = threading.Barrier(4)
@@ -203,3 +203,40 @@ def test_wrong_request_type_is_refused_locally():
         client.health.check(reflection_pb2.ListMethodsRequest())
     client.close()
     server.join()
+
+
+def test_calls_beyond_max_concurrent_calls_wait_for_a_slot():
+    def script(conn):
+        first = [conn.read_frame() for _ in range(16)]  # the fake announces 16
+        for frame in first[:4]:
+            conn.answer(frame.call_id, body=health_pb2.HealthCheckResponse(status=1))
+        rest = [conn.read_frame() for _ in range(4)]
+        for frame in first[4:] + rest:
+            conn.answer(frame.call_id, body=health_pb2.HealthCheckResponse(status=1))
+        ids = [f.call_id for f in first + rest]
+        assert ids == sorted(ids) and len(set(ids)) == 20
+        conn.read_frame()
+
+    server, client = run(script)
+    futures = [client.health.check.future() for _ in range(20)]
+    assert all(f.result().status == 1 for f in futures)
+    client.close()
+    assert server.join() == []
+
+
+def test_error_go_away_reason_reaches_pending_calls():
+    def script(conn):
+        conn.read_frame()
+        from pushwire.v1 import rpc_pb2
+        go = rpc_pb2.Frame()
+        go.go_away.last_call_id = 0
+        go.go_away.status.code = 8
+        go.go_away.status.message = "frame too large"
+        conn.send(go)
+
+    server, client = run(script)
+    with pytest.raises(PushwireError) as info:
+        client.health.check()
+    assert info.value.code is StatusCode.UNAVAILABLE
+    client.close()
+    assert server.join() == []
