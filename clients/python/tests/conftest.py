@@ -51,6 +51,7 @@ class RunningServer:
         self.admin_token = secrets.token_hex(16)
         self.data_dir = tempfile.mkdtemp(prefix="pushwire-clients-")
         self.stderr_path = Path(self.data_dir) / "stderr.log"
+        os.makedirs(Path(self.data_dir) / "data", mode=0o700)
         self._stderr = open(self.stderr_path, "wb")
         self.process = subprocess.Popen(
             [str(binary), "--listen", "127.0.0.1:0", "--data-dir", str(Path(self.data_dir) / "data"),
