@@ -114,7 +114,11 @@ class Client:
         self._default_metadata = _metadata_pairs(metadata)
         if token:
             self._default_metadata.append(("authorization", f"Bearer {token}"))
-        self._lock = threading.Lock()          # guards the fields below and socket writes
+        # Two locks, so that the reader thread never waits behind a blocked write: a client that
+        # stops reading while it writes could otherwise deadlock with a server that stops reading
+        # from a client that does not read its responses (PROTOCOL.md, "Output backpressure").
+        self._lock = threading.Lock()          # guards the fields below; never held across I/O
+        self._write_lock = threading.Lock()    # serializes socket writes; taken before _lock
         self._pending: dict[int, Call] = {}
         self._pings: dict[int, threading.Event] = {}
         self._ids = itertools.count(1)
@@ -183,7 +187,7 @@ class Client:
 
     def _send(self, frame: rpc_pb2.Frame) -> None:
         data = encode_frame(frame, self._max_send)
-        with self._lock:
+        with self._write_lock:
             self._sock.sendall(data)
 
     def start_call(self, method: str, request: Message, response_type: type[Message], *,
@@ -207,29 +211,40 @@ class Client:
             raise PushwireError(StatusCode.DEADLINE_EXCEEDED,
                                 f"{method}: no free call slot before the deadline "
                                 f"({self.settings.max_concurrent_calls} calls in flight)", local=True)
+        call: Call | None = None
         try:
-            with self._lock:
-                if self._closed is not None:
-                    raise self._closed
-                if self._go_away_last is not None:
-                    raise PushwireError(StatusCode.UNAVAILABLE, "server is going away", local=True)
-                call_id = next(self._ids)
-                if call_id > 0xFFFFFFFF:  # ids are never reused on a connection
-                    raise PushwireError(StatusCode.UNAVAILABLE, "call ids exhausted; open a new connection",
-                                        local=True)
-                frame.call_id = call_id
-                data = encode_frame(frame, self._max_send)  # FrameTooLarge before anything is sent
-                call = Call(self, call_id, method, response_type, deadline)
-                self._pending[call_id] = call
+            # Ids are taken under the write lock so that they go out in increasing order.
+            with self._write_lock:
+                with self._lock:
+                    if self._closed is not None:
+                        raise self._closed
+                    if self._go_away_last is not None:
+                        raise PushwireError(StatusCode.UNAVAILABLE, "server is going away", local=True)
+                    call_id = next(self._ids)
+                    if call_id > 0xFFFFFFFF:  # ids are never reused on a connection
+                        raise PushwireError(StatusCode.UNAVAILABLE,
+                                            "call ids exhausted; open a new connection", local=True)
+                    frame.call_id = call_id
+                    data = encode_frame(frame, self._max_send)  # FrameTooLarge before anything is sent
+                    call = Call(self, call_id, method, response_type, deadline)
+                    self._pending[call_id] = call
                 try:
                     self._sock.sendall(data)
                 except OSError as exc:
-                    del self._pending[call_id]
-                    raise PushwireError(StatusCode.UNAVAILABLE, f"send failed: {exc}", local=True) from exc
+                    with self._lock:
+                        dropped = self._pending.pop(call_id, None) is call
+                    if dropped:
+                        call._finish(error=PushwireError(StatusCode.UNAVAILABLE, f"send failed: {exc}",
+                                                         local=True))
+                    raise call._error or PushwireError(StatusCode.UNAVAILABLE, f"send failed: {exc}",
+                                                       local=True) from exc
+                return call
         except BaseException:
-            self._slots.release()
+            # Before the call exists (or when its send failed and _finish already released it)
+            # the slot is ours to give back exactly once.
+            if call is None or not call.done():
+                self._slots.release()
             raise
-        return call
 
     def call(self, method: str, request: Message, response_type: type[Message] | None = None, *,
              timeout: float | None = None, metadata: Any = None) -> Message:
@@ -240,6 +255,12 @@ class Client:
                 raise ValueError(f"unknown method {method}: pass response_type")
             response_type = info.response_type
         return self.start_call(method, request, response_type, timeout=timeout, metadata=metadata).result()
+
+    def _send_quietly(self, frame: rpc_pb2.Frame) -> None:
+        try:
+            self._send(frame)
+        except OSError:
+            pass  # the connection is going down; the reader reports it
 
     def _abandon(self, call: Call, error: PushwireError) -> None:
         with self._lock:
@@ -329,7 +350,8 @@ class Client:
         elif kind == "ping":
             pong = rpc_pb2.Frame()
             pong.pong.payload = frame.ping.payload
-            self._send(pong)
+            # Off the reader thread: it must never wait for the write lock (see __init__).
+            threading.Thread(target=self._send_quietly, args=(pong,), daemon=True).start()
         elif kind == "pong":
             with self._lock:
                 event = self._pings.get(frame.pong.payload)
