@@ -18,11 +18,38 @@ from pushwire.status import ProtocolError, PushwireError, StatusCode
 from pushwire.v1 import rpc_pb2
 
 
-def _metadata_pairs(metadata: Any) -> list[tuple[str, str]]:
+def metadata_pairs(metadata: Any) -> list[tuple[str, str]]:
     if metadata is None:
         return []
     items: Iterable[tuple[str, str]] = metadata.items() if hasattr(metadata, "items") else metadata
     return [(str(k).lower(), str(v)) for k, v in items]
+
+
+def decode_response(response: rpc_pb2.Response, response_type: type[Message]) -> Message:
+    """The message of an OK response; PushwireError with the status otherwise."""
+    code = StatusCode.from_wire(response.status.code)
+    if code != StatusCode.OK:
+        raise PushwireError(code, response.status.message)
+    message = response_type()
+    try:
+        message.ParseFromString(response.message)
+    except DecodeError as exc:
+        raise PushwireError(StatusCode.INTERNAL, f"response is not a {response_type.__name__}: {exc}",
+                            local=True) from exc
+    return message
+
+
+def request_frame(method: str, request: Message, timeout: float | None,
+                  metadata: list[tuple[str, str]]) -> rpc_pb2.Frame:
+    """A Request frame without its call id; ``timeout`` (seconds) becomes ``timeout_ms``."""
+    frame = rpc_pb2.Frame()
+    req = frame.request
+    req.method = method
+    req.timeout_ms = min(math.ceil(timeout * 1000), 2**32 - 1) if timeout and timeout > 0 else 0
+    for key, value in metadata:
+        req.metadata.add(key=key, value=value)
+    req.message = request.SerializeToString()
+    return frame
 
 
 class Call:
@@ -49,18 +76,10 @@ class Call:
 
     def _complete(self, response: rpc_pb2.Response | None, error: PushwireError | None) -> None:
         if error is None and response is not None:
-            code = StatusCode.from_wire(response.status.code)
-            if code != StatusCode.OK:
-                error = PushwireError(code, response.status.message)
-            else:
-                message = self._response_type()
-                try:
-                    message.ParseFromString(response.message)
-                    self._response = message
-                except DecodeError as exc:
-                    error = PushwireError(StatusCode.INTERNAL,
-                                          f"response is not a {self._response_type.__name__}: {exc}",
-                                          local=True)
+            try:
+                self._response = decode_response(response, self._response_type)
+            except PushwireError as exc:
+                error = exc
         self._error = error
         self._done.set()
 
@@ -111,7 +130,7 @@ class Client:
                  token: str | None = None, metadata: Any = None,
                  max_frame_size: int = DEFAULT_MAX_FRAME_SIZE):
         self.timeout = timeout
-        self._default_metadata = _metadata_pairs(metadata)
+        self._default_metadata = metadata_pairs(metadata)
         if token:
             self._default_metadata.append(("authorization", f"Bearer {token}"))
         # Two locks, so that the reader thread never waits behind a blocked write: a client that
@@ -199,13 +218,8 @@ class Client:
         """
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout if timeout and timeout > 0 else None
-        frame = rpc_pb2.Frame()
-        req = frame.request
-        req.method = method
-        req.timeout_ms = min(math.ceil(timeout * 1000), 2**32 - 1) if deadline else 0
-        for key, value in self._default_metadata + _metadata_pairs(metadata):
-            req.metadata.add(key=key, value=value)
-        req.message = request.SerializeToString()
+        frame = request_frame(method, request, timeout if deadline else None,
+                              self._default_metadata + metadata_pairs(metadata))
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         if not self._slots.acquire(timeout=wait):
             raise PushwireError(StatusCode.DEADLINE_EXCEEDED,
@@ -245,6 +259,10 @@ class Client:
             if call is None or not call.done():
                 self._slots.release()
             raise
+
+    def _invoke(self, method: str, request: Message, response_type: type[Message], *,
+                timeout: float | None, metadata: Any) -> Message:
+        return self.start_call(method, request, response_type, timeout=timeout, metadata=metadata).result()
 
     def call(self, method: str, request: Message, response_type: type[Message] | None = None, *,
              timeout: float | None = None, metadata: Any = None) -> Message:

@@ -21,7 +21,7 @@ from pushwire.v1 import (
 )
 
 if TYPE_CHECKING:
-    from pushwire.client import Call, Client
+    from pushwire.client import Call
 
 MODULES = (admin_pb2, categories_pb2, common_pb2, devices_pb2, health_pb2, messages_pb2,
            reflection_pb2, rpc_pb2)
@@ -82,7 +82,7 @@ class BoundMethod:
     arguments. ``timeout`` (seconds) is the call's deadline; ``metadata`` a dict or pairs.
     """
 
-    def __init__(self, client: "Client", info: MethodInfo):
+    def __init__(self, client: Any, info: MethodInfo):
         self._client = client
         self.info = info
         self.__doc__ = f"Calls {info.path}: {info.request_type.__name__} → {info.response_type.__name__}."
@@ -98,12 +98,15 @@ class BoundMethod:
         return request
 
     def __call__(self, request: Message | None = None, *, timeout: float | None = None,
-                 metadata: Any = None, **fields: Any) -> Message:
-        return self.future(request, timeout=timeout, metadata=metadata, **fields).result()
+                 metadata: Any = None, **fields: Any) -> Any:
+        # The response message for a Client; a coroutine that returns it for an AsyncClient.
+        return self._client._invoke(self.info.path, self._request(request, fields), self.info.response_type,
+                                    timeout=timeout, metadata=metadata)
 
     def future(self, request: Message | None = None, *, timeout: float | None = None,
                metadata: Any = None, **fields: Any) -> "Call":
-        """Sends the call and returns at once; ``.result()`` waits for the answer."""
+        """Sends the call and returns at once; ``.result()`` waits for the answer (Client only;
+        with an AsyncClient, use asyncio.gather or tasks)."""
         return self._client.start_call(self.info.path, self._request(request, fields),
                                        self.info.response_type, timeout=timeout, metadata=metadata)
 
@@ -111,14 +114,14 @@ class BoundMethod:
 class ServiceStub:
     """The methods of one service, as snake_case attributes."""
 
-    def __init__(self, client: "Client", service: _descriptor.ServiceDescriptor):
+    def __init__(self, client: Any, service: _descriptor.ServiceDescriptor):
         self.name = service.full_name
         for method in service.methods:
             info = METHODS[f"/{service.full_name}/{method.name}"]
             setattr(self, snake_case(method.name), BoundMethod(client, info))
 
 
-def attach_services(client: "Client") -> dict[str, ServiceStub]:
+def attach_services(client: Any) -> dict[str, ServiceStub]:
     """Creates one stub per service, keyed by snake_case service name (``devices``, ``admin``)."""
     stubs = {}
     for module in MODULES:
