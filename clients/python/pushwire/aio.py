@@ -53,7 +53,11 @@ class AsyncClient:
         defaults = metadata_pairs(metadata)
         if token:
             defaults.append(("authorization", f"Bearer {token}"))
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        except (OSError, asyncio.TimeoutError) as exc:
+            raise PushwireError(StatusCode.UNAVAILABLE, f"cannot connect to {host}:{port}: {exc!r}",
+                                local=True) from exc
         decoder = FrameDecoder(max_frame_size, expects_preface=True)
         try:
             writer.write(PREFACE)

@@ -144,7 +144,11 @@ class Client:
         self._closed: PushwireError | None = None
         self._go_away_last: int | None = None
         self._decoder = FrameDecoder(max_frame_size, expects_preface=True)
-        self._sock = socket.create_connection((host, port), timeout=timeout)
+        try:
+            self._sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            raise PushwireError(StatusCode.UNAVAILABLE, f"cannot connect to {host}:{port}: {exc}",
+                                local=True) from exc
         try:
             self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self._sock.sendall(PREFACE)

@@ -90,3 +90,13 @@ def test_async_against_pushwired(server):
             await client.ping()
 
     asyncio.run(main())
+
+
+def test_async_connection_refused_is_unavailable():
+    import socket
+    probe = socket.create_server(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    with pytest.raises(PushwireError) as info:
+        asyncio.run(AsyncClient.connect("127.0.0.1", port, timeout=2))
+    assert info.value.code is StatusCode.UNAVAILABLE

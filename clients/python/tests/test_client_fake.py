@@ -240,3 +240,13 @@ def test_error_go_away_reason_reaches_pending_calls():
     assert info.value.code is StatusCode.UNAVAILABLE
     client.close()
     assert server.join() == []
+
+
+def test_connection_refused_is_unavailable():
+    import socket
+    probe = socket.create_server(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # nothing listens there now
+    with pytest.raises(PushwireError) as info:
+        Client("127.0.0.1", port, timeout=2)
+    assert info.value.code is StatusCode.UNAVAILABLE and info.value.local
