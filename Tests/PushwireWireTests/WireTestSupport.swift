@@ -115,8 +115,8 @@ func rawProtobufC(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ byt
     }
 }
 
-/// A deterministic random generator (SplitMix64), so failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
+/// A deterministic random generator (FuzzRandom), so failures reproduce.
+struct FuzzRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
