@@ -20,19 +20,22 @@ protocol CStructBacked: WireMessage {
 /// message.
 enum WireCodec {
     /// Decodes `M`: validate the bytes, unpack into an arena, convert to Swift, free the arena.
+    /// - Parameter unpackLimit: the most memory protobuf-c may use (tests lower it).
     @inline(__always)
-    static func decode<M: CStructBacked>(_ bytes: UnsafeRawBufferPointer) throws(WireDecodingError) -> M {
+    static func decode<M: CStructBacked>(
+        _ bytes: UnsafeRawBufferPointer, unpackLimit: Int = WireLimits.maxUnpackedBytes
+    ) throws(WireDecodingError) -> M {
         let descriptor = M.descriptor
         try WireValidator.validate(bytes, descriptor)
         // Unpacking copies strings and bytes and adds the C structs, often 10× the encoding for
         // small messages of many short fields; start with room for that, without reserving 10× of
         // a large `bytes` payload.
         let capacity = 2048 + min(bytes.count * 10, bytes.count * 2 + 65536)
-        let arena = ProtobufArena(capacity: capacity, limit: WireLimits.maxUnpackedBytes)
+        let arena = ProtobufArena(capacity: min(capacity, unpackLimit), limit: unpackLimit)
         let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
         guard let unpacked = protobuf_c_message_unpack(descriptor, arena.ref.allocator, bytes.count, data) else {
             if arena.ref.exhausted {
-                throw WireDecodingError(.outOfMemory, "\(M.protoName): unpacking needs more than \(WireLimits.maxUnpackedBytes) bytes")
+                throw WireDecodingError(.outOfMemory, "\(M.protoName): unpacking needs more than \(unpackLimit) bytes")
             }
             // The validator accepts only what protobuf-c accepts; this is a safety net.
             throw WireDecodingError(.malformed, "\(M.protoName): protobuf-c could not unpack the bytes")
