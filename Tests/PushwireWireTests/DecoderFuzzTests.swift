@@ -14,7 +14,7 @@ final class DecoderFuzzTests: XCTestCase {
     }
 
     func testRandomAndMutatedInputs() {
-        var rng = FuzzRandom(seed: 0x5057_4952_4531)
+        var rng = SplitMix64(seed: 0x5057_4952_4531)
         var tally = Tally()
         let seeds: [(any WireMessage.Type, [[UInt8]])] = [
             (Frame.self, seedsFor(Frame.self) + [
@@ -76,7 +76,7 @@ final class DecoderFuzzTests: XCTestCase {
         }
     }
 
-    private func mutate(_ base: [UInt8], _ other: [UInt8], using rng: inout FuzzRandom) -> [UInt8] {
+    private func mutate(_ base: [UInt8], _ other: [UInt8], using rng: inout SplitMix64) -> [UInt8] {
         var bytes = base
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &rng)

@@ -115,8 +115,8 @@ func rawProtobufC(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ byt
     }
 }
 
-/// A deterministic random generator (FuzzRandom), so failures reproduce.
-struct FuzzRandom: RandomNumberGenerator {
+/// A deterministic random generator (SplitMix64), so failures reproduce; shared by the tests of this target.
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
