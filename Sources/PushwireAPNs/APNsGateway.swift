@@ -43,17 +43,27 @@ public final class APNsGateway: NotificationGateway {
     public func deliver(_ batch: [OutgoingNotification]) async -> [DeliveryOutcome] {
         guard !batch.isEmpty else { return [] }
         let collector = BatchCollector(count: batch.count)
+        var sendable: [Int] = []
+        sendable.reserveCapacity(batch.count)
         for (index, notification) in batch.enumerated() {
             if let refusal = Self.refusal(for: notification) {
                 collector.complete(index, refusal)
-                continue
+            } else {
+                sendable.append(index)
             }
-            await window.acquire()
-            let window = self.window
-            client.submit(APNsJob(notification: notification, apnsID: APNsRequestID.make()) { outcome in
-                window.release()
-                collector.complete(index, outcome)
-            })
+        }
+        let window = self.window
+        var next = 0
+        while next < sendable.count {
+            let granted = await window.acquire(atMost: sendable.count - next)
+            let jobs = sendable[next..<next + granted].map { index in
+                APNsJob(notification: batch[index], apnsID: APNsRequestID.make()) { outcome in
+                    window.release()
+                    collector.complete(index, outcome)
+                }
+            }
+            next += granted
+            client.submit(jobs)
         }
         return await collector.outcomes()
     }

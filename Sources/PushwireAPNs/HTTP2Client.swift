@@ -68,16 +68,20 @@ final class HTTP2Client: @unchecked Sendable {
     /// Requests that failed without an answer and were sent again.
     var connectionRetryCount: Int { connectionRetries.load(ordering: .relaxed) }
 
-    /// Hands a job to the HTTP/2 thread. After `stop`, the job completes at once with `.retry`.
-    func submit(_ job: APNsJob) {
+    /// Hands jobs to the HTTP/2 thread. After `stop`, they complete at once with `.retry`.
+    func submit(_ jobs: [APNsJob]) {
+        guard !jobs.isEmpty else { return }
         let accepted = shared.withLock { shared -> Bool in
             guard !shared.stopping else { return false }
-            shared.pending.append(job)
             // One wake-up per drain is enough: the thread takes every pending job at once.
-            if shared.pending.count == 1 { curl_multi_wakeup(multi) }
+            let wasEmpty = shared.pending.isEmpty
+            shared.pending.append(contentsOf: jobs)
+            if wasEmpty { curl_multi_wakeup(multi) }
             return true
         }
-        if !accepted { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+        if !accepted {
+            for job in jobs { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+        }
     }
 
     /// Stops the thread; notifications in flight complete with `.retry`.
