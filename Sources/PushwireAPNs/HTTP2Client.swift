@@ -9,13 +9,13 @@ import Synchronization
 /// `@unchecked Sendable`: the multi handle, the transfer table, the idle handles and the delayed
 /// jobs are touched only by the HTTP/2 thread; other threads reach the client only through
 /// `submit` and `stop`, which use the `shared` mutex and `curl_multi_wakeup` (documented as
-/// callable from any thread). The multi handle is cleaned up only after `shared.closed` is set
-/// under the lock, so no wake-up can race with its destruction.
+/// callable from any thread). They call `curl_multi_wakeup` only while holding the lock and
+/// `stopping` is false, and the thread cleans the multi handle up only after it has seen
+/// `stopping` under that lock, so no wake-up can race with its destruction.
 final class HTTP2Client: @unchecked Sendable {
     private struct Shared {
         var pending: [APNsJob] = []
         var stopping = false
-        var closed = false
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -232,10 +232,9 @@ final class HTTP2Client: @unchecked Sendable {
     }
 
     private func shutDown() {
-        let (jobs, _) = shared.withLock { shared in
-            shared.closed = true
+        let jobs = shared.withLock { shared in
             defer { shared.pending = [] }
-            return (shared.pending, shared.stopping)
+            return shared.pending
         }
         let unfinished = jobs + delayed.map(\.job) + transfers.values.map(\.job)
         for (easy, _) in transfers {
