@@ -100,7 +100,9 @@ final class ReaderPool: Sendable {
         if let connection = idle.withLock({ $0.popLast() }) { return connection }
         do {
             let connection = try SQLiteConnection(path: path, create: false)
-            try connection.execute("PRAGMA query_only=1")
+            // Readers are many (one per thread reading at once): keep their page caches small; the
+            // OS page cache holds the hot pages for all of them.
+            try connection.execute("PRAGMA query_only=1; PRAGMA cache_size=-1024")
             return connection
         } catch {
             throw .sqlite(error)
