@@ -72,8 +72,10 @@ public final class SQLiteStore: PushwireStore {
         }
     }
 
+    /// What the writer has committed so far.
     public var statistics: StoreStatistics { writer.statistics }
 
+    /// Finishes queued writes and stops the writer; later writes fail with `.closed`.
     public func close() { writer.close() }
 
     /// Runs `body` on a reader connection; with `snapshot`, inside one read transaction so that
