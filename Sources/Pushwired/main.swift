@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import PushwireRuntime
+import PushwireService
 
 /// Writes `text` to stdout and flushes, so a parent reading a pipe sees it at once.
 func printLine(_ text: String) {
@@ -56,8 +57,15 @@ case .run(let options):
             exit(1)
         }
     }
-    _ = adminToken  // handed to the push services once they are registered here
     let server = Server(configuration: options.configuration, logger: logger)
+    let services: PushwireServices
+    do {
+        services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken)
+    } catch {
+        logger.critical("cannot open the data directory", ["error": error.description])
+        exit(1)
+    }
+    services.register(on: server)
     do {
         // Before start(): the loop threads must inherit the blocked signal mask.
         try server.handleTerminationSignals()
@@ -68,5 +76,6 @@ case .run(let options):
         exit(1)
     }
     server.waitUntilStopped()
+    services.close()
     exit(0)
 }
