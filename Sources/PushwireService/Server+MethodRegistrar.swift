@@ -23,6 +23,17 @@ extension Server: MethodRegistrar {
     ) {
         registerBlocking(method) { context, request throws(RPCError) in try handler(context.metadataPairs, request) }
     }
+
+    public func addOnLoopWithFallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        fast: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response?,
+        slow: @escaping @Sendable ([(key: String, value: String)], Request) async throws(RPCError) -> Response
+    ) {
+        registerWithFallback(
+            method,
+            fast: { context, request throws(RPCError) in try fast(context.metadataPairs, request) },
+            slow: { context, request async throws(RPCError) in try await slow(context.metadataPairs, request) })
+    }
 }
 
 extension RequestContext {
