@@ -58,6 +58,14 @@ case .run(let options):
         }
     }
     let server = Server(configuration: options.configuration, logger: logger)
+    do {
+        // First, before any thread starts (the store's, the loops'): every thread inherits the
+        // blocked signal mask, so SIGTERM and SIGINT reach only the server's signal watcher.
+        try server.handleTerminationSignals()
+    } catch {
+        logger.critical("cannot watch termination signals", ["error": "\(error)"])
+        exit(1)
+    }
     let services: PushwireServices
     do {
         services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken)
@@ -67,8 +75,6 @@ case .run(let options):
     }
     services.register(on: server)
     do {
-        // Before start(): the loop threads must inherit the blocked signal mask.
-        try server.handleTerminationSignals()
         let address = try server.start()
         printLine("listening on \(address)")
     } catch {
