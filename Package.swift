@@ -7,6 +7,9 @@
 //   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
 //   PushwireRuntime   epoll event loops, the RPC server and the client transport
 //   PushwireClient    the typed Swift client
+//   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
+//   PushwireStore     the durable store: a Swift protocol and its SQLite engine; the only SQL
+//   PushwireService   the push domain: applications, devices, categories, messages, handlers
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
 //   pushwired, pushwire, pushwire-bench, pushwire-codec-bench: thin executables
 // Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
@@ -29,12 +32,23 @@ let package = Package(
             pkgConfig: "libprotobuf-c",
             providers: [.apt(["libprotobuf-c-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
         .target(name: "PushwireRuntime", dependencies: ["PushwireWire"], swiftSettings: swiftSettings),
         .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
+        .target(name: "PushwireStore", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "PushwireService",
+            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(
@@ -48,6 +62,8 @@ let package = Package(
             dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"]
         ),
         .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire"]),
+        .testTarget(name: "PushwireStoreTests", dependencies: ["PushwireStore"]),
+        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
         .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire"]),
     ],
     swiftLanguageModes: [.v6]
