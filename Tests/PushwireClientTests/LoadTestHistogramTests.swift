@@ -93,3 +93,20 @@ final class LoadTestHistogramTests: XCTestCase {
         XCTAssertEqual((json["histogram"] as? [Any])?.count, 12)
     }
 }
+
+final class LoadTestHistogramArrayTests: XCTestCase {
+    /// Per-scenario histograms live in an array made with `repeating:`; they must not share state.
+    func testHistogramsInAnArrayAreIndependent() {
+        var histograms = [LatencyHistogram](repeating: LatencyHistogram(), count: 2)
+        for v in 1...100 { histograms[0].record(UInt64(v)) }
+        for v in 1000...1010 { histograms[1].record(UInt64(v)) }
+        XCTAssertEqual(histograms[0].max, 100)
+        XCTAssertEqual(histograms[1].min, 1000)
+        var merged: [String: LatencyHistogram] = [:]
+        merged["a", default: LatencyHistogram()].merge(histograms[0])
+        merged["b", default: LatencyHistogram()].merge(histograms[1])
+        XCTAssertEqual(merged["a"]?.max, 100)
+        XCTAssertEqual(merged["b"]?.min, 1000)
+        XCTAssertEqual(merged["b"]?.count, 11)
+    }
+}
