@@ -1,5 +1,6 @@
 import Glibc
 import PushwireClient
+import PushwireWire
 
 /// One pipelined, multiplexed connection of the harness: its socket, its output and input
 /// buffers, and the table of calls in flight. Owned by exactly one `LoadWorker`.
@@ -37,7 +38,7 @@ final class BenchConnection {
     var draining = false
     var scheduleIndex = 0
 
-    static let preface: [UInt8] = Array("PWIRE/1\n".utf8)
+    static let preface = WireProtocol.preface
     static let maxFrame = 64 << 20
 
     init(fd: Int32, concurrency: Int, quota: Int) {

@@ -1,14 +1,14 @@
 import Glibc
 import PushwireClient
+import PushwireWire
 
 /// A minimal Pushwire server for measuring the harness itself: it answers the preface with its
 /// own and a Settings frame, every Ping with a Pong, `Health/Check` with SERVING and every other
 /// request with an empty OK. One blocking thread per connection, one write per read: about the
 /// least work a server can do per call, so the harness's ceiling shows.
 enum LoopbackServer {
-    static let healthPath = Array("/pushwire.v1.Health/Check".utf8)
-    /// `HealthCheckResponse { status: SERVING }`.
-    static let servingReply: [UInt8] = [0x08, 0x01]
+    static let healthPath = Array(Methods.Health.check.path.utf8)
+    static let servingReply = HealthCheckResponse(status: .serving).encode()
 
     /// Listens on `address`, prints `listening on host:port` to stdout and serves until killed.
     static func run(listen address: String) throws(SystemError) {
@@ -77,7 +77,7 @@ enum LoopbackServer {
     /// Serves one connection until the peer closes it or breaks the protocol.
     static func serve(_ fd: Int32) {
         defer { close(fd) }
-        var out: [UInt8] = Array("PWIRE/1\n".utf8)
+        var out = WireProtocol.preface
         LoadTestFrames.appendSettingsFrame(maxFrameSize: 4 << 20, maxConcurrentCalls: 65_535, serverName: "pushwire-bench loopback", to: &out)
         guard out.withUnsafeBytes({ writeAll(fd, $0) }) else { return }
         out.removeAll(keepingCapacity: true)
@@ -103,9 +103,10 @@ enum LoopbackServer {
             if n <= 0 { return }
             end += n
             if !prefaceSeen {
-                guard end - start >= 8 else { continue }
-                guard Array(input[start..<start + 8]) == Array("PWIRE/1\n".utf8) else { return }
-                start += 8
+                let size = WireProtocol.preface.count
+                guard end - start >= size else { continue }
+                guard Array(input[start..<start + size]) == WireProtocol.preface else { return }
+                start += size
                 prefaceSeen = true
             }
             let ok = input.withUnsafeBytes { raw -> Bool in

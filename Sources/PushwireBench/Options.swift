@@ -1,4 +1,5 @@
 import Glibc
+import PushwireWire
 
 /// One kind of call the harness can generate.
 enum CallKind: Equatable {
@@ -183,7 +184,7 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     func kind(named name: String) throws(UsageError) -> CallKind {
         switch name {
         case "ping": return .ping
-        case "health": return .unary(name: "health", method: "/pushwire.v1.Health/Check", message: [])
+        case "health": return .unary(name: "health", method: Methods.Health.check.path, message: [])
         default: throw UsageError(message: "--weights: unknown scenario '\(name)' (ping, health)")
         }
     }

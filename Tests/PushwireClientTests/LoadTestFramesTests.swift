@@ -1,4 +1,5 @@
 import CProtobufC
+import PushwireWire
 import PushwireProtoC
 import XCTest
 
@@ -105,5 +106,27 @@ final class LoadTestFramesTests: XCTestCase {
         for bytes in cases {
             XCTAssertNil(bytes.withUnsafeBytes { LoadTestFrames.scan($0) }, "\(bytes)")
         }
+    }
+}
+
+/// The same frames against the generated wrappers of PushwireWire.
+final class LoadTestFramesWrapperTests: XCTestCase {
+    func testRequestFrameDecodesAsGeneratedFrame() throws {
+        let request = LoadTestFrames.requestMessage(method: Methods.Health.check.path, message: [])
+        var bytes: [UInt8] = []
+        LoadTestFrames.appendRequestFrame(callID: 42, request: request, to: &bytes)
+        let frame = try Frame(decoding: Array(bytes[4...]))
+        XCTAssertEqual(frame.callID, 42)
+        guard case .request(let decoded) = frame.kind else { return XCTFail("not a request: \(frame)") }
+        XCTAssertEqual(decoded.method, "/pushwire.v1.Health/Check")
+    }
+
+    func testScansFramesEncodedByGeneratedWrappers() {
+        let response = Frame(callID: 7, kind: .response(Response(status: Status(code: 16, message: "no"), message: [1])))
+        XCTAssertEqual(response.encode().withUnsafeBytes { LoadTestFrames.scan($0) }, .response(callID: 7, code: 16))
+        let pong = Frame(callID: 0, kind: .pong(Pong(payload: 99)))
+        XCTAssertEqual(pong.encode().withUnsafeBytes { LoadTestFrames.scan($0) }, .pong(payload: 99))
+        let goAway = Frame(callID: 0, kind: .goAway(GoAway(lastCallID: 12, status: Status(code: 14, message: "bye"))))
+        XCTAssertEqual(goAway.encode().withUnsafeBytes { LoadTestFrames.scan($0) }, .goAway(lastCallID: 12, code: 14))
     }
 }

@@ -1,3 +1,5 @@
+import PushwireWire
+
 /// The few frames a load generator writes and reads, encoded and scanned by hand.
 ///
 /// Why not the generated `Frame` wrapper: a load generator must cost far less per call than the
@@ -21,20 +23,11 @@ public enum LoadTestFrames {
     public static func requestMessage(
         method: String, timeoutMS: UInt32 = 0, metadata: [(key: String, value: String)] = [], message: [UInt8]
     ) -> [UInt8] {
-        var out: [UInt8] = []
-        appendLengthDelimited(field: 1, Array(method.utf8), to: &out)
-        if timeoutMS != 0 {
-            out.append(0x10)
-            appendVarint(UInt64(timeoutMS), to: &out)
-        }
-        for (key, value) in metadata {
-            var pair: [UInt8] = []
-            appendLengthDelimited(field: 1, Array(key.utf8), to: &pair)
-            appendLengthDelimited(field: 2, Array(value.utf8), to: &pair)
-            appendLengthDelimited(field: 3, pair, to: &out)
-        }
-        if !message.isEmpty { appendLengthDelimited(field: 4, message, to: &out) }
-        return out
+        // Built once per scenario, so the generated wrapper's encoder is the one source of truth.
+        Request(
+            method: method, timeoutMS: timeoutMS, metadata: metadata.map { Metadata(key: $0.key, value: $0.value) },
+            message: message
+        ).encode()
     }
 
     /// Appends a length-prefixed `Frame { call_id, request }` carrying prebuilt `Request` bytes.
