@@ -27,7 +27,7 @@ struct RunPlan: Sendable {
 
 /// Counters read by the progress line while a run goes on.
 final class LiveCounters: Sendable {
-    /// Measured calls completed so far, over all workers.
+    /// Calls completed so far over all workers, warm-up included.
     let completed = Atomic<UInt64>(0)
     /// Workers whose `run` has returned.
     let finishedWorkers = Atomic<Int>(0)
@@ -69,6 +69,8 @@ final class LoadWorker: @unchecked Sendable {
     var cpuSeconds = 0.0
     var lastCompletion: UInt64 = 0
     var failure: String?
+    /// The smallest `max_concurrent_calls` a server announced in its Settings; 0 when none did.
+    var serverMaxConcurrentCalls: UInt32 = 0
 
     /// Outcomes that are not a status from the server.
     enum LocalFailure: Int, CaseIterable {
@@ -126,11 +128,11 @@ final class LoadWorker: @unchecked Sendable {
     @inline(__always)
     private func complete(_ conn: BenchConnection, callID: UInt32, outcome: Int, now: UInt64, completed: inout UInt64) {
         guard let slot = conn.finish(callID: callID) else { return }
+        completed &+= 1  // for the progress line, warm-up included
         guard slot.measured else { return }
         if let end = plan.end, now > end { return }
         histograms[Int(slot.kind)].record(now > slot.start ? now - slot.start : 0)
         outcomes[outcome] &+= 1
-        completed &+= 1
         lastCompletion = now
     }
 
@@ -163,7 +165,11 @@ final class LoadWorker: @unchecked Sendable {
             }
         case .ping(let payload):
             LoadTestFrames.appendPongFrame(payload: payload, to: &conn.out)
-        case .settings, .streamItem, .request, .other:
+        case .settings(let maxCalls):
+            if maxCalls > 0, serverMaxConcurrentCalls == 0 || maxCalls < serverMaxConcurrentCalls {
+                serverMaxConcurrentCalls = maxCalls
+            }
+        case .streamItem, .request, .other:
             break
         }
         return true

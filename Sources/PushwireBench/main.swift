@@ -84,8 +84,8 @@ do {
         let now = monotonicNanos()
         let count = live.completed.load(ordering: .relaxed)
         let rate = Double(count - lastCount) / (Double(now - lastTime) / 1e9)
-        let phase = now < measureStart ? "warming up" : "\(count) calls"
-        printProgress("\r\u{1B}[K  \(phase), \(Int(rate)) calls/s")
+        let phase = now < measureStart ? "warming up" : "\(count) calls done"
+        printProgress("\r\u{1B}[K  \(phase), \(Int(rate)) calls/s now")
         lastCount = count
         lastTime = now
     }
@@ -99,5 +99,11 @@ if options.json {
 } else {
     print(report.text(), terminator: "")
 }
-for worker in workers { if let failure = worker.failure { printError("pushwire-bench: \(failure)") } }
+for worker in workers {
+    if let failure = worker.failure { printError("pushwire-bench: \(failure)") }
+    let limit = worker.serverMaxConcurrentCalls
+    if limit > 0, options.concurrency > Int(limit) {
+        printError("pushwire-bench: the server allows \(limit) calls in flight per connection; --concurrency \(options.concurrency) exceeds it")
+    }
+}
 exit(report.errorCount == 0 && report.count > 0 ? 0 : 1)
