@@ -68,6 +68,8 @@ final class LoadWorker: @unchecked Sendable {
     var outcomes = [UInt64](repeating: 0, count: 17 + LocalFailure.allCases.count)
     var cpuSeconds = 0.0
     var lastCompletion: UInt64 = 0
+    /// When `run` returned: the end of the duration, or earlier when every connection failed.
+    var stoppedAt: UInt64 = 0
     var failure: String?
     /// The smallest `max_concurrent_calls` a server announced in its Settings; 0 when none did.
     var serverMaxConcurrentCalls: UInt32 = 0
@@ -228,5 +230,6 @@ final class LoadWorker: @unchecked Sendable {
             if completed > 0 { live.completed.add(completed, ordering: .relaxed) }
         }
         cpuSeconds = threadCPUSeconds() - (cpuAtMeasureStart ?? threadCPUSeconds())
+        stoppedAt = min(monotonicNanos(), plan.end ?? .max)
     }
 }

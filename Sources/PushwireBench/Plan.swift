@@ -39,6 +39,7 @@ func makeReport(options: Options, plan: RunPlan, workers: [LoadWorker], threadCo
     var outcomes: [String: UInt64] = [:]
     var cpu = 0.0
     var lastCompletion = plan.measureStart
+    var stoppedAt = plan.measureStart
     for worker in workers {
         for (index, histogram) in worker.histograms.enumerated() {
             total.merge(histogram)
@@ -53,8 +54,12 @@ func makeReport(options: Options, plan: RunPlan, workers: [LoadWorker], threadCo
         }
         cpu += worker.cpuSeconds
         lastCompletion = max(lastCompletion, worker.lastCompletion)
+        stoppedAt = max(stoppedAt, worker.stoppedAt)
     }
-    let duration = options.duration ?? Double(lastCompletion - plan.measureStart) / 1e9
+    // Under --duration, the time measured, shorter when every connection failed early; under
+    // --requests, until the last answer.
+    let end = options.duration == nil ? lastCompletion : stoppedAt
+    let duration = Double(end - plan.measureStart) / 1e9
     return LoadReport(
         scenario: options.scenarioName, target: options.target, connections: options.connections,
         concurrency: options.concurrency, rate: options.rate, duration: duration, latency: total, outcomes: outcomes,
