@@ -111,7 +111,7 @@ final class BenchConnection {
     enum ReadResult {
         case ok
         case closed
-        case protocolError(String)
+        case protocolError(LoadWorker.LocalFailure)
     }
 
     /// Reads once and hands every complete frame to `onFrame`.
@@ -127,7 +127,7 @@ final class BenchConnection {
         if !prefaceSeen {
             guard inputEnd - inputStart >= Self.preface.count else { return .ok }
             for i in 0..<Self.preface.count where input.load(fromByteOffset: inputStart + i, as: UInt8.self) != Self.preface[i] {
-                return .protocolError("BAD_PREFACE")
+                return .protocolError(.badPreface)
             }
             inputStart += Self.preface.count
             prefaceSeen = true
@@ -137,12 +137,12 @@ final class BenchConnection {
             let length =
                 Int(p.load(as: UInt8.self)) << 24 | Int(p.load(fromByteOffset: 1, as: UInt8.self)) << 16
                 | Int(p.load(fromByteOffset: 2, as: UInt8.self)) << 8 | Int(p.load(fromByteOffset: 3, as: UInt8.self))
-            guard length <= Self.maxFrame else { return .protocolError("FRAME_TOO_LARGE") }
+            guard length <= Self.maxFrame else { return .protocolError(.frameTooLarge) }
             guard inputEnd - inputStart >= 4 + length else {
                 if 4 + length > inputCapacity - inputStart { compact(needing: 4 + length) }
                 break
             }
-            if !onFrame(UnsafeRawBufferPointer(start: p + 4, count: length)) { return .protocolError("MALFORMED_FRAME") }
+            if !onFrame(UnsafeRawBufferPointer(start: p + 4, count: length)) { return .protocolError(.malformedFrame) }
             inputStart += 4 + length
         }
         if inputStart == inputEnd {

@@ -205,7 +205,8 @@ final class LoadWorker: @unchecked Sendable {
             }
             if !active { break }
             if let end = plan.end { wait = min(wait, end > now ? end - now : 0) }
-            if !plan.kinds.isEmpty, now < plan.measureStart { wait = min(wait, plan.measureStart - now) }
+            // Wake at the start of measurement, so the CPU clock is read there.
+            if now < plan.measureStart { wait = min(wait, plan.measureStart - now) }
             let ready = pollFor(&fds, nanoseconds: wait)
             if ready < 0, errno != EINTR {
                 failure = String(cString: strerror(errno))
@@ -221,8 +222,7 @@ final class LoadWorker: @unchecked Sendable {
                     switch result {
                     case .ok: break
                     case .closed: fail(conn, .connectionClosed)
-                    case .protocolError(let what):
-                        fail(conn, what == "BAD_PREFACE" ? .badPreface : what == "FRAME_TOO_LARGE" ? .frameTooLarge : .malformedFrame)
+                    case .protocolError(let failure): fail(conn, failure)
                     }
                 }
                 if !conn.closed, revents & Int16(POLLOUT) != 0, !conn.flush() { fail(conn, .connectionClosed) }
