@@ -1,4 +1,5 @@
 import Glibc
+import PushwireClient
 import PushwireWire
 
 /// One kind of call the harness can generate.
@@ -47,9 +48,10 @@ let usage = """
     USAGE:
       pushwire-bench ping   [options]                  Ping/Pong frames
       pushwire-bench health [options]                  /pushwire.v1.Health/Check unary calls
-      pushwire-bench call <method> [--data '{}' | --data-hex HEX] [options]
+      pushwire-bench call <method> [--data '<json>' | --data-hex HEX] [options]
                                                        any unary method, e.g. Health/Check or
-                                                       /pushwire.v1.Reflection/ListMethods
+                                                       /pushwire.v1.Reflection/ListMethods; --data
+                                                       is the request in proto3 JSON
       pushwire-bench mix --weights ping=1,health=3 [options]
                                                        a weighted mix of scenarios
       pushwire-bench loopback-server [--listen 127.0.0.1:0]
@@ -106,20 +108,24 @@ func parseHex(_ text: String) -> [UInt8]? {
     return out
 }
 
-/// The request message for `--data`. Until the JSON bridge of PushwireClient lands, only the
-/// empty object is understood (every field at its default: an empty protobuf message).
-func requestMessage(fromJSON json: String) throws(UsageError) -> [UInt8] {
-    let compact = json.filter { !$0.isWhitespace }
-    guard compact == "{}" || compact.isEmpty else {
-        throw UsageError(message: "--data: only '{}' is supported until the JSON bridge lands; use --data-hex with the protobuf bytes")
+/// The request message of `method` from JSON (proto3 JSON mapping), through PushwireClient's
+/// descriptor-driven bridge, so every method works without per-method code.
+func requestMessage(method: String, json: String) throws(UsageError) -> [UInt8] {
+    guard let entry = MethodCatalog.find(method) else {
+        throw UsageError(message: "call: unknown method '\(method)' (see `pushwire methods`)")
     }
-    return []
+    do {
+        return try ProtoJSON.encode(json, as: entry.requestDescriptor)
+    } catch {
+        throw UsageError(message: "--data: \(error.message)")
+    }
 }
 
 func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     var options = Options()
     var args = arguments[...]
     var data: [UInt8] = []
+    var json: String?
     var callMethod: String?
     var weights: String?
 
@@ -169,7 +175,7 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
         case "--json": options.json = true
         case "--token": options.token = try value(flag)
         case "--admin-token": options.adminToken = try value(flag)
-        case "--data": data = try requestMessage(fromJSON: try value(flag))
+        case "--data": json = try value(flag)
         case "--data-hex":
             let text = try value(flag)
             guard let bytes = parseHex(text) else { throw UsageError(message: "--data-hex: not hex: '\(text)'") }
@@ -191,7 +197,12 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     switch first {
     case "ping", "health": options.kinds = [(try kind(named: first), 1)]
     case "call":
-        let path = methodPath(callMethod ?? "")
+        let method = callMethod ?? ""
+        var path = methodPath(method)
+        if let json {
+            data = try requestMessage(method: method, json: json)
+        }
+        if let entry = MethodCatalog.find(method) { path = entry.path }
         options.kinds = [(.unary(name: "call \(path)", method: path, message: data), 1)]
         options.scenarioName = "call \(path)"
     case "mix":
