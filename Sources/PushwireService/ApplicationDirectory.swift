@@ -1,0 +1,94 @@
+import PushwireStore
+import PushwireWire
+import Synchronization
+
+/// Every application in memory: found by code or by access-token hash without touching the store,
+/// with its categories cached as wire messages so that a sync answers without a read.
+///
+/// Applications are few (one per app an operator runs), so all of them are kept. This process is
+/// the only writer, so updating the directory after each durable write keeps it current.
+final class ApplicationDirectory: Sendable {
+    struct Entry {
+        var record: ApplicationRecord
+        /// The categories of `record.categoriesVersion`, or nil when they must be read again.
+        var categories: [Category]?
+    }
+
+    private struct State {
+        var byCode: [String: Entry] = [:]
+        var codeByTokenHash: [[UInt8]: String] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    init(applications: [ApplicationRecord]) {
+        for application in applications { install(application) }
+    }
+
+    /// Adds or replaces an application (after its creation or update).
+    func install(_ record: ApplicationRecord) {
+        state.withLock { state in
+            if let old = state.byCode[record.code] {
+                state.codeByTokenHash[old.record.accessTokenHash] = nil
+                var entry = old
+                let version = max(old.record.categoriesVersion, record.categoriesVersion)
+                entry.record = record
+                entry.record.categoriesVersion = version
+                if version != old.record.categoriesVersion { entry.categories = nil }
+                state.byCode[record.code] = entry
+            } else {
+                state.byCode[record.code] = Entry(record: record, categories: nil)
+            }
+            state.codeByTokenHash[record.accessTokenHash] = record.code
+        }
+    }
+
+    /// The application with this code.
+    func application(code: String) -> ApplicationRecord? {
+        state.withLock { $0.byCode[code]?.record }
+    }
+
+    /// The application whose access token hashes to `hash`.
+    func application(tokenHash hash: [UInt8]) -> ApplicationRecord? {
+        state.withLock { state in state.codeByTokenHash[hash].flatMap { state.byCode[$0]?.record } }
+    }
+
+    /// Every application, in creation order.
+    func all() -> [ApplicationRecord] {
+        state.withLock { $0.byCode.values.map(\.record) }.sorted { $0.id < $1.id }
+    }
+
+    /// What the cache knows of the application's categories.
+    enum CachedCategories {
+        case unknownApplication
+        /// The current version and, when cached, the list.
+        case known(applicationID: Int64, version: UInt64, categories: [Category]?)
+    }
+
+    func categories(code: String) -> CachedCategories {
+        state.withLock { state in
+            guard let entry = state.byCode[code] else { return .unknownApplication }
+            return .known(applicationID: entry.record.id, version: entry.record.categoriesVersion, categories: entry.categories)
+        }
+    }
+
+    /// Records a new categories version after a durable change: the cached list is dropped.
+    func categoriesChanged(code: String, version: UInt64) {
+        state.withLock { state in
+            guard var entry = state.byCode[code], version > entry.record.categoriesVersion else { return }
+            entry.record.categoriesVersion = version
+            entry.categories = nil
+            state.byCode[code] = entry
+        }
+    }
+
+    /// Caches a list read from the store, unless a newer change happened since.
+    func cache(code: String, categories: [Category], version: UInt64) {
+        state.withLock { state in
+            guard var entry = state.byCode[code], version >= entry.record.categoriesVersion else { return }
+            entry.record.categoriesVersion = version
+            entry.categories = categories
+            state.byCode[code] = entry
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import PushwireStore
+import PushwireWire
+
+/// The registration services of issue 5 over one store: what `pushwired` opens and registers.
+public final class PushwireServices: Sendable {
+    /// The shared state (store, applications, fingerprints).
+    public let registry: Registry
+    /// `pushwire.v1.Admin`.
+    public let admin: AdminService
+    /// `pushwire.v1.Devices` (without TrackAction, which belongs to the messages service).
+    public let devices: DevicesService
+    /// `pushwire.v1.Categories`.
+    public let categories: CategoriesService
+    private let store: any PushwireStore
+
+    /// Opens the store in `dataDirectory` (creating and migrating it) and loads the applications.
+    /// - Throws: `StoreError` with a message for a person: `.cannotOpen`, `.corrupt`, `.schemaTooNew`.
+    public init(dataDirectory: String, adminToken: String) throws(StoreError) {
+        let store = try SQLiteStore(dataDirectory: dataDirectory)
+        self.store = store
+        do {
+            registry = try Registry(store: store, adminToken: adminToken)
+        } catch {
+            store.close()
+            throw error
+        }
+        admin = AdminService(registry: registry)
+        devices = DevicesService(registry: registry)
+        categories = CategoriesService(registry: registry)
+    }
+
+    /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
+    /// (the runtime's `Server` conforms to `MethodRegistrar`).
+    ///
+    /// In-memory answers run on the event loop (ListApplications, ListCategories, SyncCategories);
+    /// writes run in tasks that wait for the group commit; GetTags, a store read, runs on the
+    /// blocking pool.
+    public func register(on server: some MethodRegistrar) {
+        let admin = self.admin, devices = self.devices, categories = self.categories
+        server.addAsync(Methods.Admin.createApplication) { context, request async throws(RPCError) in
+            try await admin.createApplication(request, caller: Caller(metadata: context))
+        }
+        server.addAsync(Methods.Admin.updateApplication) { context, request async throws(RPCError) in
+            try await admin.updateApplication(request, caller: Caller(metadata: context))
+        }
+        server.addOnLoop(Methods.Admin.listApplications) { context, request throws(RPCError) in
+            try admin.listApplications(request, caller: Caller(metadata: context))
+        }
+        server.addOnLoopWithFallback(
+            Methods.Devices.registerDevice,
+            fast: { _, request throws(RPCError) in try devices.registerDeviceIfUnchanged(request) },
+            slow: { _, request async throws(RPCError) in try await devices.registerDevice(request) })
+        server.addAsync(Methods.Devices.unregisterDevice) { _, request async throws(RPCError) in
+            try await devices.unregisterDevice(request)
+        }
+        server.addAsync(Methods.Devices.setTags) { _, request async throws(RPCError) in
+            try await devices.setTags(request)
+        }
+        server.addBlocking(Methods.Devices.getTags) { _, request throws(RPCError) in
+            try devices.getTags(request)
+        }
+        server.addOnLoop(Methods.Devices.syncCategories) { _, request throws(RPCError) in
+            try devices.syncCategories(request)
+        }
+        server.addAsync(Methods.Categories.upsertCategory) { context, request async throws(RPCError) in
+            try await categories.upsertCategory(request, caller: Caller(metadata: context))
+        }
+        server.addAsync(Methods.Categories.deleteCategory) { context, request async throws(RPCError) in
+            try await categories.deleteCategory(request, caller: Caller(metadata: context))
+        }
+        server.addOnLoop(Methods.Categories.listCategories) { context, request throws(RPCError) in
+            try categories.listCategories(request, caller: Caller(metadata: context))
+        }
+    }
+
+    /// Finishes queued writes and closes the store; call after the server stopped.
+    public func close() { store.close() }
+}
+
+/// Opens the store in `dataDirectory` and builds the registration services; then call
+/// `register(on:)` before `server.start()` and `close()` after the server stopped.
+/// - Throws: `StoreError` (its description is the startup error to print).
+public func makePushwireServices(dataDirectory: String, adminToken: String) throws(StoreError) -> PushwireServices {
+    try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken)
+}
+

@@ -1,0 +1,91 @@
+import PushwireStore
+import Synchronization
+
+/// What each device last registered with, as two 64-bit hashes, so that re-registering an
+/// unchanged device (every app launch) is answered without reading or writing the store.
+///
+/// Compact and bounded: 16 bytes of payload per device (about 40 MB of dictionary for a million
+/// devices); past `capacity` entries it starts over, which costs only a read per device on its
+/// next registration. Hashes are Swift's seeded `Hasher`, so they are valid within one process.
+final class RegistrationFingerprints: Sendable {
+    /// Writes in flight for one device. Their completions may run in any order, whatever the
+    /// order they committed in, so a fingerprint is remembered only by a write that overlapped
+    /// no other write of the same device; otherwise the next registration reads the store.
+    private struct Writing {
+        var active: Int
+        var overlapped: Bool
+    }
+
+    private struct State {
+        var entries: [Int: Int] = [:]
+        var writing: [Int: Writing] = [:]
+
+        mutating func insert(key: Int, fingerprint: Int, capacity: Int) {
+            if entries.count >= capacity { entries.removeAll() }
+            entries[key] = fingerprint
+        }
+    }
+
+    private let state = Mutex(State())
+    private let capacity: Int
+
+    init(capacity: Int = 2_000_000) {
+        self.capacity = capacity
+    }
+
+    static func key(applicationID: Int64, hwid: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(applicationID)
+        hasher.combine(hwid)
+        return hasher.finalize()
+    }
+
+    static func fingerprint(_ device: DeviceRecord, tags: [TagChange]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(0x5057_4650)  // distinct from `key`'s input layout
+        hasher.combine(device)
+        hasher.combine(tags)
+        return hasher.finalize()
+    }
+
+    /// Whether the device last registered with exactly this fingerprint.
+    func matches(key: Int, fingerprint: Int) -> Bool {
+        state.withLock { $0.entries[key] == fingerprint }
+    }
+
+    /// Remembers a registration found identical in the store, unless a write of the device is in
+    /// flight (whose outcome the read may not reflect).
+    func rememberStored(key: Int, fingerprint: Int) {
+        state.withLock { state in
+            guard state.writing[key] == nil else { return }
+            state.insert(key: key, fingerprint: fingerprint, capacity: capacity)
+        }
+    }
+
+    /// Call before writing the device (registration, tags, unregister): forgets its fingerprint.
+    func beginWrite(key: Int) {
+        state.withLock { state in
+            state.entries[key] = nil
+            if var writing = state.writing[key] {
+                writing.active += 1
+                writing.overlapped = true
+                state.writing[key] = writing
+            } else {
+                state.writing[key] = Writing(active: 1, overlapped: false)
+            }
+        }
+    }
+
+    /// Call after the write finished (durably, or not): remembers `fingerprint` (nil for writes
+    /// other than registrations, or failed ones) when no other write of the device overlapped.
+    func endWrite(key: Int, fingerprint: Int?) {
+        state.withLock { state in
+            guard var writing = state.writing[key] else { return }
+            writing.active -= 1
+            if let fingerprint, !writing.overlapped {
+                state.insert(key: key, fingerprint: fingerprint, capacity: capacity)
+            }
+            state.writing[key] = writing.active == 0 ? nil : writing
+        }
+    }
+}

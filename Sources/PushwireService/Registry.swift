@@ -1,0 +1,87 @@
+import PushwireStore
+import PushwireWire
+
+/// The state the registration services share: the store, the application directory, the
+/// fingerprints of registered devices, and the admin token's hash.
+public final class Registry: Sendable {
+    let store: any PushwireStore
+    let directory: ApplicationDirectory
+    let fingerprints: RegistrationFingerprints
+    private let adminTokenHash: [UInt8]
+
+    /// Loads the applications of `store` into memory.
+    /// - Parameters:
+    ///   - store: the durable store.
+    ///   - adminToken: the token the Admin service requires.
+    ///   - fingerprintCapacity: how many device fingerprints to keep (see `RegistrationFingerprints`).
+    public init(store: any PushwireStore, adminToken: String, fingerprintCapacity: Int = 2_000_000) throws(StoreError) {
+        self.store = store
+        self.directory = ApplicationDirectory(applications: try store.listApplications())
+        self.fingerprints = RegistrationFingerprints(capacity: fingerprintCapacity)
+        self.adminTokenHash = SHA256.hash(adminToken)
+    }
+
+    /// Checks the admin token. No token, or one that is nobody's → UNAUTHENTICATED; an
+    /// application's token → PERMISSION_DENIED.
+    func authorizeAdmin(_ caller: Caller) throws(RPCError) {
+        guard let token = caller.bearerToken else {
+            throw RPCError(.unauthenticated, "the Admin service needs authorization: Bearer <admin token>")
+        }
+        let hash = SHA256.hash(token)
+        if Credentials.constantTimeEqual(hash, adminTokenHash) { return }
+        if directory.application(tokenHash: hash) != nil {
+            throw RPCError(.permissionDenied, "an application's access token cannot call the Admin service")
+        }
+        throw RPCError(.unauthenticated, "invalid admin token")
+    }
+
+    /// The application whose access token the caller presents. No token, or one that is nobody's
+    /// → UNAUTHENTICATED; the admin token, or a token of another application than the one named
+    /// in the `application` metadata → PERMISSION_DENIED.
+    func authorizeApplication(_ caller: Caller) throws(RPCError) -> ApplicationRecord {
+        guard let token = caller.bearerToken else {
+            throw RPCError(.unauthenticated, "this method needs authorization: Bearer <application access token>")
+        }
+        let hash = SHA256.hash(token)
+        guard let application = directory.application(tokenHash: hash) else {
+            if Credentials.constantTimeEqual(hash, adminTokenHash) {
+                throw RPCError(.permissionDenied, "the admin token cannot act for an application; use its access token")
+            }
+            throw RPCError(.unauthenticated, "invalid access token")
+        }
+        if let named = caller.applicationCode, named != application.code {
+            throw RPCError(.permissionDenied, "the access token does not belong to application \(named)")
+        }
+        return application
+    }
+
+    /// The application a device names by code.
+    func application(code: String) throws(RPCError) -> ApplicationRecord {
+        if code.isEmpty { throw RPCError(.invalidArgument, "application is empty: pass the application code, e.g. A1B2C-3D4E5") }
+        guard let application = directory.application(code: code) else {
+            throw RPCError(.notFound, "application \(code) not found")
+        }
+        return application
+    }
+
+    /// The application's categories and version: from the cache, or read once and cached.
+    func categories(code: String) throws(RPCError) -> (categories: [Category], version: UInt64) {
+        switch directory.categories(code: code) {
+        case .unknownApplication:
+            throw RPCError(.notFound, "application \(code) not found")
+        case .known(_, let version, let cached?):
+            return (cached, version)
+        case .known(let applicationID, _, nil):
+            let set = try storeCall { () throws(StoreError) in try self.store.categories(applicationID: applicationID) }
+            let categories = set.categories.map(WireConversions.category)
+            directory.cache(code: code, categories: categories, version: set.version)
+            return (categories, set.version)
+        }
+    }
+
+    /// The categories version alone, without reading anything.
+    func categoriesVersion(code: String) -> UInt64? {
+        if case .known(_, let version, _) = directory.categories(code: code) { return version }
+        return nil
+    }
+}

@@ -1,0 +1,128 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// The embedded engine: `pushwire.sqlite3` in a data directory, in WAL mode with
+/// `synchronous=FULL`, one group-committing writer thread and a pool of reader connections.
+public final class SQLiteStore: PushwireStore {
+    /// The database file's name inside the data directory.
+    public static let fileName = "pushwire.sqlite3"
+
+    /// The path of the database file.
+    public let path: String
+    let writer: GroupCommitWriter
+    let readers: ReaderPool
+
+    /// Opens (creating and migrating as needed) the store in `dataDirectory`.
+    /// - Throws: `.cannotOpen` when the directory cannot be created or written, `.corrupt` when the
+    ///   file is not a Pushwire database, `.schemaTooNew` when a newer binary wrote it.
+    public init(dataDirectory: String) throws(StoreError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) {
+            if !isDirectory.boolValue {
+                throw .cannotOpen(path: dataDirectory, reason: "it exists and is not a directory")
+            }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotOpen(path: dataDirectory, reason: "cannot create it (\(error.localizedDescription))")
+            }
+        }
+        let path = (dataDirectory as NSString).appendingPathComponent(SQLiteStore.fileName)
+        self.path = path
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path)
+        } catch {
+            throw .cannotOpen(path: path, reason: "\(error.message) (sqlite code \(error.code))")
+        }
+        do {
+            // journal_mode returns a row; a file that is not a database fails here first.
+            let mode = try connection.statement("PRAGMA journal_mode=WAL")
+            guard try mode.step(), mode.text(0).lowercased() == "wal" else {
+                throw StoreError.cannotOpen(path: path, reason: "cannot switch to WAL mode")
+            }
+            mode.reset()
+            // FULL: a commit is on disk (WAL fsynced) before the writer acknowledges it.
+            try connection.execute("PRAGMA synchronous=FULL")
+        } catch let error as SQLiteError {
+            throw SQLiteStore.classify(error, path: path)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+        try Schema.migrate(connection)
+        self.writer = GroupCommitWriter(connection: connection)
+        self.readers = ReaderPool(path: path)
+    }
+
+    deinit { writer.close() }
+
+    /// Maps an SQLite failure during open onto the startup error a person can act on.
+    static func classify(_ error: SQLiteError, path: String) -> StoreError {
+        switch error.primaryCode {
+        case SQLITE_NOTADB, SQLITE_CORRUPT:
+            return .corrupt(path: path, reason: error.message)
+        case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_IOERR, SQLITE_FULL:
+            return .cannotOpen(path: path, reason: "\(error.message) (sqlite code \(error.code))")
+        default:
+            return .sqlite(error)
+        }
+    }
+
+    /// What the writer has committed so far.
+    public var statistics: StoreStatistics { writer.statistics }
+
+    /// Finishes queued writes and stops the writer; later writes fail with `.closed`.
+    public func close() { writer.close() }
+
+    /// Runs `body` on a reader connection; with `snapshot`, inside one read transaction so that
+    /// several statements see the same committed state.
+    func read<T>(snapshot: Bool = false, _ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        let connection = try readers.take()
+        defer { readers.give(connection) }
+        if snapshot {
+            do { try connection.statement("BEGIN").run() } catch { throw .sqlite(error) }
+        }
+        defer { if snapshot { _ = try? connection.statement("COMMIT").run() } }
+        return try body(connection)
+    }
+}
+
+/// Reader connections, opened on demand and reused; at most as many as threads reading at once.
+final class ReaderPool: Sendable {
+    private let path: String
+    private let idle = Mutex<[SQLiteConnection]>([])
+
+    init(path: String) { self.path = path }
+
+    func take() throws(StoreError) -> SQLiteConnection {
+        if let connection = idle.withLock({ $0.popLast() }) { return connection }
+        do {
+            let connection = try SQLiteConnection(path: path, create: false)
+            // Readers are many (one per thread reading at once): keep their page caches small; the
+            // OS page cache holds the hot pages for all of them.
+            try connection.execute("PRAGMA query_only=1; PRAGMA cache_size=-1024")
+            return connection
+        } catch {
+            throw .sqlite(error)
+        }
+    }
+
+    func give(_ connection: SQLiteConnection) {
+        idle.withLock { $0.append(connection) }
+    }
+}
+
+extension SQLiteError {
+    /// Wraps the error for the store's callers.
+    var store: StoreError { .sqlite(self) }
+}
+
+/// Runs SQLite calls, converting their errors to `StoreError`.
+@inline(__always)
+func sql<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+    do { return try body() } catch { throw .sqlite(error) }
+}

@@ -1,0 +1,78 @@
+/// The store's schema, as an ordered list of migrations. Migration `n` (1-based) brings a database
+/// from `PRAGMA user_version` n-1 to n. Append new migrations; never edit a released one.
+enum Schema {
+    static let migrations: [String] = [
+        // 1: applications, devices, tags, categories.
+        """
+        CREATE TABLE applications (
+            id INTEGER PRIMARY KEY,
+            code TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            access_token_hash BLOB NOT NULL,
+            apns_team_id TEXT,
+            apns_key_id TEXT,
+            apns_topic TEXT,
+            apns_private_key TEXT,
+            apns_environment INTEGER,
+            categories_version INTEGER NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE devices (
+            app_id INTEGER NOT NULL,
+            hwid TEXT NOT NULL,
+            push_token TEXT NOT NULL,
+            device_type INTEGER NOT NULL,
+            language TEXT NOT NULL,
+            timezone INTEGER NOT NULL,
+            user_id TEXT NOT NULL,
+            app_version TEXT NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, hwid)
+        ) WITHOUT ROWID;
+        CREATE TABLE device_tags (
+            app_id INTEGER NOT NULL,
+            hwid TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            int_value INTEGER,
+            text_value TEXT,
+            PRIMARY KEY (app_id, hwid, name)
+        ) WITHOUT ROWID;
+        CREATE TABLE categories (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            app_id INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            buttons TEXT NOT NULL,
+            UNIQUE (app_id, name)
+        );
+        """,
+    ]
+
+    /// The newest schema version this binary understands.
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings the database to `currentVersion`, each migration in its own transaction.
+    /// - Throws: `.schemaTooNew` when the file was written by a newer binary.
+    static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
+        let found: Int
+        do {
+            found = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+        } catch {
+            throw SQLiteStore.classify(error, path: connection.path)
+        }
+        if found > currentVersion {
+            throw .schemaTooNew(path: connection.path, found: found, supported: currentVersion)
+        }
+        for version in found..<currentVersion {
+            do {
+                try connection.execute("BEGIN IMMEDIATE")
+                try connection.execute(migrations[version])
+                try connection.execute("PRAGMA user_version = \(version + 1)")
+                try connection.execute("COMMIT")
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw SQLiteStore.classify(error, path: connection.path)
+            }
+        }
+    }
+}

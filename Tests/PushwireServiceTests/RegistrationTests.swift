@@ -1,0 +1,85 @@
+import Foundation
+import PushwireWire
+import XCTest
+@testable import PushwireService
+
+/// A stand-in for the server: records handlers by path and calls them with encoded bytes, as the
+/// runtime does.
+final class RecordingRegistrar: MethodRegistrar, @unchecked Sendable {
+    // @unchecked: filled before use on one thread, then only read.
+    typealias Erased = @Sendable ([(key: String, value: String)], [UInt8]) async throws -> [UInt8]
+    var handlers: [String: (kind: String, call: Erased)] = [:]
+
+    private func erase<Request: WireMessage, Response: WireMessage>(_ handler: @escaping @Sendable ([(key: String, value: String)], Request) async throws(RPCError) -> Response) -> Erased {
+        { metadata, bytes in try await handler(metadata, try Request(decoding: bytes)).encode() }
+    }
+
+    func addOnLoop<Request, Response>(_ method: MethodDescriptor<Request, Response>,
+                                      handler: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response) {
+        handlers[method.path] = ("loop", erase { metadata, request throws(RPCError) in try handler(metadata, request) })
+    }
+
+    func addAsync<Request, Response>(_ method: MethodDescriptor<Request, Response>,
+                                     handler: @escaping @Sendable ([(key: String, value: String)], Request) async throws(RPCError) -> Response) {
+        handlers[method.path] = ("async", erase(handler))
+    }
+
+    func addBlocking<Request, Response>(_ method: MethodDescriptor<Request, Response>,
+                                        handler: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response) {
+        handlers[method.path] = ("blocking", erase { metadata, request throws(RPCError) in try handler(metadata, request) })
+    }
+
+    func call<Request: WireMessage, Response: WireMessage>(_ method: MethodDescriptor<Request, Response>, _ request: Request,
+                                 metadata: [(key: String, value: String)] = []) async throws -> Response {
+        guard let handler = handlers[method.path] else { throw RPCError(.unimplemented, method.path) }
+        return try Response(decoding: try await handler.call(metadata, request.encode()))
+    }
+}
+
+final class RegistrationTests: XCTestCase {
+    func testEveryMethodIsRegisteredAndCallable() async throws {
+        let dir = NSTemporaryDirectory() + "pushwire-registration-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let services = try makePushwireServices(dataDirectory: dir, adminToken: "root")
+        let server = RecordingRegistrar()
+        services.register(on: server)
+        let expected: [String] = [
+            Methods.Admin.createApplication.path, Methods.Admin.updateApplication.path, Methods.Admin.listApplications.path,
+            Methods.Devices.registerDevice.path, Methods.Devices.unregisterDevice.path, Methods.Devices.setTags.path,
+            Methods.Devices.getTags.path, Methods.Devices.syncCategories.path, Methods.Categories.upsertCategory.path,
+            Methods.Categories.deleteCategory.path, Methods.Categories.listCategories.path,
+        ]
+        XCTAssertEqual(Set(server.handlers.keys), Set(expected))
+        XCTAssertEqual(server.handlers[Methods.Devices.syncCategories.path]?.kind, "loop")
+
+        var create = CreateApplicationRequest()
+        create.name = "wired"
+        let created = try await server.call(Methods.Admin.createApplication, create, metadata: [("authorization", "Bearer root")])
+        let code = try XCTUnwrap(created.application?.code)
+        let registered = try await server.call(Methods.Devices.registerDevice, registration(code, "d1"))
+        XCTAssertEqual(registered.iosCategories.map(\.name), ["YesNo"])
+        let list = try await server.call(Methods.Categories.listCategories, ListCategoriesRequest(),
+                                         metadata: [("authorization", "Bearer \(created.accessToken)")])
+        XCTAssertEqual(list.categoriesVersion, 1)
+        do {
+            _ = try await server.call(Methods.Categories.listCategories, ListCategoriesRequest())
+            XCTFail("no token")
+        } catch let error as RPCError {
+            XCTAssertEqual(error.code, .unauthenticated)
+        }
+        services.close()
+
+        // A second open of the same directory sees the application.
+        let reopened = try makePushwireServices(dataDirectory: dir, adminToken: "root")
+        XCTAssertEqual(try reopened.admin.listApplications(ListApplicationsRequest(), caller: Caller(bearerToken: "root")).applications.map(\.code), [code])
+        reopened.close()
+    }
+
+    func testStartupErrorsAreClear() throws {
+        let dir = NSTemporaryDirectory() + "pushwire-registration-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: dir + "/pushwire.sqlite3"))
+        XCTAssertThrowsError(try makePushwireServices(dataDirectory: dir, adminToken: "root")) { error in
+            XCTAssertTrue("\(error)".contains("corrupt"), "\(error)")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import XCTest
+@testable import PushwireService
+
+final class SHA256Tests: XCTestCase {
+    func testKnownVectors() {
+        XCTAssertEqual(hexString(SHA256.hash("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(hexString(SHA256.hash("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(hexString(SHA256.hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+                       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        XCTAssertEqual(hexString(SHA256.hash(Array(repeating: UInt8(ascii: "a"), count: 1_000_000))),
+                       "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    func testCredentialsShape() {
+        let code = Credentials.newApplicationCode()
+        XCTAssertEqual(code.count, 11)
+        XCTAssertEqual(Array(code)[5], "-")
+        XCTAssertTrue(code.replacingOccurrences(of: "-", with: "").allSatisfy { $0.isUppercase || $0.isNumber })
+        let token = Credentials.newAccessToken()
+        XCTAssertEqual(token.count, 64)
+        XCTAssertTrue(token.allSatisfy(\.isHexDigit))
+        XCTAssertNotEqual(token, Credentials.newAccessToken())
+    }
+
+    func testCallerFromMetadata() {
+        XCTAssertEqual(Caller(metadata: [("Authorization", "Bearer abc"), ("application", "X")]),
+                       Caller(bearerToken: "abc", applicationCode: "X"))
+        XCTAssertEqual(Caller(metadata: [("authorization", "Basic abc")]), Caller())
+        XCTAssertEqual(Caller(metadata: [("authorization", "Bearer ")]), Caller())
+    }
+}
