@@ -1,5 +1,6 @@
 import Glibc
 import PushwireClient
+import PushwireWire
 import Synchronization
 
 /// What every worker needs to know about the run, fixed before the threads start.
@@ -120,9 +121,9 @@ final class LoadWorker: @unchecked Sendable {
             conn.inFlight += 1
             let kind = plan.kinds[Int(kindIndex)]
             if kind.isPing {
-                LoadTestFrames.appendPingFrame(payload: UInt64(conn.slots[index].callID), to: &conn.out)
+                HotFrames.appendPingFrame(payload: UInt64(conn.slots[index].callID), to: &conn.out)
             } else {
-                LoadTestFrames.appendRequestFrame(callID: conn.slots[index].callID, request: kind.request, to: &conn.out)
+                HotFrames.appendRequestFrame(callID: conn.slots[index].callID, request: kind.request, to: &conn.out)
             }
         }
     }
@@ -150,7 +151,7 @@ final class LoadWorker: @unchecked Sendable {
     }
 
     private func handle(_ conn: BenchConnection, frame: UnsafeRawBufferPointer, now: UInt64, completed: inout UInt64) -> Bool {
-        guard let event = LoadTestFrames.scan(frame) else { return false }
+        guard let event = HotFrames.scan(frame) else { return false }
         switch event {
         case .response(let callID, let code):
             complete(conn, callID: callID, outcome: Int(code > 16 ? 2 : code), now: now, completed: &completed)
@@ -166,7 +167,7 @@ final class LoadWorker: @unchecked Sendable {
                 if conn.slots[i].measured { outcomes[LocalFailure.goAway.rawValue] &+= 1 }
             }
         case .ping(let payload):
-            LoadTestFrames.appendPongFrame(payload: payload, to: &conn.out)
+            HotFrames.appendPongFrame(payload: payload, to: &conn.out)
         case .settings(let maxCalls):
             if maxCalls > 0, serverMaxConcurrentCalls == 0 || maxCalls < serverMaxConcurrentCalls {
                 serverMaxConcurrentCalls = maxCalls

@@ -78,7 +78,9 @@ enum LoopbackServer {
     static func serve(_ fd: Int32) {
         defer { close(fd) }
         var out = WireProtocol.preface
-        LoadTestFrames.appendSettingsFrame(maxFrameSize: 4 << 20, maxConcurrentCalls: 65_535, serverName: "pushwire-bench loopback", to: &out)
+        // Once per connection, so the generated wrapper (protobuf-c) is fast enough here.
+        Frame.settings(Settings(maxFrameSize: 4 << 20, maxConcurrentCalls: 65_535, serverName: "pushwire-bench loopback", protocolVersion: 1))
+            .encode(appendingTo: &out, lengthPrefixed: true)
         guard out.withUnsafeBytes({ writeAll(fd, $0) }) else { return }
         out.removeAll(keepingCapacity: true)
         var input = [UInt8](repeating: 0, count: 1 << 20)
@@ -115,12 +117,12 @@ enum LoopbackServer {
                     guard length <= 4 << 20 else { return false }
                     guard end - start >= 4 + length else { break }
                     let frame = UnsafeRawBufferPointer(rebasing: raw[(start + 4)..<(start + 4 + length)])
-                    switch LoadTestFrames.scan(frame) {
+                    switch HotFrames.scan(frame) {
                     case .request(let callID, let method):
                         let isHealth = method.count == healthPath.count && zip(healthPath, frame[method]).allSatisfy { $0 == $1 }
-                        LoadTestFrames.appendResponseFrame(callID: callID, code: 0, message: isHealth ? servingReply : [], to: &out)
+                        HotFrames.appendResponseFrame(callID: callID, status: .ok, message: "", body: isHealth ? servingReply : [], to: &out)
                     case .ping(let payload):
-                        LoadTestFrames.appendPongFrame(payload: payload, to: &out)
+                        HotFrames.appendPongFrame(payload: payload, to: &out)
                     case nil:
                         return false
                     default:

@@ -14,7 +14,7 @@ func makePlan(_ options: Options) -> RunPlan {
             var metadata: [(key: String, value: String)] = []
             let token = method.hasPrefix("/pushwire.v1.Admin/") ? (options.adminToken ?? options.token) : options.token
             if let token { metadata.append(("authorization", "Bearer \(token)")) }
-            let request = LoadTestFrames.requestMessage(method: method, timeoutMS: options.timeoutMS, metadata: metadata, message: message)
+            let request = HotFrames.requestMessage(method: method, timeoutMS: options.timeoutMS, metadata: metadata, message: message)
             kinds.append(.init(name: name, isPing: false, request: request))
         }
         schedule.append(contentsOf: [UInt8](repeating: UInt8(index), count: entry.weight))

@@ -55,7 +55,7 @@ extension ClientConnection {
             if !pending.isPing {
                 s.callsInFlight -= 1
                 if s.closed == nil {
-                    OutboundFrames.appendCancel(callID: callID, to: &s.output)
+                    HotFrames.appendCancelFrame(callID: callID, to: &s.output)
                     flush = !s.flushing
                     s.flushing = true
                 }
@@ -80,7 +80,7 @@ extension ClientConnection {
                     expired.append(pending.continuation)
                     if !pending.isPing {
                         s.callsInFlight -= 1
-                        if s.closed == nil { OutboundFrames.appendCancel(callID: id, to: &s.output) }
+                        if s.closed == nil { HotFrames.appendCancelFrame(callID: id, to: &s.output) }
                     }
                 } else if earliest.map({ deadline < $0 }) ?? true {
                     earliest = deadline

@@ -53,7 +53,7 @@ extension ClientConnection {
                 case .streamItem:
                     continue // v1 methods are unary; streamed items are reserved
                 case .ping(let payload):
-                    OutboundFrames.appendPing(payload, pong: true, to: &s.output)
+                    HotFrames.appendPongFrame(payload: payload, to: &s.output)
                     if !s.flushing { s.flushing = true; flush = true }
                 case .pong(let payload):
                     let id = UInt32(truncatingIfNeeded: payload)

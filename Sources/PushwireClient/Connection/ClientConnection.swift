@@ -126,7 +126,7 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
                 let frameSize = request.count + path.utf8.count + options.metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 8 } + 24
                 start(callID: callID, deadline: deadline, isPing: false, frameSize: frameSize, continuation: continuation) { output in
                     request.withUnsafeBytes { body in
-                        OutboundFrames.appendRequest(
+                        HotFrames.appendRequestFrame(
                             callID: callID, method: path, timeoutMS: timeoutMS,
                             metadata: options.metadata, message: body, to: &output)
                     }
@@ -146,7 +146,7 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
         _ = try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 start(callID: id, deadline: started + timeout, isPing: true, frameSize: 16, continuation: continuation) { output in
-                    OutboundFrames.appendPing(UInt64(id), to: &output)
+                    HotFrames.appendPingFrame(payload: UInt64(id), to: &output)
                 }
             }
         } onCancel: {

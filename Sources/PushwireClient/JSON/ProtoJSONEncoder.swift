@@ -1,5 +1,6 @@
 import CProtobufC
 import Foundation
+import PushwireWire
 
 /// JSON → protobuf, driven by a protobuf-c descriptor: the wire format is written directly from
 /// the JSON value, so no C structs are built and nothing needs freeing.

@@ -370,7 +370,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     }
 
     private func respond(callID: UInt32, status: StatusCode, message: String, body: [UInt8] = []) {
-        ResponseEncoding.append(callID: callID, status: status, message: message, body: body, to: &output)
+        HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body, to: &output)
     }
 
     // MARK: Ending

@@ -1,109 +1,8 @@
-import PushwireWire
-
-/// The few frames a load generator writes and reads, encoded and scanned by hand.
-///
-/// Why not the generated `Frame` wrapper: a load generator must cost far less per call than the
-/// server it measures. Here a request frame is its prebuilt `Request` bytes behind a 5–11 byte
-/// envelope, and a response is scanned in place for the three numbers the harness needs (call id,
-/// status code, pong payload) without unpacking or allocating. The encoding is plain protobuf of
-/// `Protos/pushwire/v1/rpc.proto`; the tests check it against protobuf-c.
-public enum LoadTestFrames {
-    // Field numbers and wire types of rpc.proto, (field << 3) | wireType.
-    static let frameCallIDTag: UInt8 = 0x08  // Frame.call_id = 1, varint
-    static let frameRequestTag: UInt8 = 0x12  // Frame.request = 2, length-delimited
-    static let framePingTag: UInt8 = 0x2A  // Frame.ping = 5, length-delimited
-
-    /// The protobuf encoding of a `Request` message (not a frame): what `appendRequestFrame`
-    /// sends for every call of a scenario.
-    /// - Parameters:
-    ///   - method: the method path, `/pushwire.v1.<Service>/<Method>`.
-    ///   - timeoutMS: the deadline sent to the server; 0 for the server's default.
-    ///   - metadata: request metadata, e.g. `("authorization", "Bearer …")`.
-    ///   - message: the method's request message, protobuf-encoded.
-    public static func requestMessage(
-        method: String, timeoutMS: UInt32 = 0, metadata: [(key: String, value: String)] = [], message: [UInt8]
-    ) -> [UInt8] {
-        // Built once per scenario, so the generated wrapper's encoder is the one source of truth.
-        Request(
-            method: method, timeoutMS: timeoutMS, metadata: metadata.map { Metadata(key: $0.key, value: $0.value) },
-            message: message
-        ).encode()
-    }
-
-    /// Appends a length-prefixed `Frame { call_id, request }` carrying prebuilt `Request` bytes.
-    @inline(__always)
-    public static func appendRequestFrame(callID: UInt32, request: [UInt8], to out: inout [UInt8]) {
-        let body = 1 + varintSize(UInt64(callID)) + 1 + varintSize(UInt64(request.count)) + request.count
-        appendBigEndian32(UInt32(body), to: &out)
-        out.append(frameCallIDTag)
-        appendVarint(UInt64(callID), to: &out)
-        out.append(frameRequestTag)
-        appendVarint(UInt64(request.count), to: &out)
-        out.append(contentsOf: request)
-    }
-
-    /// Appends a length-prefixed `Frame { ping { payload } }` (call id 0).
-    @inline(__always)
-    public static func appendPingFrame(payload: UInt64, to out: inout [UInt8]) {
-        let ping = 1 + varintSize(payload)
-        appendBigEndian32(UInt32(2 + ping), to: &out)
-        out.append(framePingTag)
-        out.append(UInt8(ping))
-        out.append(0x08)
-        appendVarint(payload, to: &out)
-    }
-
-    /// Appends a length-prefixed `Frame { call_id, response { status { code }, message } }`.
-    public static func appendResponseFrame(callID: UInt32, code: UInt32, message: [UInt8], to out: inout [UInt8]) {
-        let status = code == 0 ? 0 : 1 + varintSize(UInt64(code))
-        var response = 2 + status
-        if !message.isEmpty { response += 1 + varintSize(UInt64(message.count)) + message.count }
-        let body = (callID == 0 ? 0 : 1 + varintSize(UInt64(callID))) + 1 + varintSize(UInt64(response)) + response
-        appendBigEndian32(UInt32(body), to: &out)
-        if callID != 0 {
-            out.append(frameCallIDTag)
-            appendVarint(UInt64(callID), to: &out)
-        }
-        out.append(0x1A)  // Frame.response = 3
-        appendVarint(UInt64(response), to: &out)
-        out.append(0x0A)  // Response.status = 1
-        out.append(UInt8(status))
-        if code != 0 {
-            out.append(0x08)  // Status.code = 1
-            appendVarint(UInt64(code), to: &out)
-        }
-        if !message.isEmpty {
-            out.append(0x12)  // Response.message = 2
-            appendVarint(UInt64(message.count), to: &out)
-            out.append(contentsOf: message)
-        }
-    }
-
-    /// Appends a length-prefixed `Frame { pong { payload } }`.
-    public static func appendPongFrame(payload: UInt64, to out: inout [UInt8]) {
-        let pong = 1 + varintSize(payload)
-        appendBigEndian32(UInt32(2 + pong), to: &out)
-        out.append(0x32)  // Frame.pong = 6
-        out.append(UInt8(pong))
-        out.append(0x08)
-        appendVarint(payload, to: &out)
-    }
-
-    /// Appends a length-prefixed `Frame { settings { max_frame_size, max_concurrent_calls, … } }`.
-    public static func appendSettingsFrame(maxFrameSize: UInt32, maxConcurrentCalls: UInt32, serverName: String, to out: inout [UInt8]) {
-        var settings: [UInt8] = [0x08]
-        appendVarint(UInt64(maxFrameSize), to: &settings)
-        settings.append(0x10)
-        appendVarint(UInt64(maxConcurrentCalls), to: &settings)
-        appendLengthDelimited(field: 3, Array(serverName.utf8), to: &settings)
-        settings.append(0x28)  // protocol_version = 5
-        settings.append(1)
-        var frame: [UInt8] = []
-        appendLengthDelimited(field: 8, settings, to: &frame)
-        appendBigEndian32(UInt32(frame.count), to: &out)
-        out.append(contentsOf: frame)
-    }
-
+/// Scanning of frames in place, for the load generator and its loopback server: a response is
+/// read for the three numbers the harness needs (call id, status code, pong payload) without
+/// unpacking into the generated wrappers or allocating. `HotFramesTests` checks it on frames packed
+/// by protobuf-c.
+extension HotFrames {
     /// What the harness needs to know about one frame from the server.
     public enum Event: Equatable, Sendable {
         /// The end of call `callID`, with its status code (0 for OK).
@@ -219,37 +118,6 @@ public enum LoadTestFrames {
             } else if !status.skip(wireType: w) { return nil }
         }
         return code
-    }
-
-    // MARK: - Encoding helpers
-
-    @inline(__always)
-    static func varintSize(_ value: UInt64) -> Int {
-        (64 - (value | 1).leadingZeroBitCount + 6) / 7
-    }
-
-    @inline(__always)
-    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
-
-    @inline(__always)
-    static func appendBigEndian32(_ value: UInt32, to out: inout [UInt8]) {
-        out.append(UInt8(truncatingIfNeeded: value >> 24))
-        out.append(UInt8(truncatingIfNeeded: value >> 16))
-        out.append(UInt8(truncatingIfNeeded: value >> 8))
-        out.append(UInt8(truncatingIfNeeded: value))
-    }
-
-    static func appendLengthDelimited(field: UInt8, _ bytes: [UInt8], to out: inout [UInt8]) {
-        out.append(field << 3 | 2)
-        appendVarint(UInt64(bytes.count), to: &out)
-        out.append(contentsOf: bytes)
     }
 
     /// A bounds-checked cursor over protobuf bytes.
