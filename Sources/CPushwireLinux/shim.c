@@ -2,6 +2,7 @@
 #include "CPushwireLinux.h"
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 
 const uint32_t CPW_EPOLLIN = EPOLLIN;
 const uint32_t CPW_EPOLLOUT = EPOLLOUT;
@@ -38,4 +39,9 @@ int cpw_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 int cpw_accept4(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int cpw_ppoll(struct pollfd *fds, unsigned long count, uint64_t timeout_ns) {
+    struct timespec timeout = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    return ppoll(fds, (nfds_t)count, &timeout, NULL);
 }

@@ -1,5 +1,6 @@
 import Glibc
 import PushwireClient
+import PushwireRuntime
 import PushwireWire
 
 /// One pipelined, multiplexed connection of the harness: its socket, its output and input
@@ -56,7 +57,7 @@ final class BenchConnection {
 
     deinit {
         input.deallocate()
-        close(fd)
+        Syscall.close(fd)
     }
 
     /// Takes a call id whose slot is free. Ids increase (GoAway's `last_call_id` relies on it);
@@ -89,17 +90,14 @@ final class BenchConnection {
     /// Writes what the output buffer holds. Returns false when the connection failed.
     func flush() -> Bool {
         while outOffset < out.count {
-            let n = out.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return write(fd, base + outOffset, raw.count - outOffset)
+            let result = try? out.withUnsafeBytes { raw in
+                try Syscall.write(fd, from: UnsafeRawBufferPointer(rebasing: raw[outOffset...]))
             }
-            if n > 0 {
-                outOffset += n
-                continue
+            switch result {
+            case .processed(let n) where n > 0: outOffset += n
+            case .wouldBlock: return true
+            default: return false
             }
-            if n < 0, errno == EINTR { continue }
-            if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { return true }
-            return false
         }
         out.removeAll(keepingCapacity: true)
         outOffset = 0
@@ -117,11 +115,11 @@ final class BenchConnection {
     /// Reads once and hands every complete frame to `onFrame`.
     func readFrames(_ onFrame: (UnsafeRawBufferPointer) -> Bool) -> ReadResult {
         if inputCapacity - inputEnd < 64 << 10 { compact(needing: 64 << 10) }
-        let n = read(fd, input + inputEnd, inputCapacity - inputEnd)
-        if n == 0 { return .closed }
-        if n < 0 {
-            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { return .ok }
-            return .closed
+        let n: Int
+        switch try? Syscall.read(fd, into: UnsafeMutableRawBufferPointer(start: input + inputEnd, count: inputCapacity - inputEnd)) {
+        case .processed(let count) where count > 0: n = count
+        case .wouldBlock: return .ok
+        default: return .closed  // end of stream, or an error
         }
         inputEnd += n
         if !prefaceSeen {

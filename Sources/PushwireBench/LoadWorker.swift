@@ -1,5 +1,6 @@
 import Glibc
 import PushwireClient
+import PushwireRuntime
 import PushwireWire
 import Synchronization
 
@@ -208,9 +209,11 @@ final class LoadWorker: @unchecked Sendable {
             if let end = plan.end { wait = min(wait, end > now ? end - now : 0) }
             // Wake at the start of measurement, so the CPU clock is read there.
             if now < plan.measureStart { wait = min(wait, plan.measureStart - now) }
-            let ready = pollFor(&fds, nanoseconds: wait)
-            if ready < 0, errno != EINTR {
-                failure = String(cString: strerror(errno))
+            let ready: Int32
+            do {
+                ready = try Syscall.poll(&fds, nanoseconds: wait)
+            } catch {
+                failure = String(cString: strerror(error.errno))
                 break
             }
             guard ready > 0 else { continue }

@@ -1,5 +1,6 @@
 import Glibc
 import PushwireClient
+import PushwireRuntime
 import PushwireWire
 
 /// A minimal Pushwire server for measuring the harness itself: it answers the preface with its
@@ -11,56 +12,33 @@ enum LoopbackServer {
     static let servingReply = HealthCheckResponse(status: .serving).encode()
 
     /// Listens on `address`, prints `listening on host:port` to stdout and serves until killed.
-    static func run(listen address: String) throws(SystemError) {
+    static func run(listen address: String) throws {
         let listener = try bindListener(address)
         acceptForever(listener)
     }
 
     /// Binds and listens on `address`; prints the bound address.
-    static func bindListener(_ address: String) throws(SystemError) -> Int32 {
-        guard let (host, port) = splitHostPort(address) else { throw SystemError(call: "parse \(address)", errno: EINVAL) }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, port, &hints, &list) == 0, let info = list else {
-            throw SystemError(call: "getaddrinfo \(host)", errno: EINVAL)
-        }
-        defer { freeaddrinfo(list) }
-        let listener = socket(info.pointee.ai_family, info.pointee.ai_socktype, 0)
-        guard listener >= 0 else { throw SystemError(call: "socket", errno: errno) }
-        var one: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(listener, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else { throw SystemError(call: "bind", errno: errno) }
-        guard Glibc.listen(listener, 1024) == 0 else { throw SystemError(call: "listen", errno: errno) }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let boundPort = withUnsafeMutablePointer(to: &storage) { pointer -> UInt16 in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listener, $0, &length) }
-            if pointer.pointee.ss_family == sa_family_t(AF_INET6) {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
-            }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
-        }
-        let shown = host.contains(":") ? "[\(host)]:\(boundPort)" : "\(host):\(boundPort)"
+    static func bindListener(_ address: String) throws -> Int32 {
+        let (listener, boundPort) = try Syscall.listenBlocking(on: address)
+        var shown = try HostPort(parsing: address, allowsPortZero: true)
+        shown.port = boundPort
         // Unbuffered, so a script reading our stdout through a pipe sees it at once.
-        var line = Array("listening on \(shown)\n".utf8)
-        _ = line.withUnsafeMutableBytes { writeAll(1, UnsafeRawBufferPointer($0)) }
+        let line = Array("listening on \(shown)\n".utf8)
+        _ = try? line.withUnsafeBytes { bytes in try Syscall.writeAll(1, bytes) }
         return listener
     }
 
     /// Accepts connections and serves each on its own thread; returns only if accept fails hard.
     static func acceptForever(_ listener: Int32) {
-        var one: Int32 = 1
         while true {
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if errno == EINTR || errno == ECONNABORTED || errno == EMFILE { continue }
+            let fd: Int32
+            do {
+                fd = try Syscall.blockingAccept(listener)
+            } catch {
+                if error.errno == ECONNABORTED || error.errno == EMFILE { continue }
                 return
             }
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            if !spawn(fd) { close(fd) }
+            if !spawn(fd) { Syscall.close(fd) }
         }
     }
 
@@ -76,12 +54,12 @@ enum LoopbackServer {
 
     /// Serves one connection until the peer closes it or breaks the protocol.
     static func serve(_ fd: Int32) {
-        defer { close(fd) }
+        defer { Syscall.close(fd) }
         var out = WireProtocol.preface
         // Once per connection, so the generated wrapper (protobuf-c) is fast enough here.
         Frame.settings(Settings(maxFrameSize: 4 << 20, maxConcurrentCalls: 65_535, serverName: "pushwire-bench loopback", protocolVersion: 1))
             .encode(appendingTo: &out, lengthPrefixed: true)
-        guard out.withUnsafeBytes({ writeAll(fd, $0) }) else { return }
+        guard (try? out.withUnsafeBytes({ bytes in try Syscall.sendAll(fd, bytes) })) != nil else { return }
         out.removeAll(keepingCapacity: true)
         var input = [UInt8](repeating: 0, count: 1 << 20)
         var start = 0
@@ -97,11 +75,9 @@ enum LoopbackServer {
                     input.append(contentsOf: [UInt8](repeating: 0, count: input.count))
                 }
             }
-            let n = input.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return -1 }
-                return read(fd, base + end, raw.count - end)
-            }
-            if n < 0, errno == EINTR { continue }
+            let n = (try? input.withUnsafeMutableBytes { raw in
+                try Syscall.blockingRead(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]))
+            }) ?? 0
             if n <= 0 { return }
             end += n
             if !prefaceSeen {
@@ -137,7 +113,7 @@ enum LoopbackServer {
                 end = 0
             }
             if !out.isEmpty {
-                guard out.withUnsafeBytes({ writeAll(fd, $0) }) else { return }
+                guard (try? out.withUnsafeBytes({ bytes in try Syscall.sendAll(fd, bytes) })) != nil else { return }
                 out.removeAll(keepingCapacity: true)
             }
             if !ok { return }

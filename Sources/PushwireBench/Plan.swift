@@ -1,5 +1,6 @@
 import Glibc
 import PushwireClient
+import PushwireRuntime
 import PushwireWire
 
 /// The request bytes and the mix schedule of a run, built once before the clock starts.

@@ -3,6 +3,7 @@
 // in PushwireClient/LoadTest so they are unit-tested.
 import Glibc
 import PushwireClient
+import PushwireRuntime
 
 let options: Options
 do {
@@ -33,12 +34,12 @@ var connections: [BenchConnection] = []
 for index in 0..<options.connections {
     let fd: Int32
     do {
-        fd = try connectTCP(options.target)
+        fd = try Syscall.connect(to: options.target, timeout: nil)
     } catch {
         printError("pushwire-bench: \(error)")
         exit(1)
     }
-    setNonBlocking(fd)
+    Syscall.setNonBlocking(fd)
     var quota = Int.max
     if let requests = options.requests {
         quota = requests / options.connections + (index < requests % options.connections ? 1 : 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PushwireRuntime
 import PushwireWire
 @testable import PushwireClient
 
@@ -32,7 +33,7 @@ final class FakeServer: @unchecked Sendable {
                 batch!.append(contentsOf: bytes)
                 return
             }
-            bytes.withUnsafeBytes { _ = try? Socket.writeAll(fd, $0) }
+            bytes.withUnsafeBytes { _ = try? Syscall.sendAll(fd, $0) }
         }
 
         func beginBatch() {
@@ -42,7 +43,7 @@ final class FakeServer: @unchecked Sendable {
         func endBatch() {
             lock.lock(); defer { lock.unlock() }
             if let pending = batch, !pending.isEmpty {
-                pending.withUnsafeBytes { _ = try? Socket.writeAll(fd, $0) }
+                pending.withUnsafeBytes { _ = try? Syscall.sendAll(fd, $0) }
             }
             batch = nil
         }
@@ -89,7 +90,7 @@ final class FakeServer: @unchecked Sendable {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = 0
         let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(listener, 64) == 0 else { throw SystemCallError(call: "bind", errno: errno) }
+        guard bound == 0, listen(listener, 64) == 0 else { throw SystemError("bind", errno: errno) }
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
         port = UInt16(bigEndian: addr.sin_port)
@@ -149,7 +150,7 @@ final class FakeServer: @unchecked Sendable {
                     }
                 }
                 peer.endBatch()
-                let n = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { try Socket.read(peer.fd, into: $0) }
+                let n = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { try Syscall.blockingRead(peer.fd, into: $0) }
                 if n == 0 { return }
             } catch {
                 return

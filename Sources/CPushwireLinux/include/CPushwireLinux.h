@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <sys/socket.h>
+#include <poll.h>
 
 /// One epoll event, unpacked: glibc's `struct epoll_event` is packed on x86_64, which Swift
 /// imports awkwardly, so the shim copies into this plain struct.
@@ -32,5 +33,8 @@ int cpw_epoll_event_size(void);
 
 int cpw_eventfd(void);
 int cpw_accept4(int fd, struct sockaddr *address, socklen_t *length);
+/// ppoll(2) with a nanosecond timeout and no signal mask (Glibc's Swift module hides ppoll: it
+/// needs _GNU_SOURCE); a load generator needs the nanoseconds to hold a fixed arrival rate.
+int cpw_ppoll(struct pollfd *fds, unsigned long count, uint64_t timeout_ns);
 
 #endif

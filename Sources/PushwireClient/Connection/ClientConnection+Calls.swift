@@ -1,3 +1,4 @@
+import PushwireRuntime
 import PushwireWire
 
 extension ClientConnection {
@@ -123,11 +124,11 @@ extension ClientConnection {
             }
             guard proceed else { return }
             do {
-                try chunk.withUnsafeBytes { bytes in try Socket.writeAll(fd, bytes) }
+                try chunk.withUnsafeBytes { bytes in try Syscall.sendAll(fd, bytes) }
             } catch {
                 state.withLock { s in
                     if s.closed == nil { s.closed = RPCError(.unavailable, "connection lost: \(error)", cause: error) }
-                    if !s.fdClosed { Socket.shutdown(fd) }
+                    if !s.fdClosed { Syscall.shutdown(fd) }
                 }
             }
             chunk.removeAll(keepingCapacity: true)
@@ -139,7 +140,7 @@ extension ClientConnection {
     func closeDescriptorIfDone(_ s: inout ConnectionState) {
         if s.readerExited && !s.flushing && !s.fdClosed {
             s.fdClosed = true
-            Socket.close(fd)
+            Syscall.close(fd)
         }
     }
 }

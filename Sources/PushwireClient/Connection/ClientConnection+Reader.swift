@@ -1,3 +1,4 @@
+import PushwireRuntime
 import PushwireWire
 
 extension ClientConnection {
@@ -27,7 +28,7 @@ extension ClientConnection {
             }
             let count: Int
             do {
-                count = try decoder.withWritableTail(minimumCapacity: readChunk) { buffer in try Socket.read(fd, into: buffer) }
+                count = try decoder.withWritableTail(minimumCapacity: readChunk) { buffer in try Syscall.blockingRead(fd, into: buffer) }
             } catch {
                 failure = RPCError(.unavailable, "connection lost: \(error)", cause: error)
                 break

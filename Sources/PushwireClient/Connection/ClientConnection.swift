@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PushwireRuntime
 import PushwireWire
 
 /// One TCP connection to a Pushwire server, multiplexing any number of concurrent calls.
@@ -50,12 +51,12 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
                 let connection: ClientConnection
                 do {
                     let deadline = ContinuousClock.now + timeout
-                    let fd = try Socket.connect(to: address, timeout: timeout)
+                    let fd = try Handshake.openSocket(to: address, timeout: timeout)
                     do {
                         let settings = try Handshake.run(fd: fd, decoder: &decoder, deadline: deadline)
                         connection = ClientConnection(address: address, fd: fd, settings: settings)
                     } catch {
-                        Socket.close(fd)
+                        Syscall.close(fd)
                         throw error
                     }
                 } catch {
@@ -75,7 +76,7 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
         state.withLock { s in
             if s.closed == nil { s.closed = RPCError(.unavailable, "the connection was closed") }
             // Wakes the reader thread, which fails pending calls and closes the descriptor.
-            if !s.fdClosed { Socket.shutdown(fd) }
+            if !s.fdClosed { Syscall.shutdown(fd) }
         }
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushwireRuntime
 import PushwireWire
 
 /// The start of a connection: our preface out, the server's preface and Settings in.
@@ -11,10 +12,23 @@ enum Handshake {
         var timedOut = false
     }
 
+    /// How long one blocked write may wait for the server to read.
+    static let sendTimeout: Duration = .seconds(30)
+
+    /// Connects to `address` within `timeout` (a blocking socket with TCP_NODELAY), with writes
+    /// bounded by `sendTimeout`.
+    static func openSocket(to address: String, timeout: Duration) throws -> Int32 {
+        let fd = try Syscall.connect(to: address, timeout: timeout)
+        // Writes happen on the calling task's thread: bound how long a server that stops reading
+        // can hold it; a write that times out counts as a lost connection.
+        Syscall.setTimeout(fd, option: SO_SNDTIMEO, sendTimeout)
+        return fd
+    }
+
     /// Runs the handshake on a blocking socket; bytes read past the Settings frame stay in `decoder`.
     static func run(fd: Int32, decoder: inout FrameDecoder, deadline: ContinuousClock.Instant) throws -> ServerSettings {
-        try WireProtocol.preface.withUnsafeBytes { bytes in try Socket.writeAll(fd, bytes) }
-        defer { Socket.setTimeout(fd, option: SO_RCVTIMEO, nil) }
+        try WireProtocol.preface.withUnsafeBytes { bytes in try Syscall.sendAll(fd, bytes) }
+        defer { Syscall.setTimeout(fd, option: SO_RCVTIMEO, nil) }
         while true {
             if let frame = try decoder.nextFrame() {
                 switch InboundFrame(frame) {
@@ -29,11 +43,11 @@ enum Handshake {
             }
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { throw Failure(description: "handshake timed out", timedOut: true) }
-            Socket.setTimeout(fd, option: SO_RCVTIMEO, remaining)
+            Syscall.setTimeout(fd, option: SO_RCVTIMEO, remaining)
             let count: Int
             do {
-                count = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { buffer in try Socket.read(fd, into: buffer) }
-            } catch let error as SystemCallError where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+                count = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { buffer in try Syscall.blockingRead(fd, into: buffer) }
+            } catch let error as SystemError where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
                 throw Failure(description: "handshake timed out", timedOut: true)
             }
             if count == 0 { throw Failure(description: "the server closed the connection during the handshake") }
@@ -49,7 +63,7 @@ enum Handshake {
             return RPCError(.invalidArgument, error.message, cause: error)
         case let error as Failure where error.timedOut:
             return RPCError(.deadlineExceeded, "cannot connect to \(address): \(error)", cause: error)
-        case let error as SystemCallError where error.errno == ETIMEDOUT:
+        case let error as SystemError where error.errno == ETIMEDOUT:
             return RPCError(.deadlineExceeded, "cannot connect to \(address): connect timed out", cause: error)
         default:
             return RPCError(.unavailable, "cannot connect to \(address): \(error)", cause: error)

@@ -3,10 +3,11 @@ import Glibc
 #endif
 import CPushwireLinux
 
-/// Every system call the runtime makes goes through the helpers here: EINTR is retried in one
-/// place, EAGAIN becomes `IOResult.wouldBlock`, and every other failure is a `SystemError` naming
-/// the call.
-enum Syscall {
+/// Every system call the runtime, the client and the load generator make goes through the helpers
+/// here and in `Syscall+Blocking.swift` / `Syscall+Connect.swift`: EINTR is retried in one place,
+/// EAGAIN on a non-blocking descriptor becomes `IOResult.wouldBlock`, and every other failure is a
+/// `SystemError` naming the call.
+public enum Syscall {
     /// Runs `body` until it does not fail with EINTR; -1 becomes a `SystemError` for `name`.
     @inline(__always)
     static func retrying<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
@@ -79,22 +80,34 @@ enum Syscall {
         return SocketAddress(storage: storage)
     }
 
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+    /// Reads at most `buffer.count` bytes from a non-blocking descriptor; `.processed(0)` is end of stream.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
         try nonBlocking("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
-    static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+    /// Writes at most `buffer.count` bytes to a non-blocking socket.
+    public static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {
         // send with MSG_NOSIGNAL: a peer that closed must give EPIPE, not kill the process.
         try nonBlocking("send") { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Closes `fd`. EINTR is not retried: on Linux the descriptor is released even then.
-    static func close(_ fd: Int32) {
+    public static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }
 
     static func shutdownWrite(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Waits for `fds` for at most `nanoseconds` (ppoll). EINTR returns 0, as a wake-up with
+    /// nothing ready: the caller recomputes its timeout anyway.
+    public static func poll(_ fds: inout [pollfd], nanoseconds: UInt64) throws(SystemError) -> Int32 {
+        let result = fds.withUnsafeMutableBufferPointer { cpw_ppoll($0.baseAddress, UInt($0.count), nanoseconds) }
+        if result >= 0 { return result }
+        let error = Glibc.errno
+        if error == EINTR { return 0 }
+        throw SystemError("ppoll", errno: error)
     }
 
     static func epollCreate() throws(SystemError) -> Int32 {
@@ -128,12 +141,4 @@ enum Syscall {
         var value: UInt64 = 0
         _ = try? nonBlocking("read(eventfd)") { Glibc.read(fd, &value, 8) }
     }
-}
-
-/// The monotonic clock, in nanoseconds; deadlines and timeouts are measured on it.
-@inline(__always)
-func monotonicNanos() -> UInt64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
 }
