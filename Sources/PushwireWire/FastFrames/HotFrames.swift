@@ -13,6 +13,9 @@ public enum HotFrames {
     /// Appends `Frame { call_id, response { status { code, message }, message: body } }`.
     ///
     /// The status is always present, even for OK: a response without one is a streamed item.
+    /// `@inlinable` so the server's connection gets it inlined and specialized as when it lived in
+    /// the runtime: it runs once per call.
+    @inlinable
     public static func appendResponseFrame(
         callID: UInt32, status: StatusCode, message: String, body: [UInt8], to output: inout [UInt8]
     ) {
