@@ -9,6 +9,9 @@
 //   PushwireClient    the typed Swift client
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
 //   PushwireStore     the durable store: a Swift protocol and its SQLite engine; the only SQL
+//   PushwireDelivery  the gateway protocol and the simple gateways (file sink, null)
+//   CCurl, COpenSSL   libcurl (HTTP/2) and libcrypto (ES256), Debian system libraries
+//   PushwireAPNs      the APNs gateway: HTTP/2 on libcurl, JWT on libcrypto
 //   PushwireService   the push domain: applications, devices, categories, messages, handlers
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
 //   pushwired, pushwire, pushwire-bench, pushwire-codec-bench: thin executables
@@ -37,14 +40,26 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
         .target(name: "PushwireRuntime", dependencies: ["PushwireWire"], swiftSettings: swiftSettings),
         .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
         .target(name: "PushwireStore", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(name: "PushwireDelivery", swiftSettings: swiftSettings),
+        .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL"], swiftSettings: swiftSettings),
         .target(
             name: "PushwireService",
-            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire"],
+            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
@@ -64,6 +79,8 @@ let package = Package(
         .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire"]),
         .testTarget(name: "PushwireStoreTests", dependencies: ["PushwireStore"]),
         .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
+        .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
+        .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
         .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire"]),
     ],
     swiftLanguageModes: [.v6]

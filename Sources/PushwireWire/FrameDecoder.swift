@@ -21,8 +21,11 @@ public struct FrameDecoder: Sendable {
 
     /// The first allocation: enough for a typical read and many small frames.
     static let initialCapacity = 16 * 1024
-    /// The most an idle decoder keeps allocated after a large frame was decoded.
+    /// The most a drained decoder keeps allocated: an idle connection costs at most this.
     static let retainedCapacity = 64 * 1024
+    /// Above this size, a buffer holding only a small partial frame is shrunk without waiting to
+    /// be drained: what is left after a large frame.
+    static let shrinkThreshold = 4 * retainedCapacity
 
     /// Bytes `[readIndex, writeIndex)` are received and not yet decoded; the rest is free space.
     /// `storage.count` is the capacity; it is allocated lazily so an idle connection costs nothing.
@@ -101,12 +104,32 @@ public struct FrameDecoder: Sendable {
         bytes.withUnsafeBytes { append($0) }
     }
 
+    /// Decodes the next frame when all of it has arrived, straight from the buffer.
+    /// - Returns: the frame, or nil when more bytes are needed.
+    /// - Throws: `FramingError`: `.badPreface` and `.frameTooLarge` end the stream (every later
+    ///   call throws them again); after `.undecodableFrame` and `.emptyFrame` the frame's bytes are
+    ///   consumed, though a peer that sent them has broken the protocol.
+    public mutating func nextFrame() throws(FramingError) -> Frame? {
+        let decoded = try withNextPayload { payload -> Result<Frame, WireDecodingError> in
+            Result { () throws(WireDecodingError) in try Frame(decoding: payload) }
+        }
+        switch decoded {
+        case nil:
+            return nil
+        case .success(let frame)?:
+            guard frame.kind != nil else { throw .emptyFrame }
+            return frame
+        case .failure(let error)?:
+            throw .undecodableFrame(error)
+        }
+    }
+
     /// Hands the next payload to `body` straight from the buffer once all of it has arrived, then
     /// consumes it.
     /// - Returns: what `body` returned, or nil when more bytes are needed.
     /// - Throws: `.badPreface` and `.frameTooLarge`, which end the stream (every later call throws
     ///   them again).
-    mutating func withNextPayload<Result>(_ body: (UnsafeRawBufferPointer) -> Result) throws(FramingError) -> Result? {
+    mutating func withNextPayload<Value>(_ body: (UnsafeRawBufferPointer) -> Value) throws(FramingError) -> Value? {
         guard let payload = try nextPayloadRange() else { return nil }
         let result = storage.withUnsafeBytes { all in body(UnsafeRawBufferPointer(rebasing: all[payload])) }
         consume(upTo: payload.upperBound)
@@ -166,10 +189,13 @@ public struct FrameDecoder: Sendable {
         if readIndex == writeIndex {
             readIndex = 0
             writeIndex = 0
+            // Drained: the moment to give back a large buffer, since nothing has to be moved.
             if storage.count > Self.retainedCapacity {
                 storage = []
             }
-        } else if storage.count > Self.retainedCapacity && bufferedByteCount <= Self.retainedCapacity / 2 {
+        } else if storage.count > Self.shrinkThreshold && bufferedByteCount <= Self.retainedCapacity / 2 {
+            // Only well above the size steady reads grow to (a read's minimum capacity plus a partial
+            // frame), so that a busy connection does not shrink and regrow on every read.
             reallocate(capacity: max(Self.initialCapacity, bufferedByteCount * 2))
         } else if readIndex > storage.count / 2 {
             compact()

@@ -27,9 +27,11 @@ enum WireValidator {
         var i = start
         while i < end {
             // protobuf-c reads a key of at most 5 bytes.
-            guard let key = readVarint(p, &i, end, maxBytes: 5), key <= UInt64(UInt32.max) else {
+            guard let key = readVarint(p, &i, end, maxBytes: 5) else {
                 throw malformed(descriptor, nil, "malformed field key at byte \(i)")
             }
+            // protobuf-c would silently truncate a key above 32 bits; reject it instead.
+            guard key <= UInt64(UInt32.max) else { throw malformed(descriptor, nil, "field key above 2^32") }
             let number = UInt32(truncatingIfNeeded: key >> 3)
             guard number != 0 else { throw malformed(descriptor, nil, "field number 0") }
             let field = protobuf_c_message_descriptor_get_field(descriptor, number)

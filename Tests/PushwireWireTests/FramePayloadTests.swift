@@ -208,6 +208,27 @@ final class FramePayloadTests: XCTestCase {
         XCTAssertLessThanOrEqual(decoder.allocatedByteCount, FrameDecoder.initialCapacity)
     }
 
+    /// Steady 64 KiB reads that end mid-frame must not shrink and regrow the buffer on every read.
+    func testSteadyLargeReadsDoNotReallocate() throws {
+        let frame = Self.framed([UInt8](repeating: 5, count: 1000))
+        let stream = [[UInt8]](repeating: frame, count: 7000).flatMap { $0 }
+        var decoder = FrameDecoder(expectsPreface: false)
+        var offset = 0
+        var decoded = 0
+        while offset < stream.count {
+            let start = offset
+            offset += decoder.withWritableTail(minimumCapacity: 65536) { tail in
+                let n = min(65536, stream.count - start)
+                stream.withUnsafeBytes { tail.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[start..<(start + n)])) }
+                return n
+            }
+            while try decoder.nextPayload() != nil { decoded += 1 }
+        }
+        XCTAssertEqual(decoded, 7000)
+        XCTAssertLessThanOrEqual(decoder.statistics.allocations, 3, "\(decoder.statistics)")
+        XCTAssertLessThanOrEqual(decoder.statistics.bytesMoved, stream.count / 10, "\(decoder.statistics)")
+    }
+
     func testBufferShrinksBackAfterALargeFrame() throws {
         var decoder = FrameDecoder(expectsPreface: false)
         decoder.append(Self.framed([UInt8](repeating: 9, count: 3_000_000)) + Self.framed([1]) + [0, 0])
@@ -229,18 +250,5 @@ final class FramePayloadTests: XCTestCase {
         let decoder = FrameDecoder(expectsPreface: true)
         XCTAssertEqual(decoder.allocatedByteCount, 0)
         XCTAssertEqual(decoder.bufferedByteCount, 0)
-    }
-}
-
-/// A small deterministic generator, so failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -11,7 +11,9 @@ enum MaximalEncoding {
 
     /// The encoding of a value of `descriptor` with every field set; for each oneof, the member at
     /// `oneofChoice` (modulo its size) is set.
-    static func bytes(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, oneofChoice: Int = 0, depth: Int = 1) -> [UInt8] {
+    static func bytes(
+        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, oneofChoice: Int = 0, depth: Int = 1, maxDepth: Int = 6
+    ) -> [UInt8] {
         let d = descriptor.pointee
         let fields = (0..<Int(d.n_fields)).map { d.fields + $0 }.sorted { $0.pointee.id < $1.pointee.id }
         // Members of one oneof share its `_case` member (quantifier_offset).
@@ -45,7 +47,7 @@ enum MaximalEncoding {
                 case PROTOBUF_C_TYPE_BYTES: payload = [0, 1, 0x7f, 0x80, 0xff, UInt8(truncatingIfNeeded: field.id)]
                 default:
                     let sub = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
-                    payload = depth < 6 ? bytes(sub, oneofChoice: oneofChoice, depth: depth + 1) : []
+                    payload = depth < maxDepth ? bytes(sub, oneofChoice: oneofChoice, depth: depth + 1, maxDepth: maxDepth) : []
                 }
                 out += key(field.id, 2) + varint(UInt64(payload.count)) + payload
             }
