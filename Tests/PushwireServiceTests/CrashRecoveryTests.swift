@@ -1,0 +1,146 @@
+import Foundation
+import PushwireWire
+import XCTest
+
+/// Issue 5, item 6: acknowledged registrations and category changes survive `kill -9` of a
+/// pushwired loaded with concurrent writes.
+final class CrashRecoveryTests: XCTestCase {
+    /// pushwired: `$PUSHWIRED`, or the one built next to this test bundle.
+    static func pushwiredPath() -> String? {
+        if let path = ProcessInfo.processInfo.environment["PUSHWIRED"] { return path }
+        let buildDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [buildDirectory, buildDirectory.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("pushwired").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    /// Starts pushwired on a free port; returns the process and the port.
+    /// - Parameter skipIfSilent: skip (rather than fail) when this pushwired does not start a server,
+    ///   as the placeholder pushwired of an early checkout does.
+    func startServer(_ path: String, dataDirectory: String, skipIfSilent: Bool = false) throws -> (Process, UInt16) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", "crash-admin", "--log-level", "error"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // Read "listening on 127.0.0.1:PORT".
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !text.contains("\n") || !text.contains("listening on") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
+              let port = line.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespaces)) }) else {
+            process.terminate()
+            if skipIfSilent { throw XCTSkip("\(path) did not start a server: \(text)") }
+            throw RawClient.Failure(description: "pushwired did not report its address: \(text)")
+        }
+        return (process, port)
+    }
+
+    func testAcknowledgedWritesSurviveKill9() throws {
+        guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
+        let dataDirectory = NSTemporaryDirectory() + "pushwire-crash-\(getpid())-\(UUID().uuidString.prefix(8))"
+        var (server, port) = try startServer(path, dataDirectory: dataDirectory, skipIfSilent: true)
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        let client = try RawClient(port: port)
+
+        var create = CreateApplicationRequest()
+        create.name = "crash"
+        let created: CreateApplicationResponse
+        do {
+            created = try client.call(Methods.Admin.createApplication, create, token: "crash-admin")
+        } catch let error as RPCError where error.code == .unimplemented {
+            throw XCTSkip("this pushwired does not serve the registration services yet")
+        }
+        let code = try XCTUnwrap(created.application?.code)
+        let token = created.accessToken
+
+        // Load: 64 calls in flight on one connection, every 8th a category upsert; kill -9 once
+        // 400 calls were acknowledged, while more are in flight.
+        var devices: [UInt32: String] = [:]  // call id → hwid
+        var categories: [UInt32: String] = [:]  // call id → category name
+        var acknowledgedDevices: [String] = []
+        var acknowledgedCategories: [String] = []
+        var nextCallID: UInt32 = 10
+        var inFlight = 0
+        var killed = false
+        loop: while true {
+            while inFlight < 64 && nextCallID < 100_000 {
+                let id = nextCallID
+                nextCallID += 1
+                do {
+                    if id % 8 == 0 {
+                        var button = Button()
+                        button.label = "OK"
+                        var category = Category()
+                        category.name = "c\(id)"
+                        category.buttons = [button]
+                        var request = UpsertCategoryRequest()
+                        request.category = category
+                        try client.sendRequest(callID: id, path: Methods.Categories.upsertCategory.path, request, token: token)
+                        categories[id] = category.name
+                    } else {
+                        var request = RegisterDeviceRequest()
+                        request.application = code
+                        request.hwid = "hw-\(id)"
+                        request.pushToken = String(format: "%064x", id)
+                        request.deviceType = .ios
+                        var tag = Tag()
+                        tag.name = "seq"
+                        var value = TagValue()
+                        value.kind = .intValue(Int64(id))
+                        tag.value = value
+                        request.tags = [tag]
+                        try client.sendRequest(callID: id, path: Methods.Devices.registerDevice.path, request)
+                        devices[id] = request.hwid
+                    }
+                    inFlight += 1
+                } catch {
+                    break loop  // the server is gone
+                }
+            }
+            let response: (callID: UInt32, code: UInt32, message: String, body: [UInt8])
+            do { response = try client.nextResponse() } catch { break }
+            inFlight -= 1
+            if response.code == 0 {
+                if let hwid = devices[response.callID] { acknowledgedDevices.append(hwid) }
+                if let name = categories[response.callID] { acknowledgedCategories.append(name) }
+            } else {
+                XCTFail("call \(response.callID) failed: \(response.code) \(response.message)")
+            }
+            if !killed && acknowledgedDevices.count + acknowledgedCategories.count >= 400 {
+                kill(server.processIdentifier, SIGKILL)
+                killed = true
+            }
+        }
+        server.waitUntilExit()
+        print("crash test: \(acknowledgedDevices.count) registrations and \(acknowledgedCategories.count) category upserts acknowledged, \(nextCallID - 10) sent, before kill -9 ended the load")
+        XCTAssertTrue(killed)
+        XCTAssertGreaterThanOrEqual(acknowledgedDevices.count + acknowledgedCategories.count, 400)
+
+        (server, port) = try startServer(path, dataDirectory: dataDirectory)
+        let reader = try RawClient(port: port)
+        var callID: UInt32 = 1
+        for hwid in acknowledgedDevices {
+            var get = GetTagsRequest()
+            get.application = code
+            get.hwid = hwid
+            callID += 1
+            let tags = try reader.call(Methods.Devices.getTags, get, callID: callID)
+            XCTAssertEqual(tags.tags.first?.value?.kind, .intValue(Int64(hwid.dropFirst(3)) ?? -1), hwid)
+        }
+        let list = try reader.call(Methods.Categories.listCategories, ListCategoriesRequest(), token: token, callID: callID + 1)
+        let stored = Set(list.categories.map(\.name))
+        for name in acknowledgedCategories { XCTAssertTrue(stored.contains(name), "category \(name) was acknowledged but is lost") }
+        // Every acknowledged category change bumped the version durably.
+        XCTAssertGreaterThanOrEqual(list.categoriesVersion, UInt64(1 + acknowledgedCategories.count))
+        server.terminate()
+        server.waitUntilExit()
+    }
+}
