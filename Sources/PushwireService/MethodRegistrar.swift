@@ -18,4 +18,30 @@ public protocol MethodRegistrar {
     func addBlocking<Request, Response>(
         _ method: MethodDescriptor<Request, Response>,
         handler: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response)
+    /// A handler whose `fast` path may answer on the event loop, falling back to the awaiting
+    /// `slow` path when it returns nil (a default runs both in a task).
+    func addOnLoopWithFallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        fast: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response?,
+        slow: @escaping @Sendable ([(key: String, value: String)], Request) async throws(RPCError) -> Response)
+}
+
+extension MethodRegistrar {
+    /// A handler with a cheap path that may answer on the event loop (`fast` returns a response)
+    /// and an awaiting path for the rest (`fast` returns nil). RegisterDevice uses it: an
+    /// unchanged device is answered from its fingerprint, a new or changed one waits for the
+    /// group commit.
+    ///
+    /// This default runs both in a task; a registrar that can answer on the loop and hop off it
+    /// only when needed overrides it.
+    public func addOnLoopWithFallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        fast: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response?,
+        slow: @escaping @Sendable ([(key: String, value: String)], Request) async throws(RPCError) -> Response
+    ) {
+        addAsync(method) { metadata, request async throws(RPCError) in
+            if let response = try fast(metadata, request) { return response }
+            return try await slow(metadata, request)
+        }
+    }
 }

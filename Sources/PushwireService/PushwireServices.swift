@@ -50,9 +50,10 @@ public final class PushwireServices: Sendable {
         server.addOnLoop(Methods.Admin.listApplications) { context, request throws(RPCError) in
             try admin.listApplications(request, caller: Caller(metadata: context))
         }
-        server.addAsync(Methods.Devices.registerDevice) { _, request async throws(RPCError) in
-            try await devices.registerDevice(request)
-        }
+        server.addOnLoopWithFallback(
+            Methods.Devices.registerDevice,
+            fast: { _, request throws(RPCError) in try devices.registerDeviceIfUnchanged(request) },
+            slow: { _, request async throws(RPCError) in try await devices.registerDevice(request) })
         server.addAsync(Methods.Devices.unregisterDevice) { _, request async throws(RPCError) in
             try await devices.unregisterDevice(request)
         }

@@ -19,7 +19,7 @@ final class CrashRecoveryTests: XCTestCase {
     /// Starts pushwired on a free port; returns the process and the port.
     /// - Parameter skipIfSilent: skip (rather than fail) when this pushwired does not start a server,
     ///   as the placeholder pushwired of an early checkout does.
-    func startServer(_ path: String, dataDirectory: String, skipIfSilent: Bool = false) throws -> (Process, UInt16) {
+    static func startServer(_ path: String, dataDirectory: String, skipIfSilent: Bool = false) throws -> (Process, UInt16) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", "crash-admin", "--log-level", "error"]
@@ -46,7 +46,7 @@ final class CrashRecoveryTests: XCTestCase {
     func testAcknowledgedWritesSurviveKill9() throws {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let dataDirectory = NSTemporaryDirectory() + "pushwire-crash-\(getpid())-\(UUID().uuidString.prefix(8))"
-        var (server, port) = try startServer(path, dataDirectory: dataDirectory, skipIfSilent: true)
+        var (server, port) = try CrashRecoveryTests.startServer(path, dataDirectory: dataDirectory, skipIfSilent: true)
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         let client = try RawClient(port: port)
 
@@ -124,7 +124,7 @@ final class CrashRecoveryTests: XCTestCase {
         XCTAssertTrue(killed)
         XCTAssertGreaterThanOrEqual(acknowledgedDevices.count + acknowledgedCategories.count, 400)
 
-        (server, port) = try startServer(path, dataDirectory: dataDirectory)
+        (server, port) = try CrashRecoveryTests.startServer(path, dataDirectory: dataDirectory)
         let reader = try RawClient(port: port)
         var callID: UInt32 = 1
         for hwid in acknowledgedDevices {

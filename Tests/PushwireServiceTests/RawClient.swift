@@ -80,6 +80,20 @@ final class RawClient {
         try send(bytes)
     }
 
+    /// Sends any frame.
+    func sendFrame(_ frame: Frame) throws {
+        var bytes: [UInt8] = []
+        frame.encode(appendingTo: &bytes, lengthPrefixed: true)
+        try send(bytes)
+    }
+
+    /// The next frame of any kind.
+    func nextFrame() throws -> Frame {
+        let header = try read(count: 4)
+        let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+        return try Frame(decoding: try read(count: length))
+    }
+
     /// The next response frame (other frames, such as settings, are skipped).
     func nextResponse() throws -> (callID: UInt32, code: UInt32, message: String, body: [UInt8]) {
         while true {
