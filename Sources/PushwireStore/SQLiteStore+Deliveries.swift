@@ -93,10 +93,16 @@ extension SQLiteStore {
     }
 
     public func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord] {
-        try read { connection throws(StoreError) in
+        try read(snapshot: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
+                // The batch handed over last, if its outcomes were never recorded, then the retries.
                 let row = try connection.statement("""
-                    SELECT id, hwid, attempt, state FROM deliveries WHERE message_id = ?1 AND state IN (0, 3) ORDER BY id
+                    SELECT d.id, d.hwid, d.attempt, d.state FROM messages m JOIN deliveries d
+                        ON d.id BETWEEN m.open_from AND m.open_to AND d.message_id = m.id AND d.state = 0
+                    WHERE m.id = ?1
+                    UNION ALL
+                    SELECT id, hwid, attempt, state FROM deliveries WHERE message_id = ?1 AND state = 3
+                    ORDER BY 1
                     """)
                 try row.bind(.int(messageID))
                 defer { row.reset() }
@@ -120,13 +126,12 @@ extension SQLiteStore {
         var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
         var failuresByReason: [String: Int64] = [:]
         let setState = try connection.statement("UPDATE deliveries SET state = ?2, reason = ?3 WHERE id = ?1")
-        var sentIDs: [Int64] = []
         for result in step.results {
             let id = Int64(result.deliveryID)
             switch result.result {
             case .sent:
+                // Left at state 0: moving the open range past it records it as sent.
                 sent += 1
-                sentIDs.append(id)
             case .failed(let reason, let invalidToken, let deadToken):
                 failed += 1
                 if invalidToken { invalid += 1 }
@@ -142,7 +147,6 @@ extension SQLiteStore {
                 try setState.bind(.int(id), .int(DeliveryState.retryPending.rawValue), .text(reason)).run()
             }
         }
-        try markSent(sentIDs, on: connection)
         for (reason, count) in failuresByReason {
             try connection.statement("""
                 INSERT INTO message_failures (message_id, reason, count) VALUES (?1, ?2, ?3)
@@ -164,27 +168,18 @@ extension SQLiteStore {
             try connection.statement("UPDATE devices SET badge = ?3 WHERE app_id = ?1 AND hwid = ?2")
                 .bind(.int(step.applicationID), .text(hwid), .int(badge)).run()
         }
+        // The outcomes of the previous batch are recorded: the open range is now this batch's.
+        let openFrom = ids.first.map { Int64($0) } ?? 0
+        let openTo = ids.last.map { Int64($0) } ?? -1
         try connection.statement("""
             UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
-                targeted = targeted + ?5, cursor = COALESCE(?6, cursor), status = CASE WHEN ?7 THEN 3 ELSE status END
+                targeted = targeted + ?5, cursor = COALESCE(?6, cursor), status = CASE WHEN ?7 THEN 3 ELSE status END,
+                open_from = ?8, open_to = ?9
             WHERE id = ?1
             """)
             .bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
-                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0))
+                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0), .int(openFrom), .int(openTo))
             .run()
         return ids
-    }
-
-    /// Marks attempt records sent; consecutive ids (a whole batch, usually) in one range update.
-    private static func markSent(_ ids: [Int64], on connection: SQLiteConnection) throws(SQLiteError) {
-        let range = try connection.statement("UPDATE deliveries SET state = 1 WHERE id BETWEEN ?1 AND ?2")
-        var index = 0
-        let sorted = ids.sorted()
-        while index < sorted.count {
-            var end = index
-            while end + 1 < sorted.count, sorted[end + 1] == sorted[end] + 1 { end += 1 }
-            try range.bind(.int(sorted[index]), .int(sorted[end])).run()
-            index = end + 1
-        }
     }
 }

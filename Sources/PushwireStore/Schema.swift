@@ -48,7 +48,10 @@ enum Schema {
         """,
         // 2: messages (the outbox: a message is due when scheduled and its send time passed, or
         // when a crash left it sending), deliveries (one attempt record per device and attempt),
-        // failure counts by reason, taps; per-device dead token and badge.
+        // failure counts by reason, taps; per-device dead token and badge. `open_from…open_to` are
+        // the ids of the one batch handed over whose outcomes are not recorded yet; a sent
+        // delivery keeps state 0 (only failures and retries are rewritten), so a batch costs
+        // inserts, not updates.
         """
         ALTER TABLE devices ADD COLUMN dead_token TEXT NOT NULL DEFAULT '';
         ALTER TABLE devices ADD COLUMN badge INTEGER NOT NULL DEFAULT 0;
@@ -63,6 +66,8 @@ enum Schema {
             targeting TEXT NOT NULL,
             spec TEXT NOT NULL,
             cursor TEXT,
+            open_from INTEGER NOT NULL DEFAULT 0,
+            open_to INTEGER NOT NULL DEFAULT -1,
             targeted INTEGER NOT NULL DEFAULT 0,
             sent INTEGER NOT NULL DEFAULT 0,
             failed INTEGER NOT NULL DEFAULT 0,
@@ -79,7 +84,7 @@ enum Schema {
             state INTEGER NOT NULL,
             reason TEXT NOT NULL DEFAULT ''
         );
-        CREATE INDEX deliveries_open ON deliveries (message_id) WHERE state IN (0, 3);
+        CREATE INDEX deliveries_retry ON deliveries (message_id) WHERE state = 3;
         CREATE TABLE message_failures (
             message_id INTEGER NOT NULL,
             reason TEXT NOT NULL,
