@@ -10,14 +10,28 @@ enum MessageCodes {
 
     /// A new random code.
     static func make() -> String {
+        // Two draws (each one getrandom(2) call) give 128 bits; 84 of them are used.
         var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789ABCDEF")
-        var code = ""
+        var bits = (generator.next() as UInt64, generator.next() as UInt64)
+        let digits = Array("0123456789ABCDEF".utf8)
+        var code: [UInt8] = []
         code.reserveCapacity(length)
+        var drawn = 0
         for group in [5, 8, 8] {
-            if !code.isEmpty { code.append("-") }
-            for _ in 0..<group { code.append(digits[Int(generator.next() & 0xF)]) }
+            if !code.isEmpty { code.append(UInt8(ascii: "-")) }
+            for _ in 0..<group {
+                let nibble: UInt64
+                if drawn < 16 {
+                    nibble = bits.0 & 0xF
+                    bits.0 >>= 4
+                } else {
+                    nibble = bits.1 & 0xF
+                    bits.1 >>= 4
+                }
+                drawn += 1
+                code.append(digits[Int(nibble)])
+            }
         }
-        return code
+        return String(decoding: code, as: UTF8.self)
     }
 }
