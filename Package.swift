@@ -5,6 +5,7 @@
 //   CProtobufC        libprotobuf-c, a Debian system library (apt: libprotobuf-c-dev)
 //   PushwireProtoC    protoc-c output for Protos/ (generated, committed)
 //   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
+//   CPushwireLinux    a C shim for epoll, eventfd and accept4 (not exported by Swift's Glibc)
 //   PushwireRuntime   epoll event loops, the RPC server and the client transport
 //   PushwireClient    the typed Swift client
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
@@ -14,7 +15,7 @@
 //   PushwireAPNs      the APNs gateway: HTTP/2 on libcurl, JWT on libcrypto
 //   PushwireService   the push domain: applications, devices, categories, messages, handlers
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
-//   pushwired, pushwire, pushwire-bench, pushwire-codec-bench: thin executables
+//   pushwired, pushwire, pushwire-bench, pushwire-codec-bench, pushwire-apns-bench: thin executables
 // Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
 // Python clients.
 import PackageDescription
@@ -52,7 +53,9 @@ let package = Package(
         ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
-        .target(name: "PushwireRuntime", dependencies: ["PushwireWire"], swiftSettings: swiftSettings),
+        // CPushwireLinux: epoll, eventfd and accept4, which Swift's Glibc module does not export.
+        .target(name: "CPushwireLinux"),
+        .target(name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux"], swiftSettings: swiftSettings),
         .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
         .target(name: "PushwireStore", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", swiftSettings: swiftSettings),
@@ -66,6 +69,7 @@ let package = Package(
         .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "pushwire-codec-bench",
             dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"],

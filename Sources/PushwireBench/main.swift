@@ -1,1 +1,109 @@
-// placeholder
+// pushwire-bench: the load generator. Parses the command line, connects, runs the workers and
+// prints the report; the engine is in LoadWorker and BenchConnection, the histogram and report
+// in PushwireClient/LoadTest so they are unit-tested.
+import Glibc
+import PushwireClient
+
+let options: Options
+do {
+    options = try parseOptions(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if error.message.isEmpty {
+        print(usage)
+        exit(0)
+    }
+    printError("pushwire-bench: \(error.message)\n\n\(usage)")
+    exit(64)
+}
+
+if options.serveLoopback {
+    do {
+        try LoopbackServer.run(listen: options.listen)
+    } catch {
+        printError("pushwire-bench: \(error)")
+        exit(1)
+    }
+}
+
+let plan = makePlan(options)
+let threadCount = min(options.connections, options.threads ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2))
+
+// Connect everything before the clock starts, so connection setup is never measured.
+var connections: [BenchConnection] = []
+for index in 0..<options.connections {
+    let fd: Int32
+    do {
+        fd = try connectTCP(options.target)
+    } catch {
+        printError("pushwire-bench: \(error)")
+        exit(1)
+    }
+    setNonBlocking(fd)
+    var quota = Int.max
+    if let requests = options.requests {
+        quota = requests / options.connections + (index < requests % options.connections ? 1 : 0)
+    }
+    connections.append(BenchConnection(fd: fd, concurrency: options.concurrency, quota: quota))
+}
+
+let start = monotonicNanos()
+let measureStart = start + UInt64(options.warmup * 1e9)
+var runPlan = plan
+runPlan.start = start
+runPlan.measureStart = measureStart
+runPlan.end = options.duration.map { measureStart + UInt64($0 * 1e9) }
+if let rate = options.rate {
+    // Each connection gets an equal share of the rate, staggered so sends are evenly spread.
+    let interval = Double(options.connections) / rate * 1e9
+    for (index, conn) in connections.enumerated() {
+        conn.interval = UInt64(max(interval, 1))
+        conn.nextIntended = start + UInt64(interval * Double(index) / Double(options.connections))
+    }
+}
+
+let live = LiveCounters()
+let workers = (0..<threadCount).map { t in
+    LoadWorker(
+        plan: runPlan, connections: connections.indices.filter { $0 % threadCount == t }.map { connections[$0] }, live: live)
+}
+var threads: [pthread_t] = []
+for worker in workers {
+    guard let thread = startWorkerThread(worker) else {
+        printError("pushwire-bench: pthread_create failed")
+        exit(1)
+    }
+    threads.append(thread)
+}
+do {
+    // The live progress line, on a terminal only; erased before the report.
+    let showProgress = isatty(2) == 1
+    var lastCount: UInt64 = 0
+    var lastTime = monotonicNanos()
+    while showProgress, live.finishedWorkers.load(ordering: .acquiring) < workers.count {
+        usleep(250_000)
+        let now = monotonicNanos()
+        let count = live.completed.load(ordering: .relaxed)
+        let rate = Double(count - lastCount) / (Double(now - lastTime) / 1e9)
+        let phase = now < measureStart ? "warming up" : "\(count) calls done"
+        printProgress("\r\u{1B}[K  \(phase), \(Int(rate)) calls/s now")
+        lastCount = count
+        lastTime = now
+    }
+    if showProgress { printProgress("\r\u{1B}[K") }
+}
+for thread in threads { pthread_join(thread, nil) }
+
+let report = makeReport(options: options, plan: runPlan, workers: workers, threadCount: threadCount)
+if options.json {
+    print(report.json())
+} else {
+    print(report.text(), terminator: "")
+}
+for worker in workers {
+    if let failure = worker.failure { printError("pushwire-bench: \(failure)") }
+    let limit = worker.serverMaxConcurrentCalls
+    if limit > 0, options.concurrency > Int(limit) {
+        printError("pushwire-bench: the server allows \(limit) calls in flight per connection; --concurrency \(options.concurrency) exceeds it")
+    }
+}
+exit(report.errorCount == 0 && report.count > 0 ? 0 : 1)

@@ -1,3 +1,4 @@
+import PushwireAPNs
 import PushwireStore
 import PushwireWire
 
@@ -108,7 +109,12 @@ enum WireConversions {
         }
         let key = settings.privateKeyP8.isEmpty ? (currentKey ?? "") : settings.privateKeyP8
         if key.isEmpty { throw invalid("apns.private_key_p8 is empty") }
-        if !key.contains("BEGIN PRIVATE KEY") { throw invalid("apns.private_key_p8 is not a PEM private key (.p8 file)") }
+        // Rejected now, not at send time: the key must parse as the P-256 key APNs tokens need.
+        do throws(APNsCredentialError) {
+            try APNsCredentials.validate(p8: key)
+        } catch {
+            throw invalid("apns.private_key_p8: \(error)")
+        }
         return APNsSettingsRecord(teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic,
                                   privateKeyP8: key, environment: environment)
     }

@@ -3,7 +3,8 @@ import XCTest
 @testable import PushwireService
 
 final class ApplicationTests: XCTestCase {
-    static let pem = "-----BEGIN PRIVATE KEY-----\nMIGTAgEA\n-----END PRIVATE KEY-----\n"
+    /// A throw-away P-256 key (PKCS#8), made for these tests only.
+    static let pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgdTDuOO31li8iJBgb\nYRWtnjcr9qfA3aPicr0AqsfW/lGhRANCAAQOwC8tjcfTauZVhGggHvSfUv7gZCix\n0a6T8ZCYId6nTyBgl1s6spR9hjFHI9x2tGzSRaXNiyxWkojvHlYZAZnV\n-----END PRIVATE KEY-----\n"
 
     func apns(key: String = ApplicationTests.pem) -> ApnsSettings {
         var settings = ApnsSettings()
@@ -67,6 +68,10 @@ final class ApplicationTests: XCTestCase {
         create.apns = bad
         await assertRPCError(.invalidArgument, "team_id") { try await h.admin.createApplication(create, caller: Harness.adminCaller) }
         bad = apns(key: "not a key")
+        create.apns = bad
+        await assertRPCError(.invalidArgument, "private_key_p8") { try await h.admin.createApplication(create, caller: Harness.adminCaller) }
+        // PEM-shaped but not a P-256 key: refused when the app is created, not at send time.
+        bad = apns(key: "-----BEGIN PRIVATE KEY-----\nMIGTAgEA\n-----END PRIVATE KEY-----\n")
         create.apns = bad
         await assertRPCError(.invalidArgument, "private_key_p8") { try await h.admin.createApplication(create, caller: Harness.adminCaller) }
         bad = apns()

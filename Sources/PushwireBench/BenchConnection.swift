@@ -1,0 +1,172 @@
+import Glibc
+import PushwireClient
+import PushwireWire
+
+/// One pipelined, multiplexed connection of the harness: its socket, its output and input
+/// buffers, and the table of calls in flight. Owned by exactly one `LoadWorker`.
+final class BenchConnection {
+    /// One call in flight.
+    struct Slot {
+        var callID: UInt32 = 0
+        var busy = false
+        var measured = false
+        var kind: UInt8 = 0
+        /// When the call was sent or, under a fixed rate, when it was meant to be sent.
+        var start: UInt64 = 0
+    }
+
+    let fd: Int32
+    var out: [UInt8] = []
+    var outOffset = 0
+    private var input: UnsafeMutableRawPointer
+    private var inputCapacity: Int
+    private var inputStart = 0
+    private var inputEnd = 0
+    private var prefaceSeen = false
+
+    var slots: [Slot]
+    let slotMask: UInt32
+    var nextCallID: UInt32 = 1
+    var inFlight = 0
+    /// Calls still to measure under `--requests`; `Int.max` under `--duration`.
+    var quota: Int
+    /// Under `--rate`: the intended send time of this connection's next call, and the spacing.
+    var nextIntended: UInt64 = 0
+    var interval: UInt64 = 0
+    var closed = false
+    /// Set by GoAway: send nothing more.
+    var draining = false
+    var scheduleIndex = 0
+
+    static let preface = WireProtocol.preface
+    static let maxFrame = 64 << 20
+
+    init(fd: Int32, concurrency: Int, quota: Int) {
+        self.fd = fd
+        var tableSize = 1
+        while tableSize < concurrency * 2 { tableSize <<= 1 }
+        slots = [Slot](repeating: Slot(), count: tableSize)
+        slotMask = UInt32(tableSize - 1)
+        self.quota = quota
+        inputCapacity = 256 << 10
+        input = UnsafeMutableRawPointer.allocate(byteCount: inputCapacity, alignment: 16)
+        out.reserveCapacity(64 << 10)
+        out.append(contentsOf: Self.preface)
+    }
+
+    deinit {
+        input.deallocate()
+        close(fd)
+    }
+
+    /// Takes a call id whose slot is free. Ids increase (GoAway's `last_call_id` relies on it);
+    /// ids whose slot still holds a slow call are skipped, which the half-empty table makes rare.
+    @inline(__always)
+    func takeSlot() -> Int {
+        while true {
+            let id = nextCallID
+            nextCallID = nextCallID &+ 1
+            if nextCallID == 0 { nextCallID = 1 }
+            let index = Int(id & slotMask)
+            if !slots[index].busy {
+                slots[index].callID = id
+                slots[index].busy = true
+                return index
+            }
+        }
+    }
+
+    /// Frees the slot of `callID` and returns it; nil for an unknown or finished call.
+    @inline(__always)
+    func finish(callID: UInt32) -> Slot? {
+        let index = Int(callID & slotMask)
+        guard slots[index].busy, slots[index].callID == callID else { return nil }
+        slots[index].busy = false
+        inFlight -= 1
+        return slots[index]
+    }
+
+    /// Writes what the output buffer holds. Returns false when the connection failed.
+    func flush() -> Bool {
+        while outOffset < out.count {
+            let n = out.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fd, base + outOffset, raw.count - outOffset)
+            }
+            if n > 0 {
+                outOffset += n
+                continue
+            }
+            if n < 0, errno == EINTR { continue }
+            if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { return true }
+            return false
+        }
+        out.removeAll(keepingCapacity: true)
+        outOffset = 0
+        return true
+    }
+
+    var wantsWrite: Bool { outOffset < out.count }
+
+    enum ReadResult {
+        case ok
+        case closed
+        case protocolError(LoadWorker.LocalFailure)
+    }
+
+    /// Reads once and hands every complete frame to `onFrame`.
+    func readFrames(_ onFrame: (UnsafeRawBufferPointer) -> Bool) -> ReadResult {
+        if inputCapacity - inputEnd < 64 << 10 { compact(needing: 64 << 10) }
+        let n = read(fd, input + inputEnd, inputCapacity - inputEnd)
+        if n == 0 { return .closed }
+        if n < 0 {
+            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { return .ok }
+            return .closed
+        }
+        inputEnd += n
+        if !prefaceSeen {
+            guard inputEnd - inputStart >= Self.preface.count else { return .ok }
+            for i in 0..<Self.preface.count where input.load(fromByteOffset: inputStart + i, as: UInt8.self) != Self.preface[i] {
+                return .protocolError(.badPreface)
+            }
+            inputStart += Self.preface.count
+            prefaceSeen = true
+        }
+        while inputEnd - inputStart >= 4 {
+            let p = input + inputStart
+            let length =
+                Int(p.load(as: UInt8.self)) << 24 | Int(p.load(fromByteOffset: 1, as: UInt8.self)) << 16
+                | Int(p.load(fromByteOffset: 2, as: UInt8.self)) << 8 | Int(p.load(fromByteOffset: 3, as: UInt8.self))
+            guard length <= Self.maxFrame else { return .protocolError(.frameTooLarge) }
+            guard inputEnd - inputStart >= 4 + length else {
+                if 4 + length > inputCapacity - inputStart { compact(needing: 4 + length) }
+                break
+            }
+            if !onFrame(UnsafeRawBufferPointer(start: p + 4, count: length)) { return .protocolError(.malformedFrame) }
+            inputStart += 4 + length
+        }
+        if inputStart == inputEnd {
+            inputStart = 0
+            inputEnd = 0
+        }
+        return .ok
+    }
+
+    /// Moves unread bytes to the front, growing the buffer when `needing` bytes would not fit.
+    private func compact(needing: Int) {
+        let pending = inputEnd - inputStart
+        if pending + needing > inputCapacity {
+            var capacity = inputCapacity
+            while capacity < pending + needing { capacity *= 2 }
+            let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+            bigger.copyMemory(from: input + inputStart, byteCount: pending)
+            input.deallocate()
+            input = bigger
+            inputCapacity = capacity
+        } else if inputStart > 0 {
+            memmove(input, input + inputStart, pending)
+        }
+        inputStart = 0
+        inputEnd = pending
+    }
+}

@@ -1,0 +1,222 @@
+import Glibc
+import PushwireClient
+import PushwireWire
+
+/// One kind of call the harness can generate.
+enum CallKind: Equatable {
+    /// Ping/Pong frames, answered by the server's runtime without a handler.
+    case ping
+    /// A unary request on `method` with prebuilt request message bytes.
+    case unary(name: String, method: String, message: [UInt8])
+
+    var name: String {
+        switch self {
+        case .ping: "ping"
+        case .unary(let name, _, _): name
+        }
+    }
+}
+
+/// The command line of `pushwire-bench`, parsed.
+struct Options {
+    var scenarioName = ""
+    var kinds: [(kind: CallKind, weight: Int)] = []
+    var target = "127.0.0.1:7355"
+    var connections = 4
+    var concurrency = 16
+    var duration: Double? = 10
+    var requests: Int?
+    var rate: Double?
+    var warmup: Double = 1
+    var threads: Int?
+    var json = false
+    var token: String?
+    var adminToken: String?
+    var timeoutMS: UInt32 = 0
+    var listen = "127.0.0.1:0"
+    var serveLoopback = false
+}
+
+/// A usage error: printed with a hint and exit status 64.
+struct UsageError: Error {
+    var message: String
+}
+
+let usage = """
+    pushwire-bench: load generator for a Pushwire server (protocol v1), in the manner of ghz and wrk2.
+
+    USAGE:
+      pushwire-bench ping   [options]                  Ping/Pong frames
+      pushwire-bench health [options]                  /pushwire.v1.Health/Check unary calls
+      pushwire-bench call <method> [--data '<json>' | --data-hex HEX] [options]
+                                                       any unary method, e.g. Health/Check or
+                                                       /pushwire.v1.Reflection/ListMethods; --data
+                                                       is the request in proto3 JSON
+      pushwire-bench mix --weights ping=1,health=3 [options]
+                                                       a weighted mix of scenarios
+      pushwire-bench loopback-server [--listen 127.0.0.1:0]
+                                                       a minimal in-process echo server (Ping→Pong,
+                                                       every request → OK), to measure the harness
+
+    OPTIONS:
+      --target host:port     server address (default 127.0.0.1:7355; [::1]:port for IPv6)
+      --connections N        TCP connections (default 4)
+      --concurrency K        calls in flight per connection (default 16)
+      --duration D           measure for D (10s, 500ms, 2m; default 10s)
+      --requests N           measure N calls instead of a duration
+      --rate R               fixed arrival rate, calls/s over all connections; latency is measured
+                             from each call's intended send time (no coordinated omission)
+      --warmup D             run unmeasured for D first (default 1s)
+      --threads T            harness threads (default: min(connections, max(1, cores/2)))
+      --timeout D            deadline sent with each unary call (default: the server's)
+      --token T              send `authorization: Bearer T` with every unary call
+      --admin-token T        the same, for /pushwire.v1.Admin/ methods
+      --json                 print the report as JSON
+      --help                 this text
+
+    A live progress line is shown on standard error when it is a terminal.
+    Exit status: 0 when every call succeeded, 1 on errors or failures, 64 on usage errors.
+    """
+
+/// Seconds from `10s`, `500ms`, `250us`, `2m` or a bare number of seconds.
+func parseDuration(_ text: String) -> Double? {
+    let units: [(String, Double)] = [("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("s", 1), ("m", 60)]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+        guard let value = Double(text.dropLast(suffix.count)), value >= 0 else { return nil }
+        return value * scale
+    }
+    guard let value = Double(text), value >= 0 else { return nil }
+    return value
+}
+
+/// `Health/Check` → `/pushwire.v1.Health/Check`; full paths are kept.
+func methodPath(_ name: String) -> String {
+    name.hasPrefix("/") ? name : "/pushwire.v1.\(name)"
+}
+
+/// Bytes from hex, e.g. `0a03616263`; nil when not hex.
+func parseHex(_ text: String) -> [UInt8]? {
+    let digits = Array(text.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    var out: [UInt8] = []
+    var i = 0
+    while i < digits.count {
+        guard let pair = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
+        out.append(pair)
+        i += 2
+    }
+    return out
+}
+
+/// The request message of `method` from JSON (proto3 JSON mapping), through PushwireClient's
+/// descriptor-driven bridge, so every method works without per-method code.
+func requestMessage(method: String, json: String) throws(UsageError) -> [UInt8] {
+    guard let entry = MethodCatalog.find(method) else {
+        throw UsageError(message: "call: unknown method '\(method)' (see `pushwire methods`)")
+    }
+    do {
+        return try ProtoJSON.encode(json, as: entry.requestDescriptor)
+    } catch {
+        throw UsageError(message: "--data: \(error.message)")
+    }
+}
+
+func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
+    var options = Options()
+    var args = arguments[...]
+    var data: [UInt8] = []
+    var json: String?
+    var callMethod: String?
+    var weights: String?
+
+    func value(_ flag: String) throws(UsageError) -> String {
+        guard let next = args.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+        return next
+    }
+    func positiveInt(_ flag: String) throws(UsageError) -> Int {
+        let text = try value(flag)
+        guard let n = Int(text), n > 0 else { throw UsageError(message: "\(flag): expected a positive integer, got '\(text)'") }
+        return n
+    }
+    func seconds(_ flag: String) throws(UsageError) -> Double {
+        let text = try value(flag)
+        guard let d = parseDuration(text) else { throw UsageError(message: "\(flag): expected a duration like 10s, got '\(text)'") }
+        return d
+    }
+
+    guard let first = args.popFirst() else { throw UsageError(message: "missing scenario") }
+    options.scenarioName = first
+    switch first {
+    case "ping", "health", "mix": break
+    case "loopback-server": options.serveLoopback = true
+    case "call":
+        guard let method = args.popFirst(), !method.hasPrefix("--") else { throw UsageError(message: "call: missing <method>") }
+        callMethod = method
+    case "--help", "-h", "help": throw UsageError(message: "")
+    default: throw UsageError(message: "unknown scenario '\(first)'")
+    }
+
+    while let flag = args.popFirst() {
+        switch flag {
+        case "--target": options.target = try value(flag)
+        case "--connections": options.connections = try positiveInt(flag)
+        case "--concurrency":
+            options.concurrency = try positiveInt(flag)
+            guard options.concurrency < 65_536 else { throw UsageError(message: "--concurrency: at most 65535") }
+        case "--duration": options.duration = try seconds(flag); options.requests = nil
+        case "--requests": options.requests = try positiveInt(flag); options.duration = nil
+        case "--rate":
+            let text = try value(flag)
+            guard let r = Double(text), r > 0 else { throw UsageError(message: "--rate: expected calls/s, got '\(text)'") }
+            options.rate = r
+        case "--warmup": options.warmup = try seconds(flag)
+        case "--threads": options.threads = try positiveInt(flag)
+        case "--timeout": options.timeoutMS = UInt32(min(try seconds(flag) * 1000, Double(UInt32.max)))
+        case "--json": options.json = true
+        case "--token": options.token = try value(flag)
+        case "--admin-token": options.adminToken = try value(flag)
+        case "--data": json = try value(flag)
+        case "--data-hex":
+            let text = try value(flag)
+            guard let bytes = parseHex(text) else { throw UsageError(message: "--data-hex: not hex: '\(text)'") }
+            data = bytes
+        case "--weights": weights = try value(flag)
+        case "--listen": options.listen = try value(flag)
+        case "--help", "-h": throw UsageError(message: "")
+        default: throw UsageError(message: "unknown option '\(flag)'")
+        }
+    }
+
+    func kind(named name: String) throws(UsageError) -> CallKind {
+        switch name {
+        case "ping": return .ping
+        case "health": return .unary(name: "health", method: Methods.Health.check.path, message: [])
+        default: throw UsageError(message: "--weights: unknown scenario '\(name)' (ping, health)")
+        }
+    }
+    switch first {
+    case "ping", "health": options.kinds = [(try kind(named: first), 1)]
+    case "call":
+        let method = callMethod ?? ""
+        var path = methodPath(method)
+        if let json {
+            data = try requestMessage(method: method, json: json)
+        }
+        if let entry = MethodCatalog.find(method) { path = entry.path }
+        options.kinds = [(.unary(name: "call \(path)", method: path, message: data), 1)]
+        options.scenarioName = "call \(path)"
+    case "mix":
+        guard let weights else { throw UsageError(message: "mix: --weights ping=1,health=3 is required") }
+        for item in weights.split(separator: ",") {
+            let parts = item.split(separator: "=")
+            guard parts.count == 2, let w = Int(parts[1]), w >= 0 else {
+                throw UsageError(message: "--weights: expected name=weight, got '\(item)'")
+            }
+            if w > 0 { options.kinds.append((try kind(named: String(parts[0])), w)) }
+        }
+        guard !options.kinds.isEmpty else { throw UsageError(message: "--weights: no positive weight") }
+        options.scenarioName = "mix " + weights
+    default: break
+    }
+    return options
+}
