@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushwireWire
+
+/// The start of a connection: our preface out, the server's preface and Settings in.
+enum Handshake {
+    /// Why the handshake failed, beyond a failed system call.
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        var description: String
+        var timedOut = false
+    }
+
+    /// Runs the handshake on a blocking socket; bytes read past the Settings frame stay in `decoder`.
+    static func run(fd: Int32, decoder: inout FrameDecoder, deadline: ContinuousClock.Instant) throws -> ServerSettings {
+        try WireProtocol.preface.withUnsafeBytes { bytes in try Socket.writeAll(fd, bytes) }
+        defer { Socket.setTimeout(fd, option: SO_RCVTIMEO, nil) }
+        while true {
+            if let frame = try decoder.nextFrame() {
+                switch InboundFrame(frame) {
+                case .settings(let settings):
+                    return settings
+                case .goAway(_, let code, let message):
+                    // A server at its connection limit, or shutting down, says so before closing.
+                    throw Failure(description: "the server refused the connection: \(code.name)\(message.isEmpty ? "" : ": \(message)")")
+                default:
+                    throw Failure(description: "the server did not send Settings first")
+                }
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { throw Failure(description: "handshake timed out", timedOut: true) }
+            Socket.setTimeout(fd, option: SO_RCVTIMEO, remaining)
+            let count: Int
+            do {
+                count = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { buffer in try Socket.read(fd, into: buffer) }
+            } catch let error as SystemCallError where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+                throw Failure(description: "handshake timed out", timedOut: true)
+            }
+            if count == 0 { throw Failure(description: "the server closed the connection during the handshake") }
+        }
+    }
+
+    /// Maps a connect or handshake failure onto the `RPCError` callers see.
+    static func rpcError(_ error: any Error, address: String) -> RPCError {
+        switch error {
+        case let error as RPCError:
+            return error
+        case let error as AddressError:
+            return RPCError(.invalidArgument, error.message, cause: error)
+        case let error as Failure where error.timedOut:
+            return RPCError(.deadlineExceeded, "cannot connect to \(address): \(error)", cause: error)
+        case let error as SystemCallError where error.errno == ETIMEDOUT:
+            return RPCError(.deadlineExceeded, "cannot connect to \(address): connect timed out", cause: error)
+        default:
+            return RPCError(.unavailable, "cannot connect to \(address): \(error)", cause: error)
+        }
+    }
+}

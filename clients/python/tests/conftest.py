@@ -1,0 +1,107 @@
+"""Shared fixtures: where the repository's golden vectors are, and a real `pushwired` started as a
+subprocess for the integration tests (skipped, with the reason, when the binary is missing)."""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture(scope="session")
+def vectors_dir() -> Path:
+    path = Path(os.environ.get("PUSHWIRE_VECTORS", REPO / "Tests" / "Vectors"))
+    if not (path / "manifest.json").exists():
+        pytest.skip(f"golden vectors not found: {path}/manifest.json is missing")
+    return path
+
+
+def find_pushwired() -> Path | None:
+    """$PUSHWIRED, else the binary of the SwiftPM build in the repository (debug, then release)."""
+    if os.environ.get("PUSHWIRED"):
+        return Path(os.environ["PUSHWIRED"])
+    for config in ("debug", "release"):
+        candidate = REPO / ".build" / config / "pushwired"
+        if candidate.exists():
+            return candidate
+    if shutil.which("swift"):
+        try:
+            out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, capture_output=True,
+                                 text=True, timeout=120)
+            candidate = Path(out.stdout.strip()) / "pushwired"
+            if out.returncode == 0 and candidate.exists():
+                return candidate
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return None
+
+
+class RunningServer:
+    def __init__(self, binary: Path):
+        self.admin_token = secrets.token_hex(16)
+        self.data_dir = tempfile.mkdtemp(prefix="pushwire-clients-")
+        self.stderr_path = Path(self.data_dir) / "stderr.log"
+        os.makedirs(Path(self.data_dir) / "data", mode=0o700)
+        self._stderr = open(self.stderr_path, "wb")
+        self.process = subprocess.Popen(
+            [str(binary), "--listen", "127.0.0.1:0", "--data-dir", str(Path(self.data_dir) / "data"),
+             "--admin-token", self.admin_token],
+            stdout=subprocess.PIPE, stderr=self._stderr, text=True)
+        found: list[tuple[str, int]] = []
+
+        def read_address() -> None:
+            assert self.process.stdout is not None
+            for line in self.process.stdout:
+                match = re.search(r"listening on (\S+):(\d+)", line)
+                if match:
+                    found.append((match.group(1).strip("[]"), int(match.group(2))))
+                    break
+            for _ in self.process.stdout:  # keep draining so the server never blocks on stdout
+                pass
+
+        threading.Thread(target=read_address, daemon=True).start()
+        deadline = 30.0
+        step = 0.05
+        waited = 0.0
+        import time
+        while not found and waited < deadline and self.process.poll() is None:
+            time.sleep(step)
+            waited += step
+        if not found:
+            self.stop()
+            log = self.stderr_path.read_text(errors="replace")[-2000:] if self.stderr_path.exists() else ""
+            raise RuntimeError(f"pushwired printed no 'listening on' line within {deadline:.0f} s; stderr:\n{log}")
+        self.host, self.port = found[0]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self._stderr.close()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server():
+    binary = find_pushwired()
+    if binary is None:
+        pytest.skip("pushwired binary not found (build it with `swift build`, or set $PUSHWIRED)")
+    running = RunningServer(binary)
+    try:
+        yield running
+    finally:
+        running.stop()

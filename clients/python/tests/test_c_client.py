@@ -1,0 +1,51 @@
+"""Runs the C client's programs (clients/c, built by Scripts/test-clients or `make`) against the
+same real pushwired: the integration program and the device example, both under valgrind."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pushwire import Client, PushwireError, StatusCode
+
+C_BUILD = Path(__file__).resolve().parents[2] / "c" / "build"
+VALGRIND = ["valgrind", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=all", "-q"]
+
+
+def c_program(name: str) -> list[str]:
+    path = C_BUILD / name
+    if not path.exists():
+        pytest.skip(f"{path} not built (run `make -C clients/c`)")
+    if shutil.which("valgrind") and os.environ.get("PUSHWIRE_NO_VALGRIND") != "1":
+        return VALGRIND + [str(path)]
+    return [str(path)]
+
+
+def test_c_integration(server):
+    run = subprocess.run(c_program("integration") + [server.host, str(server.port), server.admin_token],
+                         capture_output=True, text=True, timeout=120)
+    print(run.stdout, run.stderr)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 failed" in run.stdout
+
+
+def test_c_device_example(server):
+    with Client(server.host, server.port, timeout=10, token=server.admin_token) as client:
+        try:
+            app = client.admin.create_application(name="c-device-example")
+        except PushwireError as error:
+            if error.code is StatusCode.UNIMPLEMENTED:
+                pytest.skip(f"Admin/CreateApplication answers UNIMPLEMENTED: {error.message}")
+            raise
+    run = subprocess.run(c_program("device") + ["--host", server.host, "--port", str(server.port),
+                                                app.application.code, "c-device-42", "5d1c7a3e" * 8],
+                         capture_output=True, text=True, timeout=120)
+    print(run.stdout, run.stderr)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "registered: categories_version=" in run.stdout
+    assert '"YesNo"' in run.stdout
+    assert "sync: not_modified" in run.stdout
+    assert "track_action:" in run.stdout
