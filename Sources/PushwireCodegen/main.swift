@@ -22,7 +22,12 @@ func readFile(_ path: String) throws -> [UInt8] {
 
 /// Writes `files` into `dir` (created if needed) and removes other generated `.swift` files there.
 func writeFiles(_ files: [String: String], to dir: String) throws {
-    guard system("mkdir -p '\(dir)'") == 0 else { throw GeneratorError("cannot create \(dir)") }
+    // mkdir -p, one component at a time.
+    var path = dir.hasPrefix("/") ? "" : "."
+    for component in dir.split(separator: "/") {
+        path += "/" + component
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw GeneratorError("cannot create \(path)") }
+    }
     if let d = opendir(dir) {
         var stale: [String] = []
         while let entry = readdir(d) {

@@ -80,8 +80,13 @@ struct ArenaRef {
     /// 16-byte aligned memory counted against the limit; nil beyond it.
     @inline(__always)
     func allocate(byteCount: Int) -> UnsafeMutableRawPointer? {
-        let size = (byteCount + 15) & ~15
-        guard size >= byteCount, header.pointee.limit - header.pointee.handedOut >= size else {
+        // A size_t above Int.max arrives negative; refuse it with anything past the limit.
+        guard byteCount >= 0, byteCount <= Int.max - 15, byteCount <= header.pointee.limit - header.pointee.handedOut else {
+            header.pointee.exhausted = true
+            return nil
+        }
+        let size = (byteCount &+ 15) & ~15
+        guard header.pointee.limit - header.pointee.handedOut >= size else {
             header.pointee.exhausted = true
             return nil
         }

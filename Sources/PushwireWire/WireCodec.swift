@@ -20,16 +20,22 @@ protocol CStructBacked: WireMessage {
 /// message.
 enum WireCodec {
     /// Decodes `M`: validate the bytes, unpack into an arena, convert to Swift, free the arena.
+    /// - Parameter unpackLimit: the most memory protobuf-c may use (tests lower it).
     @inline(__always)
-    static func decode<M: CStructBacked>(_ bytes: UnsafeRawBufferPointer) throws(WireDecodingError) -> M {
+    static func decode<M: CStructBacked>(
+        _ bytes: UnsafeRawBufferPointer, unpackLimit: Int = WireLimits.maxUnpackedBytes
+    ) throws(WireDecodingError) -> M {
         let descriptor = M.descriptor
         try WireValidator.validate(bytes, descriptor)
-        // Unpacking copies strings and bytes and adds the C structs; start with room for that.
-        let arena = ProtobufArena(capacity: bytes.count + bytes.count / 2 + 512, limit: WireLimits.maxUnpackedBytes)
+        // Unpacking copies strings and bytes and adds the C structs, often 10× the encoding for
+        // small messages of many short fields; start with room for that, without reserving 10× of
+        // a large `bytes` payload.
+        let capacity = 2048 + min(bytes.count * 10, bytes.count * 2 + 65536)
+        let arena = ProtobufArena(capacity: min(capacity, unpackLimit), limit: unpackLimit)
         let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
         guard let unpacked = protobuf_c_message_unpack(descriptor, arena.ref.allocator, bytes.count, data) else {
             if arena.ref.exhausted {
-                throw WireDecodingError(.outOfMemory, "\(M.protoName): unpacking needs more than \(WireLimits.maxUnpackedBytes) bytes")
+                throw WireDecodingError(.outOfMemory, "\(M.protoName): unpacking needs more than \(unpackLimit) bytes")
             }
             // The validator accepts only what protobuf-c accepts; this is a safety net.
             throw WireDecodingError(.malformed, "\(M.protoName): protobuf-c could not unpack the bytes")
@@ -37,11 +43,26 @@ enum WireCodec {
         return M(lifting: UnsafeRawPointer(unpacked).assumingMemoryBound(to: M.CStruct.self))
     }
 
+    /// Decodes `M` from an array (the generated `init(decoding: [UInt8])`, specialised per type,
+    /// so decoding from an array costs no generic dispatch).
+    @inline(__always)
+    static func decode<M: CStructBacked>(_ bytes: [UInt8]) throws(WireDecodingError) -> M {
+        let result: Result<M, WireDecodingError> = bytes.withUnsafeBytes { raw in
+            do throws(WireDecodingError) {
+                return .success(try decode(raw))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Encodes `message` at the end of `buffer`: build its C struct tree, then let protobuf-c pack it
     /// straight into the buffer's tail.
     @inline(__always)
     static func encode<M: CStructBacked>(_ message: M, appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
-        let arena = ProtobufArena(capacity: 1024)
+        // The C struct tree of a typical message fits; bigger ones grow the arena.
+        let arena = ProtobufArena(capacity: 4096)
         let c = message.lower(arena.ref)
         let base = UnsafeRawPointer(c).assumingMemoryBound(to: ProtobufCMessage.self)
         let size = protobuf_c_message_get_packed_size(base)

@@ -15,6 +15,10 @@ public protocol WireMessage: Sendable, Equatable {
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of this message
     ///   (truncated, wrong wire types, invalid UTF-8 in a string, nesting too deep, …).
     init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError)
+    /// Decodes a message from its protobuf encoding in an array. A requirement (with a default
+    /// below) so that generic callers reach each generated type's specialised implementation.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of this message.
+    init(decoding bytes: [UInt8]) throws(WireDecodingError)
     /// Appends the protobuf encoding to `buffer`; with `lengthPrefixed`, first its length as
     /// 4 bytes big-endian (the framing of docs/PROTOCOL.md).
     func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool)

@@ -34,8 +34,9 @@ enum WireValidator {
             guard key <= UInt64(UInt32.max) else { throw malformed(descriptor, nil, "field key above 2^32") }
             let number = UInt32(truncatingIfNeeded: key >> 3)
             guard number != 0 else { throw malformed(descriptor, nil, "field number 0") }
-            let field = protobuf_c_message_descriptor_get_field(descriptor, number)
-            let type = field?.pointee.type
+            let field = lookup(descriptor, number)
+            // Raw values: comparing imported C enums directly goes through generic `==`.
+            let type = field?.pointee.type.rawValue
             switch key & 7 {
             case 0:
                 guard readVarint(p, &i, end, maxBytes: 10) != nil else {
@@ -59,15 +60,15 @@ enum WireValidator {
                 i += Int(length)
                 guard let field, let type else { continue }
                 switch type {
-                case PROTOBUF_C_TYPE_STRING:
+                case PROTOBUF_C_TYPE_STRING.rawValue:
                     switch UTF8Check.check(p + valueStart, Int(length)) {
                     case .valid: break
                     case .nul: throw WireDecodingError(.invalidUTF8, "\(name(descriptor)).\(name(field)): NUL in a string")
                     case .invalid: throw WireDecodingError(.invalidUTF8, "\(name(descriptor)).\(name(field)): invalid UTF-8")
                     }
-                case PROTOBUF_C_TYPE_BYTES:
+                case PROTOBUF_C_TYPE_BYTES.rawValue:
                     break
-                case PROTOBUF_C_TYPE_MESSAGE:
+                case PROTOBUF_C_TYPE_MESSAGE.rawValue:
                     guard depth < maxDepth else {
                         throw WireDecodingError(.tooDeep, "\(name(descriptor)).\(name(field)): nested deeper than \(maxDepth)")
                     }
@@ -76,7 +77,7 @@ enum WireValidator {
                              depth: depth + 1, maxDepth: maxDepth)
                 default:
                     // A packed repeated scalar field; protobuf-c accepts packed and unpacked alike.
-                    guard field.pointee.label == PROTOBUF_C_LABEL_REPEATED else { throw wrongWireType(descriptor, field, 2) }
+                    guard field.pointee.label.rawValue == PROTOBUF_C_LABEL_REPEATED.rawValue else { throw wrongWireType(descriptor, field, 2) }
                     try checkPacked(p, valueStart, i, type, descriptor, field)
                 }
             default:
@@ -87,7 +88,7 @@ enum WireValidator {
     }
 
     private static func checkPacked(
-        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ type: ProtobufCType,
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ type: UInt32,
         _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ field: UnsafePointer<ProtobufCFieldDescriptor>
     ) throws(WireDecodingError) {
         let length = end - start
@@ -103,31 +104,54 @@ enum WireValidator {
         }
     }
 
+    /// The field with `number`, or nil for an unknown field. protoc-c sorts `fields` by number, and
+    /// Pushwire numbers fields 1, 2, 3, …, so the field is usually at index `number - 1`;
+    /// otherwise protobuf-c's binary search finds it.
+    @inline(__always)
+    private static func lookup(
+        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ number: UInt32
+    ) -> UnsafePointer<ProtobufCFieldDescriptor>? {
+        let index = Int(number) - 1
+        if index < Int(descriptor.pointee.n_fields), let fields = descriptor.pointee.fields, fields[index].id == number {
+            return fields + index
+        }
+        return protobuf_c_message_descriptor_get_field(descriptor, number)
+    }
+
     /// Reads a varint of at most `maxBytes` bytes; nil when it is longer or runs past `end`.
     @inline(__always)
     private static func readVarint(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ end: Int, maxBytes: Int) -> UInt64? {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        var j = i
-        let limit = min(end, i + maxBytes)
+        guard i < end else { return nil }
+        // Most keys and lengths are one byte.
+        let first = p[i]
+        if first < 0x80 {
+            i &+= 1
+            return UInt64(first)
+        }
+        var result = UInt64(first & 0x7f)
+        var shift: UInt64 = 7
+        var j = i &+ 1
+        let limit = min(end, i &+ maxBytes)
         while j < limit {
             let byte = p[j]
-            j += 1
-            result |= UInt64(byte & 0x7f) << shift
+            j &+= 1
+            // Wrapping shifts: bits past 64 are dropped, as protobuf-c does.
+            result |= UInt64(byte & 0x7f) &<< shift
             if byte < 0x80 {
                 i = j
                 return result
             }
-            shift += 7
+            shift &+= 7
         }
         return nil
     }
 
     @inline(__always)
-    private static func isVarint(_ type: ProtobufCType) -> Bool {
+    private static func isVarint(_ type: UInt32) -> Bool {
         switch type {
-        case PROTOBUF_C_TYPE_INT32, PROTOBUF_C_TYPE_SINT32, PROTOBUF_C_TYPE_UINT32, PROTOBUF_C_TYPE_INT64,
-             PROTOBUF_C_TYPE_SINT64, PROTOBUF_C_TYPE_UINT64, PROTOBUF_C_TYPE_BOOL, PROTOBUF_C_TYPE_ENUM:
+        case PROTOBUF_C_TYPE_INT32.rawValue, PROTOBUF_C_TYPE_SINT32.rawValue, PROTOBUF_C_TYPE_UINT32.rawValue,
+             PROTOBUF_C_TYPE_INT64.rawValue, PROTOBUF_C_TYPE_SINT64.rawValue, PROTOBUF_C_TYPE_UINT64.rawValue,
+             PROTOBUF_C_TYPE_BOOL.rawValue, PROTOBUF_C_TYPE_ENUM.rawValue:
             return true
         default:
             return false
@@ -135,13 +159,13 @@ enum WireValidator {
     }
 
     @inline(__always)
-    private static func isFixed32(_ type: ProtobufCType) -> Bool {
-        type == PROTOBUF_C_TYPE_FIXED32 || type == PROTOBUF_C_TYPE_SFIXED32 || type == PROTOBUF_C_TYPE_FLOAT
+    private static func isFixed32(_ type: UInt32) -> Bool {
+        type == PROTOBUF_C_TYPE_FIXED32.rawValue || type == PROTOBUF_C_TYPE_SFIXED32.rawValue || type == PROTOBUF_C_TYPE_FLOAT.rawValue
     }
 
     @inline(__always)
-    private static func isFixed64(_ type: ProtobufCType) -> Bool {
-        type == PROTOBUF_C_TYPE_FIXED64 || type == PROTOBUF_C_TYPE_SFIXED64 || type == PROTOBUF_C_TYPE_DOUBLE
+    private static func isFixed64(_ type: UInt32) -> Bool {
+        type == PROTOBUF_C_TYPE_FIXED64.rawValue || type == PROTOBUF_C_TYPE_SFIXED64.rawValue || type == PROTOBUF_C_TYPE_DOUBLE.rawValue
     }
 
     // MARK: Errors (built only on failure)

@@ -143,6 +143,18 @@ final class MalformedInputTests: XCTestCase {
         // 2 bytes of input per Notification struct: unpacking allocates far more than the input.
         let bytes: [UInt8] = (0..<20_000).map { $0 % 2 == 0 ? 0x0a : 0x00 }
         XCTAssertEqual(try CreateMessageRequest(decoding: bytes).notifications.count, 10_000)
+        // Beyond the unpacking limit, decoding fails cleanly (and frees what protobuf-c allocated).
+        let result = bytes.withUnsafeBytes { raw -> WireDecodingError? in
+            do throws(WireDecodingError) {
+                let _: CreateMessageRequest = try WireCodec.decode(raw, unpackLimit: 64 * 1024)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        XCTAssertEqual(result?.kind, .outOfMemory)
+        let small: CreateMessageRequest? = bytes.prefix(20).withUnsafeBytes { raw in try? WireCodec.decode(raw, unpackLimit: 64 * 1024) }
+        XCTAssertEqual(small?.notifications.count, 10)
     }
 }
 

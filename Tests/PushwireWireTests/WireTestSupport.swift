@@ -115,7 +115,7 @@ func rawProtobufC(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ byt
     }
 }
 
-/// A deterministic random generator (SplitMix64), so failures reproduce.
+/// A deterministic random generator (SplitMix64), so failures reproduce; shared by the tests of this target.
 struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }

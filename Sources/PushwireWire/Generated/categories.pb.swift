@@ -90,6 +90,12 @@ public struct Category: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Category`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -178,6 +184,12 @@ public struct Button: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Button`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -244,6 +256,12 @@ public struct UpsertCategoryRequest: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.UpsertCategoryRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -294,6 +312,12 @@ public struct UpsertCategoryResponse: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.UpsertCategoryResponse`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.UpsertCategoryResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -348,6 +372,12 @@ public struct DeleteCategoryRequest: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.DeleteCategoryRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -397,6 +427,12 @@ public struct DeleteCategoryResponse: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.DeleteCategoryResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -434,6 +470,12 @@ public struct ListCategoriesRequest: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListCategoriesRequest`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListCategoriesRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -485,6 +527,12 @@ public struct ListCategoriesResponse: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListCategoriesResponse`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListCategoriesResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 

@@ -84,6 +84,12 @@ public struct HealthCheckRequest: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.HealthCheckRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -130,6 +136,12 @@ public struct HealthCheckResponse: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.HealthCheckResponse`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.HealthCheckResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 

@@ -210,6 +210,12 @@ public struct Badge: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Badge`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -283,6 +289,12 @@ public struct TagCondition: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.TagCondition`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -347,6 +359,12 @@ public struct Targeting: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Targeting`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Targeting`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -477,6 +495,12 @@ public struct Notification: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Notification`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -563,6 +587,12 @@ public struct CreateMessageRequest: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.CreateMessageRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -614,6 +644,12 @@ public struct CreateMessageResponse: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.CreateMessageResponse`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.CreateMessageResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -670,6 +706,12 @@ public struct DeleteMessageRequest: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.DeleteMessageRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -707,6 +749,12 @@ public struct DeleteMessageResponse: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.DeleteMessageResponse`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.DeleteMessageResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -754,6 +802,12 @@ public struct GetMessageDetailsRequest: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GetMessageDetailsRequest`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GetMessageDetailsRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -807,6 +861,12 @@ public struct FailureCount: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.FailureCount`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.FailureCount`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -866,6 +926,12 @@ public struct ButtonTapCount: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ButtonTapCount`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ButtonTapCount`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -959,6 +1025,12 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GetMessageDetailsResponse`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GetMessageDetailsResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 

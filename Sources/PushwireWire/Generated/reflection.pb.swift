@@ -24,6 +24,12 @@ public struct ListMethodsRequest: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListMethodsRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -68,6 +74,12 @@ public struct ListMethodsResponse: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListMethodsResponse`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListMethodsResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -126,6 +138,12 @@ public struct MethodInfo: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.MethodInfo`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.MethodInfo`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 

@@ -57,6 +57,12 @@ public struct Frame: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Frame`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -153,6 +159,12 @@ public struct Metadata: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Metadata`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -213,6 +225,12 @@ public struct Request: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Request`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Request`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -279,6 +297,12 @@ public struct Status: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Status`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -337,6 +361,12 @@ public struct Response: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Response`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -377,6 +407,12 @@ public struct Cancel: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Cancel`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Cancel`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -427,6 +463,12 @@ public struct Ping: WireMessage, Hashable {
         self = try WireCodec.decode(bytes)
     }
 
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Ping`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
     /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
     /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
     public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
@@ -473,6 +515,12 @@ public struct Pong: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Pong`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Pong`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -527,6 +575,12 @@ public struct GoAway: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GoAway`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GoAway`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
@@ -598,6 +652,12 @@ public struct Settings: WireMessage, Hashable {
     /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
     /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Settings`.
     public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.Settings`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
         self = try WireCodec.decode(bytes)
     }
 
