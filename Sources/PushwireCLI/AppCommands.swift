@@ -6,7 +6,7 @@ import PushwireWire
 enum AppCommands {
     private static let apnsOptions: Set<String> = ["--apns-team-id", "--apns-key-id", "--apns-topic", "--apns-key-file", "--apns-environment"]
 
-    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> Operation {
+    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         switch subcommand {
         case "create":
             try scanned.allow(apnsOptions.union(["--name"]), command: command)
@@ -55,7 +55,7 @@ enum AppCommands {
         return settings
     }
 
-    static func run(_ operation: Operation, session: Session, adminToken: String) async throws(CommandFailure) {
+    static func run(_ operation: GroupCommand, session: Session, adminToken: String) async throws(CommandFailure) {
         let json = session.options.json
         switch operation {
         case .createApplication(let request):

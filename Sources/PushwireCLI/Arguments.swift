@@ -25,7 +25,7 @@ struct Invocation {
         case call(method: String, data: String, emitDefaults: Bool)
         case ping(count: Int)
         /// A group command: `app`, `device`, `category`, `message`, `demo`.
-        case operation(Operation)
+        case operation(GroupCommand)
     }
 
     var command: Command
@@ -39,8 +39,8 @@ struct Invocation {
         var options = GlobalOptions(server: environment["PUSHWIRE_SERVER"] ?? "127.0.0.1:7355",
                                     token: environment["PUSHWIRE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
         options.adminToken = environment["PUSHWIRE_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        if Operation.group(in: arguments) != nil {
-            let command = try Operation.parse(arguments, options: &options)
+        if GroupCommand.group(in: arguments) != nil {
+            let command = try GroupCommand.parse(arguments, options: &options)
             return Invocation(command: command, options: options)
         }
         var subcommand: String?

@@ -4,7 +4,7 @@ import PushwireWire
 /// `pushwire category upsert|delete|list` (with the application's access token) and
 /// `category sync` (as a device would, by application code).
 enum CategoryCommands {
-    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> Operation {
+    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         switch subcommand {
         case "upsert":
             try scanned.allow(["--file", "--name", "--button", "--id"], command: command)
@@ -53,7 +53,7 @@ enum CategoryCommands {
         return id
     }
 
-    static func run(_ operation: Operation, session: Session) async throws(CommandFailure) {
+    static func run(_ operation: GroupCommand, session: Session) async throws(CommandFailure) {
         let json = session.options.json
         let token = session.options.token
         switch operation {

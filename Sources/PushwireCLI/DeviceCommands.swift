@@ -4,7 +4,7 @@ import PushwireWire
 /// `pushwire device register|unregister|tags` and `pushwire category sync`: what a device does,
 /// by application code (no token needed).
 enum DeviceCommands {
-    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> Operation {
+    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         _ = try scanned.positionals([], command: command)
         let application = try scanned.required("--app", command: command)
         switch subcommand {
@@ -105,7 +105,7 @@ enum DeviceCommands {
         throw UsageError(message: "--timezone expects seconds east of UTC or ±HH:MM, got '\(text)'", command: command)
     }
 
-    static func run(_ operation: Operation, session: Session) async throws(CommandFailure) {
+    static func run(_ operation: GroupCommand, session: Session) async throws(CommandFailure) {
         let json = session.options.json
         switch operation {
         case .registerDevice(let request):

@@ -9,7 +9,7 @@ enum MessageCommands {
         "--language-title", "--data", "--send-at", "--transaction-id", "--badge", "--sound", "--thread-id", "--trim",
     ]
 
-    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> Operation {
+    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         switch subcommand {
         case "send":
             try scanned.allow(notificationOptions.union(["--file"]), command: command)
@@ -111,7 +111,7 @@ enum MessageCommands {
         return badge
     }
 
-    static func run(_ operation: Operation, session: Session) async throws(CommandFailure) {
+    static func run(_ operation: GroupCommand, session: Session) async throws(CommandFailure) {
         let json = session.options.json
         let token = session.options.token
         switch operation {

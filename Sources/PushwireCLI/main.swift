@@ -37,7 +37,7 @@ func run() async -> Int32 {
         case .ping(let count):
             try await commands.ping(count: count)
         case .operation(let operation):
-            try await runOperation(operation, options: parsed.options)
+            try await runGroupCommand(operation, options: parsed.options)
         }
         return 0
     } catch let error as UsageError {

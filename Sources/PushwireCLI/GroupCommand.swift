@@ -2,7 +2,7 @@ import PushwireWire
 
 /// A group command (`app`, `device`, `category`, `message`, `demo`) parsed down to the request it
 /// sends, so that tests can check flags → request without a server.
-enum Operation: Equatable {
+enum GroupCommand: Equatable {
     case createApplication(CreateApplicationRequest)
     case listApplications
     case updateApplication(UpdateApplicationRequest)
@@ -73,7 +73,7 @@ enum Operation: Equatable {
         }
         let command = "\(group) \(subcommand)"
         if scanned.wantsHelp { return .help(topic: command) }
-        let operation: Operation
+        let operation: GroupCommand
         switch group {
         case "app": operation = try AppCommands.parse(subcommand, scanned, command: command)
         case "device": operation = try DeviceCommands.parse(subcommand, scanned, command: command)

@@ -2,7 +2,7 @@ import PushwireWire
 
 /// Runs a group command: resolves the admin token where needed (a usage error when there is
 /// none), connects once, and hands the session to the command group.
-func runOperation(_ operation: Operation, options: GlobalOptions) async throws {
+func runGroupCommand(_ operation: GroupCommand, options: GlobalOptions) async throws {
     var adminToken = ""
     switch operation {
     case .createApplication, .listApplications, .updateApplication:
