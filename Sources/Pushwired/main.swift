@@ -1,1 +1,72 @@
-// placeholder
+// pushwired: parses its arguments, builds the server configuration and runs the server.
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushwireRuntime
+
+/// Writes `text` to stdout and flushes, so a parent reading a pipe sees it at once.
+func printLine(_ text: String) {
+    let bytes = Array((text + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { raw -> Int in
+            guard let base = raw.baseAddress else { return 0 }
+            return write(1, base + offset, raw.count - offset)
+        }
+        if written <= 0 { break }
+        offset += written
+    }
+}
+
+func printError(_ text: String) {
+    let bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+let command: Options.Command
+do {
+    command = try Options.parse(Array(CommandLine.arguments.dropFirst()), readFile: readTextFile)
+} catch {
+    printError("pushwired: \(error.message)\n\n\(Options.usage)")
+    exit(64)
+}
+
+switch command {
+case .help:
+    printLine(Options.usage)
+    exit(0)
+case .version:
+    printLine("pushwired \(PushwireVersion.current)")
+    exit(0)
+case .run(let options):
+    let logger = Logger(label: "pushwired", level: options.logLevel)
+    let adminToken: String
+    if let given = options.adminToken {
+        adminToken = given
+    } else {
+        do {
+            let loaded = try AdminToken.load(dataDirectory: options.dataDirectory)
+            adminToken = loaded.token
+            if loaded.generated {
+                logger.notice("generated an admin token", ["path": options.dataDirectory + "/admin-token"])
+                printLine("admin token: \(adminToken)")
+            }
+        } catch {
+            logger.critical("cannot set up the admin token", ["error": error.description])
+            exit(1)
+        }
+    }
+    _ = adminToken  // handed to the push services once they are registered here
+    let server = Server(configuration: options.configuration, logger: logger)
+    do {
+        // Before start(): the loop threads must inherit the blocked signal mask.
+        try server.handleTerminationSignals()
+        let address = try server.start()
+        printLine("listening on \(address)")
+    } catch {
+        logger.critical("cannot start", ["error": "\(error)", "listen": options.configuration.listen.description])
+        exit(1)
+    }
+    server.waitUntilStopped()
+    exit(0)
+}

@@ -1,0 +1,36 @@
+// Linux system calls that Swift's Glibc module does not export (epoll, eventfd, accept4).
+// Every symbol here is prefixed `cpw_`; the Swift side wraps them once in PushwireRuntime/System.
+#ifndef CPUSHWIRE_LINUX_H
+#define CPUSHWIRE_LINUX_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+/// One epoll event, unpacked: glibc's `struct epoll_event` is packed on x86_64, which Swift
+/// imports awkwardly, so the shim copies into this plain struct.
+typedef struct {
+    uint32_t events;
+    int32_t fd;
+} cpw_epoll_event;
+
+extern const uint32_t CPW_EPOLLIN;
+extern const uint32_t CPW_EPOLLOUT;
+extern const uint32_t CPW_EPOLLERR;
+extern const uint32_t CPW_EPOLLHUP;
+extern const uint32_t CPW_EPOLLRDHUP;
+extern const uint32_t CPW_EPOLLET;
+extern const int CPW_EPOLL_CTL_ADD;
+extern const int CPW_EPOLL_CTL_MOD;
+extern const int CPW_EPOLL_CTL_DEL;
+
+int cpw_epoll_create(void);
+int cpw_epoll_ctl(int epfd, int op, int fd, uint32_t events);
+/// Waits like epoll_wait and copies up to `capacity` events into `out`; `scratch` must hold
+/// `capacity` native events (`cpw_epoll_event_size()` bytes each).
+int cpw_epoll_wait(int epfd, void *scratch, cpw_epoll_event *out, int capacity, int timeout_ms);
+int cpw_epoll_event_size(void);
+
+int cpw_eventfd(void);
+int cpw_accept4(int fd, struct sockaddr *address, socklen_t *length);
+
+#endif

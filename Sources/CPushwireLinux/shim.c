@@ -1,0 +1,41 @@
+#define _GNU_SOURCE
+#include "CPushwireLinux.h"
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+const uint32_t CPW_EPOLLIN = EPOLLIN;
+const uint32_t CPW_EPOLLOUT = EPOLLOUT;
+const uint32_t CPW_EPOLLERR = EPOLLERR;
+const uint32_t CPW_EPOLLHUP = EPOLLHUP;
+const uint32_t CPW_EPOLLRDHUP = EPOLLRDHUP;
+const uint32_t CPW_EPOLLET = EPOLLET;
+const int CPW_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
+const int CPW_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
+const int CPW_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+
+int cpw_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int cpw_epoll_ctl(int epfd, int op, int fd, uint32_t events) {
+    struct epoll_event event = {0};
+    event.events = events;
+    event.data.fd = fd;
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+int cpw_epoll_event_size(void) { return (int)sizeof(struct epoll_event); }
+
+int cpw_epoll_wait(int epfd, void *scratch, cpw_epoll_event *out, int capacity, int timeout_ms) {
+    struct epoll_event *events = scratch;
+    int count = epoll_wait(epfd, events, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        out[i].events = events[i].events;
+        out[i].fd = events[i].data.fd;
+    }
+    return count;
+}
+
+int cpw_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int cpw_accept4(int fd, struct sockaddr *address, socklen_t *length) {
+    return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

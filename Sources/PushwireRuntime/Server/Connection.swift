@@ -1,0 +1,537 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushwireLinux
+import PushwireWire
+
+/// A call that went off the loop and has not been answered yet. Its identity is the token that
+/// lets a late result, a deadline and a Cancel find out whether they are still the first.
+final class InFlightCall: Sendable {
+    let cancellation = CancellationFlag()
+}
+
+/// One client connection: the preface, the frame decoder, the calls in flight, and one output
+/// buffer that every response of a read batch or loop iteration is appended to before one write.
+///
+/// `@unchecked Sendable`: every property is touched only on the owning loop's thread. Other
+/// threads only carry a reference back to that loop inside `EventLoop.execute`.
+final class Connection: EventHandler, @unchecked Sendable {
+    enum State {
+        /// Waiting for the client's 8-byte preface; `prefaceMatched` bytes of it so far.
+        case awaitingPreface
+        /// Frames flow.
+        case open
+        /// A GoAway ending the connection is queued or sent; input is read and discarded until
+        /// the peer closes or `lingerDeadline` passes, so the GoAway is not destroyed by a reset.
+        case closing
+        case closed
+    }
+
+    private var fd: FileDescriptor
+    let peer: SocketAddress
+    // unowned(unsafe): the loop server holds every connection it owns until the connection
+    // closes, so it always outlives it; this skips an atomic check on every access.
+    private unowned(unsafe) let owner: LoopServer
+    private var shared: ServerShared { owner.shared }
+
+    private(set) var state = State.awaitingPreface
+    private var prefaceMatched = 0
+    private var decoder: FrameDecoder
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    private var inFlight: [UInt32: InFlightCall] = [:]
+    private var highestCallID: UInt32 = 0
+    private var goAwaySent = false
+    private var closeWhenFlushed = false
+    private var writeShutDown = false
+    private var lingerDeadline: UInt64 = 0
+
+    private var interest: UInt32 = 0
+    private var readingPaused = false
+    private var wantsWritable = false
+    private var flushScheduled = false
+    private var readChunk = 2048
+
+    private let openedAt: UInt64
+    private var lastFrameAt: UInt64
+    private var partialFrameSince: UInt64?
+
+    init(fd: consuming FileDescriptor, peer: SocketAddress, owner: LoopServer, now: UInt64) {
+        self.fd = fd
+        self.peer = peer
+        self.owner = owner
+        self.decoder = FrameDecoder(maxFrameSize: owner.shared.configuration.maxFrameSize, expectsPreface: false)
+        self.openedAt = now
+        self.lastFrameAt = now
+    }
+
+    var rawFD: Int32 { fd.raw }
+    var hasCallsInFlight: Bool { !inFlight.isEmpty }
+
+    /// Registers with the loop for input (edge-triggered).
+    func register() throws(SystemError) {
+        interest = CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLET
+        try owner.loop.register(fd: fd.raw, events: interest, handler: self)
+    }
+
+    // MARK: Events
+
+    func handleEvents(_ events: UInt32) {
+        if events & CPW_EPOLLOUT != 0 {
+            flush()
+        }
+        if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 {
+            // When the peer has closed its side, read to the end even after a short read: the
+            // end of stream raises no further edge.
+            readAvailable(toTheEnd: events & (CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0)
+        }
+        if case .closed = state { return }
+        // One write for everything this read batch produced.
+        if outputStart < output.count { flush() }
+    }
+
+    private func readAvailable(toTheEnd: Bool = false) {
+        // A fixed budget of reads per wake-up keeps one busy peer from starving the loop's others.
+        var budget = 16
+        while budget > 0 {
+            budget -= 1
+            switch state {
+            case .closed:
+                return
+            case .closing:
+                if !discardInput() { return }
+                continue
+            case .awaitingPreface:
+                if !readPreface() { return }
+                continue
+            case .open:
+                break
+            }
+            if readingPaused { return }
+            var outcome = ReadOutcome.wouldBlock
+            var filled = false
+            let fd = self.fd.raw
+            let chunk = readChunk
+            let read = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
+                switch Result(catching: { () throws(SystemError) in try Syscall.read(fd, into: buffer) }) {
+                case .success(.processed(0)):
+                    outcome = .endOfStream
+                    return 0
+                case .success(.processed(let count)):
+                    outcome = .read(count)
+                    filled = count == buffer.count
+                    return count
+                case .success(.wouldBlock):
+                    outcome = .wouldBlock
+                    return 0
+                case .failure(let error):
+                    outcome = .failed(error)
+                    return 0
+                }
+            }
+            if decoder.bufferedByteCount == 0 {
+                // Nothing pending: read into the loop's scratch buffer and hand the decoder only
+                // what arrived, so a connection allocates no buffer until it has bytes to hold
+                // (10,000 idle connections cost no decoder memory).
+                let count = read(UnsafeMutableRawBufferPointer(rebasing: owner.scratch[0..<max(chunk, 16 * 1024)]))
+                if count > 0 { decoder.append(UnsafeRawBufferPointer(rebasing: owner.scratch[0..<count])) }
+            } else {
+                decoder.withWritableTail(minimumCapacity: chunk, read)
+            }
+            switch outcome {
+            case .wouldBlock:
+                return
+            case .endOfStream:
+                // The answers to what it sent before closing still go out, as far as the socket
+                // takes them without waiting; calls still in flight are dropped.
+                if outputStart < output.count { flush() }
+                close(reason: "peer closed")
+                return
+            case .failed(let error):
+                close(reason: "\(error)")
+                return
+            case .read:
+                if filled, readChunk < 65536 { readChunk *= 2 }
+                processFrames()
+                if readingPaused { return }
+                // A short read drained the socket; with edge triggering, more data raises a new event.
+                if !filled && !toTheEnd { return }
+            }
+        }
+        // Budget used up with data maybe left: come back after the other ready descriptors.
+        if case .open = state, !readingPaused {
+            owner.loop.execute { [self] in
+                self.readAvailable(toTheEnd: toTheEnd)
+                if case .closed = self.state { return }
+                if self.outputStart < self.output.count { self.flush() }
+            }
+        }
+    }
+
+    private enum ReadOutcome {
+        case read(Int)
+        case endOfStream
+        case wouldBlock
+        case failed(SystemError)
+    }
+
+    /// Reads into the loop's scratch buffer until the 8 preface bytes are in; returns whether to
+    /// keep reading.
+    private func readPreface() -> Bool {
+        let scratch = owner.scratch
+        let result: IOResult<Int>
+        do {
+            // Read only what the preface still needs: the rest stays in the socket for the decoder.
+            result = try Syscall.read(fd.raw, into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(8 - prefaceMatched)]))
+        } catch {
+            close(reason: "\(error)")
+            return false
+        }
+        switch result {
+        case .wouldBlock:
+            return false
+        case .processed(0):
+            close(reason: "peer closed before the preface")
+            return false
+        case .processed(let count):
+            let expected = WireProtocol.preface
+            for i in 0..<count where scratch[i] != expected[prefaceMatched + i] {
+                shared.logger.debug("wrong preface; closing", ["peer": peer.description])
+                close(reason: "wrong preface")
+                return false
+            }
+            prefaceMatched += count
+            if prefaceMatched == 8 {
+                state = .open
+                lastFrameAt = monotonicNanos()
+                output.append(contentsOf: shared.greeting)
+                if shared.isDraining { sendGoAway(status: .ok, message: "server is shutting down") }
+            }
+            return true
+        }
+    }
+
+    /// Reads and drops input while closing; returns whether to keep reading.
+    private func discardInput() -> Bool {
+        switch try? Syscall.read(fd.raw, into: owner.scratch) {
+        case .processed(let count)?:
+            if count == 0 {
+                close(reason: "peer closed after goaway")
+                return false
+            }
+            return true
+        case .wouldBlock?:
+            return false
+        case nil:
+            close(reason: "read failed while closing")
+            return false
+        }
+    }
+
+    // MARK: Frames
+
+    private func processFrames() {
+        var completedAny = false
+        while case .open = state, !readingPaused {
+            let frame: Frame?
+            do {
+                frame = try decoder.nextFrame()
+            } catch {
+                protocolError(error)
+                return
+            }
+            guard let frame else { break }
+            completedAny = true
+            dispatch(frame)
+            // Checked per frame: one read can hold thousands of requests, and a peer that does not
+            // read its responses must not make the buffer grow by all of their answers at once.
+            if output.count - outputStart > shared.configuration.maxOutputBufferBytes {
+                pauseReading()
+            }
+        }
+        let now = monotonicNanos()
+        if completedAny { lastFrameAt = now }
+        if decoder.bufferedByteCount == 0 {
+            partialFrameSince = nil
+        } else if completedAny || partialFrameSince == nil {
+            partialFrameSince = now
+        }
+    }
+
+    private func dispatch(_ frame: Frame) {
+        switch frame.kind {
+        case .request(let request)?:
+            handleRequest(callID: frame.callID, request)
+        case .cancel?:
+            handleCancel(callID: frame.callID)
+        case .ping(let ping)?:
+            Frame.pong(ping.payload).encode(appendingTo: &output, lengthPrefixed: true)
+        case .pong?, .settings?, .goAway?, .response?:
+            // docs/PROTOCOL.md: ignored from a client (the server sends no pings, and a client's
+            // settings, go_away or response carry nothing for it).
+            break
+        case nil:
+            protocolError(.emptyFrame)
+        }
+    }
+
+    private func handleRequest(callID: UInt32, _ request: Request) {
+        guard callID != 0 else {
+            respond(callID: 0, status: .invalidArgument, message: "call id 0 is reserved for frames that belong to no call")
+            return
+        }
+        if goAwaySent {
+            respond(callID: callID, status: .unavailable, message: "server is shutting down: no calls after \(highestCallID)")
+            return
+        }
+        if inFlight[callID] != nil {
+            respond(callID: callID, status: .invalidArgument, message: "call id \(callID) is already in flight")
+            return
+        }
+        if inFlight.count >= shared.configuration.maxConcurrentCallsPerConnection {
+            respond(
+                callID: callID, status: .resourceExhausted,
+                message: "too many calls in flight: the limit is \(shared.configuration.maxConcurrentCallsPerConnection) per connection")
+            return
+        }
+        guard let method = shared.table.methods[request.method] else {
+            respond(callID: callID, status: .unimplemented, message: "unknown method \(request.method)")
+            return
+        }
+        if callID > highestCallID { highestCallID = callID }
+        var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
+        if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
+        let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
+
+        switch method.handler {
+        case .onLoop(let handler):
+            // Cheap work answers inline: no allocation for the call beyond its values, no hop.
+            let context = RequestContext(
+                callID: callID, method: request.method, metadata: request.metadata, peer: peer,
+                deadlineNanos: deadline, cancellation: nil)
+            let result = handler(context, request.message)
+            respond(callID: callID, status: result.status, message: result.message, body: result.body)
+
+        case .offLoop(let handler):
+            let call = InFlightCall()
+            inFlight[callID] = call
+            if let deadline {
+                let milliseconds = timeoutNanos / 1_000_000
+                owner.loop.schedule(at: deadline) { [weak self, weak call] in
+                    guard let self, let call else { return }
+                    self.finish(callID: callID, call: call, status: .deadlineExceeded,
+                                message: "deadline of \(milliseconds) ms exceeded", body: [])
+                }
+            }
+            let context = RequestContext(
+                callID: callID, method: request.method, metadata: request.metadata, peer: peer,
+                deadlineNanos: deadline, cancellation: call.cancellation)
+            let loop = owner.loop
+            handler(context, request.message) { [self] result in
+                loop.execute {
+                    self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
+                    self.scheduleFlush()
+                }
+            }
+        }
+    }
+
+    private func handleCancel(callID: UInt32) {
+        guard let call = inFlight[callID] else { return }  // unknown or finished: ignored
+        finish(callID: callID, call: call, status: .cancelled, message: "cancelled by the client", body: [])
+    }
+
+    /// Answers `call` unless something (deadline, Cancel, the result) answered it first.
+    private func finish(callID: UInt32, call: InFlightCall, status: StatusCode, message: String, body: [UInt8]) {
+        guard let current = inFlight[callID], current === call else { return }
+        inFlight[callID] = nil
+        call.cancellation.set()
+        respond(callID: callID, status: status, message: message, body: body)
+        scheduleFlush()
+        if goAwaySent, inFlight.isEmpty { closeWhenFlushed = true }
+    }
+
+    private func respond(callID: UInt32, status: StatusCode, message: String, body: [UInt8] = []) {
+        ResponseEncoding.append(callID: callID, status: status, message: message, body: body, to: &output)
+    }
+
+    // MARK: Ending
+
+    private func protocolError(_ error: FramingError) {
+        // docs/PROTOCOL.md: an oversized frame is RESOURCE_EXHAUSTED, any other broken framing
+        // INVALID_ARGUMENT; the message is the framing error's own sentence.
+        let status: StatusCode
+        switch error {
+        case .frameTooLarge: status = .resourceExhausted
+        case .badPreface, .undecodableFrame, .emptyFrame: status = .invalidArgument
+        }
+        shared.logger.debug("protocol error; closing", ["peer": peer.description, "error": error.description])
+        goAwayAndClose(status: status, message: error.description)
+    }
+
+    /// Queues a GoAway that ends the connection, stops taking input and closes once it is sent.
+    func goAwayAndClose(status: StatusCode, message: String) {
+        guard case .open = state else {
+            close(reason: message)
+            return
+        }
+        Frame.goAway(lastCallID: highestCallID, status: status, message: message)
+            .encode(appendingTo: &output, lengthPrefixed: true)
+        goAwaySent = true
+        state = .closing
+        for call in inFlight.values { call.cancellation.set() }
+        inFlight.removeAll()
+        closeWhenFlushed = true
+        lingerDeadline = monotonicNanos() &+ 2_000_000_000
+        // Input is discarded from now on, so reading resumes even if it was paused.
+        readingPaused = false
+        updateInterest()
+        scheduleFlush()
+    }
+
+    /// Graceful shutdown: tell the client the last call that will be answered; calls in flight
+    /// finish, then the connection closes.
+    func sendGoAway(status: StatusCode, message: String) {
+        switch state {
+        case .awaitingPreface:
+            close(reason: "shutting down")
+            return
+        case .closing, .closed:
+            return
+        case .open:
+            break
+        }
+        if goAwaySent { return }
+        goAwaySent = true
+        Frame.goAway(lastCallID: highestCallID, status: status, message: message)
+            .encode(appendingTo: &output, lengthPrefixed: true)
+        if inFlight.isEmpty { closeWhenFlushed = true }
+        scheduleFlush()
+    }
+
+    /// Closes the descriptor now; calls in flight are cancelled and their results dropped.
+    func close(reason: String) {
+        if case .closed = state { return }
+        state = .closed
+        shared.logger.trace("connection closed", ["peer": peer.description, "reason": reason])
+        owner.loop.deregister(fd: fd.raw)
+        fd.close()
+        for call in inFlight.values { call.cancellation.set() }
+        inFlight.removeAll()
+        output = []
+        owner.connectionClosed(self)
+    }
+
+    /// Housekeeping: preface, idle, incomplete-frame and linger timeouts.
+    func checkTimeouts(now: UInt64) {
+        switch state {
+        case .awaitingPreface:
+            if now &- openedAt > shared.prefaceTimeoutNanos { close(reason: "preface timeout") }
+        case .open:
+            // An idle connection gives its buffers back; the next frame allocates them again.
+            if now &- lastFrameAt > 1_000_000_000, inFlight.isEmpty, decoder.bufferedByteCount == 0,
+               decoder.allocatedByteCount > 0 || output.capacity > 0, outputStart == output.count {
+                decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
+                output = []
+                outputStart = 0
+            }
+            if let since = partialFrameSince, now &- since > shared.incompleteFrameTimeoutNanos {
+                goAwayAndClose(status: .deadlineExceeded, message: "a frame stayed incomplete for too long")
+            } else if shared.idleTimeoutNanos > 0, inFlight.isEmpty, now &- lastFrameAt > shared.idleTimeoutNanos {
+                goAwayAndClose(status: .ok, message: "idle timeout")
+            }
+        case .closing:
+            if now > lingerDeadline { close(reason: "linger timeout") }
+        case .closed:
+            break
+        }
+    }
+
+    // MARK: Output
+
+    func scheduleFlush() {
+        if flushScheduled { return }
+        flushScheduled = true
+        owner.scheduleFlush(self)
+    }
+
+    /// Writes as much of the output buffer as the socket takes, in one call when it takes it all.
+    func flush() {
+        flushScheduled = false
+        if case .closed = state { return }
+        while outputStart < output.count {
+            let start = outputStart
+            let fd = self.fd.raw
+            let result = output.withUnsafeBytes { bytes in
+                Result { () throws(SystemError) in
+                    try Syscall.write(fd, from: UnsafeRawBufferPointer(rebasing: bytes[start...]))
+                }
+            }
+            switch result {
+            case .success(.processed(let count)):
+                outputStart += count
+            case .success(.wouldBlock):
+                if !wantsWritable {
+                    wantsWritable = true
+                    updateInterest()
+                }
+                return
+            case .failure(let error):
+                close(reason: "\(error)")
+                return
+            }
+        }
+        // Drained. Big buffers (a burst for a slow reader) are given back rather than kept per connection.
+        if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
+        outputStart = 0
+        if wantsWritable || readingPaused {
+            let resuming = readingPaused
+            wantsWritable = false
+            readingPaused = false
+            updateInterest()
+            if resuming {
+                // Frames may be waiting in the decoder with nothing left in the socket to raise
+                // an event: decode them after this iteration.
+                owner.loop.execute { [self] in self.resumeAfterBackpressure() }
+            }
+        }
+        if closeWhenFlushed, !writeShutDown {
+            writeShutDown = true
+            Syscall.shutdownWrite(fd.raw)
+            if case .open = state {
+                state = .closing
+                lingerDeadline = monotonicNanos() &+ 2_000_000_000
+            }
+        }
+    }
+
+    private func resumeAfterBackpressure() {
+        guard case .open = state, !readingPaused else { return }
+        processFrames()
+        if !readingPaused { readAvailable(toTheEnd: true) }
+        if case .closed = state { return }
+        if outputStart < output.count { flush() }
+    }
+
+    private func pauseReading() {
+        shared.peakPausedOutputBytes.max(output.count - outputStart, ordering: .relaxed)
+        shared.backpressurePauses.add(1, ordering: .relaxed)
+        readingPaused = true
+        updateInterest()
+    }
+
+    private func updateInterest() {
+        var events = CPW_EPOLLRDHUP | CPW_EPOLLET
+        if !readingPaused { events |= CPW_EPOLLIN }
+        if wantsWritable { events |= CPW_EPOLLOUT }
+        guard events != interest else { return }
+        interest = events
+        // Re-arming EPOLLIN with EPOLL_CTL_MOD raises an event if input is already waiting, so a
+        // paused connection resumes without a lost wake-up.
+        do {
+            try owner.loop.modify(fd: fd.raw, events: events)
+        } catch {
+            close(reason: "\(error)")
+        }
+    }
+}

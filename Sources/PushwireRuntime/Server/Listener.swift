@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushwireWire
+
+/// A loop's listening socket: accepts every pending connection on each readiness event and hands
+/// it to its loop, refusing (accept-and-close) those over the server's connection limit.
+final class Listener: EventHandler {
+    private var fd: FileDescriptor
+    private unowned let owner: LoopServer
+    /// Set when accepting failed for lack of descriptors or memory: retried on the next tick,
+    /// since an edge-triggered socket will not report the waiting connections again.
+    private(set) var needsRetry = false
+
+    init(fd: consuming FileDescriptor, owner: LoopServer) {
+        self.fd = fd
+        self.owner = owner
+    }
+
+    var rawFD: Int32 { fd.raw }
+
+    func handleEvents(_ events: UInt32) {
+        acceptAll()
+    }
+
+    func acceptAll() {
+        needsRetry = false
+        let shared = owner.shared
+        while fd.isOpen {
+            let accepted: IOResult<(Int32, SocketAddress)>
+            do {
+                accepted = try Syscall.accept(fd.raw)
+            } catch {
+                switch error.errno {
+                case ECONNABORTED, EPROTO:
+                    continue  // the peer gave up while queued; the next one may be fine
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    shared.logger.warning("accept failed; retrying shortly", ["error": "\(error)"])
+                    needsRetry = true
+                    return
+                default:
+                    shared.logger.error("accept failed", ["error": "\(error)"])
+                    return
+                }
+            }
+            guard case .processed(let (client, peer)) = accepted else { return }
+            var socket = FileDescriptor(client)
+            let count = shared.connectionCount.add(1, ordering: .relaxed).newValue
+            if count > shared.configuration.maxConnections || shared.isDraining {
+                shared.connectionCount.subtract(1, ordering: .relaxed)
+                shared.logger.debug("connection refused: limit reached", [
+                    "peer": peer.description, "max_connections": "\(shared.configuration.maxConnections)",
+                ])
+                socket.close()
+                continue
+            }
+            owner.adopt(socket, peer: peer)
+        }
+    }
+
+    /// Stops listening: deregisters and closes the socket.
+    func close() {
+        guard fd.isOpen else { return }
+        owner.loop.deregister(fd: fd.raw)
+        fd.close()
+    }
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushwireLinux
+import PushwireWire
+
+/// The server's state on one event loop: its listener, its connections, the connections waiting
+/// for a flush at the end of the iteration, and the drain on shutdown.
+///
+/// `@unchecked Sendable`: created on the starting thread before the loop's thread runs, then
+/// touched only on the loop's thread (other threads go through `loop.execute`).
+final class LoopServer: @unchecked Sendable {
+    let loop: EventLoop
+    let shared: ServerShared
+    /// Where reads that are not kept land (the preface, input discarded while closing).
+    let scratch: UnsafeMutableRawBufferPointer
+    private var listener: Listener?
+    private var connections: [ObjectIdentifier: Connection] = [:]
+    private var pendingFlush: [Connection] = []
+    private var drainDeadline: UInt64?
+    private var stopped = false
+
+    init(loop: EventLoop, shared: ServerShared, listenerFD: consuming FileDescriptor) throws(SystemError) {
+        self.loop = loop
+        self.shared = shared
+        scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        let listener = Listener(fd: listenerFD, owner: self)
+        self.listener = listener
+        // Registered before the loop's thread starts, so no cross-thread hop is needed.
+        try loop.register(fd: listener.rawFD, events: CPWEvents.input, handler: listener)
+        loop.onTick { [unowned self] in self.tick() }
+    }
+
+    deinit {
+        scratch.deallocate()
+    }
+
+    var connectionCount: Int { connections.count }
+
+    func adopt(_ socket: consuming FileDescriptor, peer: SocketAddress) {
+        // Small responses must leave at once, not wait for Nagle's algorithm.
+        try? Syscall.setOption(socket.raw, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+        let connection = Connection(fd: socket, peer: peer, owner: self, now: monotonicNanos())
+        do {
+            try connection.register()
+        } catch {
+            shared.logger.error("could not register a connection", ["error": "\(error)"])
+            shared.connectionCount.subtract(1, ordering: .relaxed)
+            return
+        }
+        connections[ObjectIdentifier(connection)] = connection
+        shared.logger.trace("connection opened", ["peer": peer.description, "loop": "\(loop.index)"])
+    }
+
+    func connectionClosed(_ connection: Connection) {
+        if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
+            shared.connectionCount.subtract(1, ordering: .relaxed)
+        }
+        if drainDeadline != nil, connections.isEmpty { stop() }
+    }
+
+    func scheduleFlush(_ connection: Connection) {
+        if pendingFlush.isEmpty {
+            loop.atEndOfIteration { [unowned self] in self.flushPending() }
+        }
+        pendingFlush.append(connection)
+    }
+
+    private func flushPending() {
+        let batch = pendingFlush
+        pendingFlush.removeAll(keepingCapacity: true)
+        for connection in batch { connection.flush() }
+    }
+
+    private func tick() {
+        let now = monotonicNanos()
+        if let listener, listener.needsRetry { listener.acceptAll() }
+        if let drainDeadline, now >= drainDeadline {
+            for connection in Array(connections.values) { connection.close(reason: "drain timeout") }
+            stop()
+            return
+        }
+        for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
+    }
+
+    /// Graceful shutdown on this loop: stop accepting, GoAway to every connection, close each
+    /// once its calls are answered, and stop the loop when none is left or the drain time is up.
+    func beginDrain(timeoutNanos: UInt64) {
+        guard drainDeadline == nil else { return }
+        drainDeadline = monotonicNanos() &+ timeoutNanos
+        listener?.close()
+        listener = nil
+        for connection in Array(connections.values) {
+            connection.sendGoAway(status: .ok, message: "server is shutting down")
+        }
+        if connections.isEmpty { stop() }
+    }
+
+    /// Immediate shutdown: closes everything and stops the loop.
+    func closeAll() {
+        listener?.close()
+        listener = nil
+        for connection in Array(connections.values) { connection.close(reason: "server stopped") }
+        stop()
+    }
+
+    private func stop() {
+        guard !stopped else { return }
+        stopped = true
+        listener?.close()
+        listener = nil
+        loop.stop()
+    }
+}
+
+/// Event masks used by the server.
+enum CPWEvents {
+    static var input: UInt32 { CPW_EPOLLIN | CPW_EPOLLET }
+}

@@ -1,0 +1,127 @@
+import Dispatch
+import PushwireWire
+
+/// How a call ended, ready to be framed: a status, and the encoded response message when OK.
+struct CallOutcome: Sendable {
+    var status: StatusCode
+    var message: String
+    var body: [UInt8]
+
+    static func failure(_ error: RPCError) -> CallOutcome {
+        CallOutcome(status: error.code, message: error.message, body: [])
+    }
+}
+
+/// One registered method with its types erased: request bytes in, outcome out.
+struct RegisteredMethod: Sendable {
+    enum Handler: Sendable {
+        /// Runs on the event loop, inline with the read that delivered the request.
+        case onLoop(@Sendable (RequestContext, [UInt8]) -> CallOutcome)
+        /// Runs elsewhere (a task or a blocking thread); the outcome hops back to the loop.
+        case offLoop(@Sendable (RequestContext, [UInt8], @escaping @Sendable (CallOutcome) -> Void) -> Void)
+    }
+
+    let descriptor: AnyMethodDescriptor
+    let handler: Handler
+}
+
+/// Decodes the request bytes as `Request`; a failure is the INVALID_ARGUMENT outcome of the call.
+@inline(__always)
+func decodeRequest<Request: WireMessage>(_ type: Request.Type, _ bytes: [UInt8]) -> Result<Request, RPCError> {
+    // Straight to the protocol requirement on the raw bytes: the `[UInt8]` convenience is an
+    // unspecialized generic across modules, which cost more than the decoding itself in profiles.
+    var result = Result<Request, RPCError>.failure(RPCError(.internalError, "request not decoded"))
+    bytes.withUnsafeBytes { raw in
+        do throws(WireDecodingError) {
+            result = .success(try Request(decoding: raw))
+        } catch {
+            result = .failure(RPCError(.invalidArgument, "request does not decode as \(Request.protoName): \(error.message)", cause: error))
+        }
+    }
+    return result
+}
+
+@inline(__always)
+func outcome<Response: WireMessage>(_ result: Result<Response, RPCError>) -> CallOutcome {
+    switch result {
+    case .success(let response): CallOutcome(status: .ok, message: "", body: response.encode())
+    case .failure(let error): .failure(error)
+    }
+}
+
+/// The server's methods, keyed by path; frozen when the server starts and then shared, read-only,
+/// by every loop (so dispatch needs no lock).
+final class MethodTable: Sendable {
+    let methods: [String: RegisteredMethod]
+    /// The fully qualified names of the services with at least one method.
+    let serviceNames: Set<String>
+
+    init(_ methods: [String: RegisteredMethod]) {
+        self.methods = methods
+        serviceNames = Set(methods.values.map(\.descriptor.service))
+    }
+
+    /// Every path with its message names, sorted by path (what Reflection lists).
+    var sortedDescriptors: [AnyMethodDescriptor] {
+        methods.values.map(\.descriptor).sorted { $0.path < $1.path }
+    }
+}
+
+extension RegisteredMethod {
+    static func sync<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        _ body: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response
+    ) -> RegisteredMethod {
+        RegisteredMethod(descriptor: method.erased, handler: .onLoop { context, bytes in
+            switch decodeRequest(Request.self, bytes) {
+            case .failure(let error): return .failure(error)
+            case .success(let request):
+                do throws(RPCError) {
+                    return outcome(.success(try body(context, request)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        })
+    }
+
+    static func async<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        _ body: @escaping @Sendable (RequestContext, Request) async throws(RPCError) -> Response
+    ) -> RegisteredMethod {
+        RegisteredMethod(descriptor: method.erased, handler: .offLoop { context, bytes, complete in
+            // Decoding is cheap and a failure is answered at once, without a task.
+            switch decodeRequest(Request.self, bytes) {
+            case .failure(let error): complete(.failure(error))
+            case .success(let request):
+                Task {
+                    do throws(RPCError) {
+                        complete(outcome(.success(try await body(context, request))))
+                    } catch {
+                        complete(.failure(error))
+                    }
+                }
+            }
+        })
+    }
+
+    static func blocking<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        _ body: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response
+    ) -> RegisteredMethod {
+        RegisteredMethod(descriptor: method.erased, handler: .offLoop { context, bytes, complete in
+            switch decodeRequest(Request.self, bytes) {
+            case .failure(let error): complete(.failure(error))
+            case .success(let request):
+                // Blocking work (disk, database) must not stall a loop nor the cooperative pool.
+                DispatchQueue.global().async {
+                    do throws(RPCError) {
+                        complete(outcome(.success(try body(context, request))))
+                    } catch {
+                        complete(.failure(error))
+                    }
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushwireWire
+import Synchronization
+
+/// The Pushwire RPC server: N event loops, each with its own epoll, its own SO_REUSEPORT listening
+/// socket and its own connections; one method table shared read-only by all of them.
+///
+/// Register methods, then `start()`, then `waitUntilStopped()`:
+/// ```swift
+/// let server = Server(configuration: ServerConfiguration(), logger: Logger(label: "pushwired"))
+/// server.register(Methods.Health.check) { context, request in … }
+/// let address = try server.start()
+/// server.waitUntilStopped()
+/// ```
+public final class Server: Sendable {
+    private enum Phase {
+        case configuring([String: RegisteredMethod])
+        case running(shared: ServerShared, loops: [LoopServer], address: SocketAddress)
+        case stopped
+    }
+
+    /// The configuration the server was created with.
+    public let configuration: ServerConfiguration
+    /// Where the server logs.
+    public let logger: Logger
+    private let phase: Mutex<Phase>
+    private let signalWatcher = Mutex<SignalWatcher?>(nil)
+
+    /// Creates a server; it listens once `start()` is called.
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "pushwired")) {
+        self.configuration = configuration
+        self.logger = logger
+        phase = Mutex(.configuring([:]))
+    }
+
+    // MARK: Registration
+
+    private func add(_ method: RegisteredMethod) {
+        phase.withLock { phase in
+            guard case .configuring(var methods) = phase else {
+                logger.error("method registered after start; ignored", ["method": method.descriptor.path])
+                return
+            }
+            methods[method.descriptor.path] = method
+            phase = .configuring(methods)
+        }
+    }
+
+    /// Registers a handler that runs on the event loop, inline with the read that delivered the
+    /// request: for cheap, non-blocking work. Its request is decoded and its response encoded by
+    /// the runtime; a thrown `RPCError` becomes the call's status. Call before `start()`.
+    public func register<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        handler: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response
+    ) {
+        add(.sync(method, handler))
+    }
+
+    /// Registers an async handler, run in a task off the event loop; its result hops back to the
+    /// connection's loop. A deadline or Cancel answers the call first and drops the later result
+    /// (`context.isCancelled` turns true). Call before `start()`.
+    public func registerAsync<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        handler: @escaping @Sendable (RequestContext, Request) async throws(RPCError) -> Response
+    ) {
+        add(.async(method, handler))
+    }
+
+    /// Registers a handler that blocks (disk, database): run on a thread of a shared pool, never on
+    /// an event loop nor on Swift's cooperative pool. Call before `start()`.
+    public func registerBlocking<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        handler: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response
+    ) {
+        add(.blocking(method, handler))
+    }
+
+    // MARK: Lifecycle
+
+    /// Opens the listening sockets and starts the event loops.
+    /// - Returns: the address actually bound (with the real port when the configuration asked for 0).
+    /// - Throws: `SystemError` when a socket cannot be opened or bound, or a thread cannot start.
+    @discardableResult
+    public func start() throws(SystemError) -> SocketAddress {
+        let methods: [String: RegisteredMethod]
+        switch phase.withLock({ $0 }) {
+        case .configuring(let registered): methods = registered
+        case .running(_, _, let address): return address
+        case .stopped: throw SystemError("start", errno: EINVAL)
+        }
+        let threads = max(1, configuration.threads)
+        let reference = SharedReference()
+        let table = MethodTable(BuiltinServices.adding(to: methods, state: reference))
+        let shared = ServerShared(configuration: configuration, table: table, logger: logger)
+        reference.shared = shared
+
+        var loops: [LoopServer] = []
+        var address = configuration.listen
+        var started = 0
+        do throws(SystemError) {
+            // The port is checked free (and chosen, for port 0) once, then every loop binds its
+            // own SO_REUSEPORT socket on it.
+            address = try ListeningSocket.reserve(address)
+            for index in 0..<threads {
+                let fd = try ListeningSocket.open(on: address)
+                let loop = try EventLoop(index: index)
+                loops.append(try LoopServer(loop: loop, shared: shared, listenerFD: fd))
+            }
+            for loopServer in loops {
+                try loopServer.loop.start()
+                started += 1
+            }
+        } catch {
+            for (index, loopServer) in loops.enumerated() {
+                if index < started {
+                    loopServer.loop.execute { loopServer.closeAll() }
+                    loopServer.loop.join()
+                } else {
+                    // Never ran: nothing else touches it, so it is closed from here.
+                    loopServer.closeAll()
+                    loopServer.loop.discardRegistrations()
+                }
+            }
+            throw error
+        }
+        phase.withLock { $0 = .running(shared: shared, loops: loops, address: address) }
+        logger.info("listening", ["address": address.description, "threads": "\(threads)"])
+        return address
+    }
+
+    /// The bound address once started.
+    public var localAddress: SocketAddress? {
+        if case .running(_, _, let address) = phase.withLock({ $0 }) { return address }
+        return nil
+    }
+
+    /// Connections currently open, across all loops.
+    public var connectionCount: Int {
+        if case .running(let shared, _, _) = phase.withLock({ $0 }) {
+            return shared.connectionCount.load(ordering: .relaxed)
+        }
+        return 0
+    }
+
+    /// Backpressure so far: how often a connection's input was paused because its client did not
+    /// read its responses, and the most response bytes one such connection held.
+    public var backpressureStatistics: (pauses: Int, peakBufferedBytes: Int) {
+        if case .running(let shared, _, _) = phase.withLock({ $0 }) {
+            return (shared.backpressurePauses.load(ordering: .relaxed), shared.peakPausedOutputBytes.load(ordering: .relaxed))
+        }
+        return (0, 0)
+    }
+
+    /// Whether a graceful shutdown has begun (Health answers NOT_SERVING from then on).
+    public var isDraining: Bool {
+        if case .running(let shared, _, _) = phase.withLock({ $0 }) { return shared.isDraining }
+        return false
+    }
+
+    /// Graceful shutdown: stop accepting, send GoAway(last accepted call id, OK) on every
+    /// connection, let calls in flight finish for up to `configuration.drainTimeout`, then close.
+    /// Returns at once; `waitUntilStopped()` returns when it is done.
+    public func beginShutdown() {
+        guard case .running(let shared, let loops, _) = phase.withLock({ $0 }) else { return }
+        if shared.draining.exchange(true, ordering: .relaxed) { return }
+        logger.info("shutting down", ["drain_timeout_ms": "\(configuration.drainTimeout.milliseconds32)"])
+        let timeout = configuration.drainTimeout.nanoseconds
+        for loopServer in loops {
+            loopServer.loop.execute { loopServer.beginDrain(timeoutNanos: timeout) }
+        }
+    }
+
+    /// Closes every connection and stops at once, answering nothing more.
+    public func shutdownNow() {
+        guard case .running(let shared, let loops, _) = phase.withLock({ $0 }) else { return }
+        shared.draining.store(true, ordering: .relaxed)
+        for loopServer in loops {
+            loopServer.loop.execute { loopServer.closeAll() }
+        }
+    }
+
+    /// Blocks until every loop has stopped (after `beginShutdown()` or `shutdownNow()`).
+    public func waitUntilStopped() {
+        guard case .running(_, let loops, _) = phase.withLock({ $0 }) else { return }
+        for loopServer in loops { loopServer.loop.join() }
+        phase.withLock { $0 = .stopped }
+        signalWatcher.withLock { $0 = nil }
+        logger.info("stopped")
+    }
+
+    /// Makes SIGTERM and SIGINT start a graceful shutdown (a second one exits the process at once
+    /// with status 1). Call before `start()`: the signals are blocked in the calling thread so that
+    /// the loop threads inherit the mask and the signals are read from a signalfd, never handled
+    /// inside a signal handler.
+    public func handleTerminationSignals() throws(SystemError) {
+        let watcher = try SignalWatcher(signals: [SIGTERM, SIGINT]) { [weak self] signal, count in
+            guard let self else { return }
+            if count == 1 {
+                self.logger.notice("signal received; draining", ["signal": "\(signal)"])
+                self.beginShutdown()
+            } else {
+                self.logger.warning("second signal; exiting now", ["signal": "\(signal)"])
+                _exit(1)
+            }
+        }
+        signalWatcher.withLock { $0 = watcher }
+    }
+}

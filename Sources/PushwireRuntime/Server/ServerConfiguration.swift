@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushwireWire
+
+/// Everything the server needs to know to listen and to enforce its limits.
+/// Each limit has a clear outcome for the peer, documented on its property.
+public struct ServerConfiguration: Sendable {
+    /// Where to listen: `127.0.0.1:7355`, `[::1]:7355`, `0.0.0.0:7355`; port 0 picks a free port.
+    public var listen: SocketAddress
+    /// Event-loop threads; each has its own epoll and its own listening socket (SO_REUSEPORT).
+    public var threads: Int
+    /// The largest frame payload accepted (announced in Settings). A longer frame gets
+    /// GoAway(RESOURCE_EXHAUSTED) and the connection is closed, without buffering the payload.
+    public var maxFrameSize: Int
+    /// Calls in flight per connection (announced in Settings); the extra call gets RESOURCE_EXHAUSTED.
+    public var maxConcurrentCallsPerConnection: Int
+    /// Open connections across the server; extra connections are accepted and closed at once.
+    public var maxConnections: Int
+    /// A connection must send its preface within this time, or it is closed.
+    public var prefaceTimeout: Duration
+    /// A connection with no complete frame and no call in flight for this long is closed
+    /// (announced in Settings); `.zero` means never.
+    public var idleTimeout: Duration
+    /// A frame whose first byte has arrived must be complete within this time, so a peer that
+    /// drips one byte every few seconds cannot hold a connection forever.
+    public var incompleteFrameTimeout: Duration
+    /// On shutdown, how long in-flight calls may take before their connections are closed.
+    public var drainTimeout: Duration
+    /// Bytes of responses waiting for a slow reader before the server stops reading that
+    /// connection's requests (backpressure); reading resumes once the buffer drains.
+    public var maxOutputBufferBytes: Int
+    /// The deadline of a request that sends `timeout_ms = 0`; `nil` means none.
+    public var defaultCallTimeout: Duration?
+    /// The name announced in Settings.
+    public var serverName: String
+    /// The version announced in Settings.
+    public var serverVersion: String
+
+    /// The defaults: `127.0.0.1:7355`, one loop per core, 4 MiB frames, 1024 calls per connection,
+    /// 100,000 connections, 10 s preface, 5 min idle, 30 s per frame, 10 s drain, 4 MiB output buffer.
+    public init(
+        listen: SocketAddress = ServerConfiguration.defaultListenAddress,
+        threads: Int = ServerConfiguration.defaultThreadCount,
+        maxFrameSize: Int = WireProtocol.defaultMaxFrameSize,
+        maxConcurrentCallsPerConnection: Int = WireProtocol.defaultMaxConcurrentCalls,
+        maxConnections: Int = 100_000,
+        prefaceTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(300),
+        incompleteFrameTimeout: Duration = .seconds(30),
+        drainTimeout: Duration = .seconds(10),
+        maxOutputBufferBytes: Int = 4 * 1024 * 1024,
+        defaultCallTimeout: Duration? = nil,
+        serverName: String = "pushwired",
+        serverVersion: String = PushwireVersion.current
+    ) {
+        self.listen = listen
+        self.threads = threads
+        self.maxFrameSize = maxFrameSize
+        self.maxConcurrentCallsPerConnection = maxConcurrentCallsPerConnection
+        self.maxConnections = maxConnections
+        self.prefaceTimeout = prefaceTimeout
+        self.idleTimeout = idleTimeout
+        self.incompleteFrameTimeout = incompleteFrameTimeout
+        self.drainTimeout = drainTimeout
+        self.maxOutputBufferBytes = maxOutputBufferBytes
+        self.defaultCallTimeout = defaultCallTimeout
+        self.serverName = serverName
+        self.serverVersion = serverVersion
+    }
+
+    /// `127.0.0.1:7355`.
+    public static let defaultListenAddress: SocketAddress = {
+        // A literal that always parses; the fallback only satisfies the type checker.
+        (try? SocketAddress(parsing: "127.0.0.1:7355")) ?? SocketAddress.loopbackFallback
+    }()
+
+    /// One per online core.
+    public static var defaultThreadCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}
+
+/// The version of Pushwire's server runtime and executables.
+public enum PushwireVersion {
+    /// e.g. `0.1.0`.
+    public static let current = "0.1.0"
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating; negative durations are 0.
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        let (scaled, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return UInt64.max }
+        return scaled &+ UInt64(attoseconds / 1_000_000_000)
+    }
+
+    /// Whole milliseconds, saturating at `UInt32.max`.
+    var milliseconds32: UInt32 {
+        UInt32(min(nanoseconds / 1_000_000, UInt64(UInt32.max)))
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns signals into ordinary calls on a dedicated thread: the signals are blocked in the
+/// creating thread (and so in every thread started after it) and taken with `sigwait`, so no work
+/// ever happens inside a signal handler.
+///
+/// `@unchecked Sendable`: immutable after init; the thread only reads `signals` and `action`.
+final class SignalWatcher: @unchecked Sendable {
+    private let signals: sigset_t
+    private let action: @Sendable (Int32, Int) -> Void
+
+    /// Blocks `signals` in the calling thread and starts the watching thread.
+    /// - Parameter action: called with the signal number and how many signals came so far (1, 2, …).
+    init(signals list: [Int32], action: @escaping @Sendable (Int32, Int) -> Void) throws(SystemError) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in list { sigaddset(&set, signal) }
+        let result = pthread_sigmask(SIG_BLOCK, &set, nil)
+        guard result == 0 else { throw SystemError("pthread_sigmask", errno: result) }
+        signals = set
+        self.action = action
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { argument in
+            guard let argument else { return nil }
+            Unmanaged<SignalWatcher>.fromOpaque(argument).takeRetainedValue().watch()
+            return nil
+        }, box)
+        guard created == 0 else {
+            Unmanaged<SignalWatcher>.fromOpaque(box).release()
+            throw SystemError("pthread_create", errno: created)
+        }
+        pthread_detach(thread)
+    }
+
+    private func watch() {
+        var set = signals
+        var count = 0
+        while true {
+            var signal: Int32 = 0
+            guard sigwait(&set, &signal) == 0 else { continue }
+            count += 1
+            action(signal, count)
+        }
+    }
+}

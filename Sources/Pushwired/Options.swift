@@ -1,0 +1,165 @@
+import PushwireRuntime
+
+/// pushwired's settings, from defaults, then the `--config` file, then the flags.
+struct Options {
+    var configuration = ServerConfiguration()
+    var dataDirectory = "./data"
+    var logLevel = Logger.Level.info
+    var adminToken: String?
+
+    /// A usage error: printed with the usage text, exit status 64.
+    struct UsageError: Error {
+        var message: String
+    }
+
+    /// What the command line asks for.
+    enum Command {
+        case run(Options)
+        case help
+        case version
+    }
+
+    static let usage = """
+        USAGE: pushwired [options]
+
+        Runs the Pushwire server.
+
+        OPTIONS:
+          --listen <address>             host:port to listen on: 127.0.0.1:7355 (default), [::1]:7355,
+                                         0.0.0.0:7355; port 0 picks a free port
+          --threads <n>                  event-loop threads (default: one per core)
+          --data-dir <path>              data directory (default: ./data)
+          --max-frame-size <bytes>       largest frame accepted (default: 4194304)
+          --max-calls-per-connection <n> calls in flight per connection (default: 1024)
+          --max-connections <n>          open connections (default: 100000)
+          --idle-timeout <duration>      close connections idle this long; 0 = never (default: 300s)
+          --preface-timeout <duration>   time allowed to send the preface (default: 10s)
+          --frame-timeout <duration>     time allowed to complete a started frame (default: 30s)
+          --drain-timeout <duration>     time calls in flight get on shutdown (default: 10s)
+          --max-output-buffer <bytes>    responses buffered for a slow reader before its input
+                                         is paused (default: 4194304)
+          --log-level <level>            trace, debug, info, notice, warning, error, critical
+                                         (default: info)
+          --admin-token <token>          the admin token (default: <data-dir>/admin-token,
+                                         generated on first start)
+          --config <file>                `key = value` lines with the same names as the flags
+                                         (without --); flags override the file
+          --help                         show this help
+          --version                      show the version
+
+        Durations are a number of seconds or a number with ms, s, m or h: 500ms, 30s, 5m.
+        SIGTERM or SIGINT drains gracefully and exits 0; a second signal exits at once (status 1).
+        """
+
+    /// Parses the arguments (without the program name).
+    static func parse(_ arguments: [String], readFile: (String) throws -> String) throws(UsageError) -> Command {
+        var flags: [(String, String)] = []
+        var configPath: String?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--help" || argument == "-h" { return .help }
+            if argument == "--version" { return .version }
+            guard argument.hasPrefix("--") else { throw UsageError(message: "unexpected argument '\(argument)'") }
+            var name = String(argument.dropFirst(2))
+            let value: String
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            } else {
+                guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value") }
+                value = arguments[index]
+                index += 1
+            }
+            if name == "config" { configPath = value } else { flags.append((name, value)) }
+        }
+        var options = Options()
+        if let configPath {
+            let text: String
+            do {
+                text = try readFile(configPath)
+            } catch {
+                throw UsageError(message: "cannot read the config file '\(configPath)': \(error)")
+            }
+            for (lineNumber, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = rawLine.trimmingWhitespace()
+                if line.isEmpty || line.hasPrefix("#") { continue }
+                guard let equals = line.firstIndex(of: "=") else {
+                    throw UsageError(message: "\(configPath):\(lineNumber + 1): expected 'key = value'")
+                }
+                let key = line[..<equals].trimmingWhitespace()
+                let value = line[line.index(after: equals)...].trimmingWhitespace()
+                do {
+                    try options.apply(key, value)
+                } catch {
+                    throw UsageError(message: "\(configPath):\(lineNumber + 1): \(error.message)")
+                }
+            }
+        }
+        for (name, value) in flags { try options.apply(name, value) }
+        return .run(options)
+    }
+
+    private mutating func apply(_ name: String, _ value: String) throws(UsageError) {
+        switch name {
+        case "listen":
+            do {
+                configuration.listen = try SocketAddress(parsing: value)
+            } catch {
+                throw UsageError(message: "--listen: \(error)")
+            }
+        case "threads": configuration.threads = try Self.count(name, value, minimum: 1)
+        case "data-dir": dataDirectory = value
+        case "max-frame-size": configuration.maxFrameSize = try Self.count(name, value, minimum: 64)
+        case "max-calls-per-connection": configuration.maxConcurrentCallsPerConnection = try Self.count(name, value, minimum: 1)
+        case "max-connections": configuration.maxConnections = try Self.count(name, value, minimum: 1)
+        case "max-output-buffer": configuration.maxOutputBufferBytes = try Self.count(name, value, minimum: 1024)
+        case "idle-timeout": configuration.idleTimeout = try Self.duration(name, value)
+        case "preface-timeout": configuration.prefaceTimeout = try Self.duration(name, value)
+        case "frame-timeout": configuration.incompleteFrameTimeout = try Self.duration(name, value)
+        case "drain-timeout": configuration.drainTimeout = try Self.duration(name, value)
+        case "log-level":
+            guard let level = Logger.Level(name: value) else {
+                throw UsageError(message: "--log-level: '\(value)' is not one of trace, debug, info, notice, warning, error, critical")
+            }
+            logLevel = level
+        case "admin-token":
+            guard !value.isEmpty else { throw UsageError(message: "--admin-token must not be empty") }
+            adminToken = value
+        default:
+            throw UsageError(message: "unknown option '--\(name)'")
+        }
+    }
+
+    private static func count(_ name: String, _ value: String, minimum: Int) throws(UsageError) -> Int {
+        guard let number = Int(value), number >= minimum else {
+            throw UsageError(message: "--\(name): '\(value)' is not a whole number of at least \(minimum)")
+        }
+        return number
+    }
+
+    static func duration(_ name: String, _ value: String) throws(UsageError) -> Duration {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(value)
+        var scale = 1.0
+        for (suffix, factor) in units where value.hasSuffix(suffix) {
+            number = value.dropLast(suffix.count)
+            scale = factor
+            break
+        }
+        guard let amount = Double(number), amount >= 0, amount.isFinite else {
+            throw UsageError(message: "--\(name): '\(value)' is not a duration such as 30s, 500ms or 5m")
+        }
+        return .milliseconds(Int64((amount * scale * 1000).rounded()))
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" || first == "\r" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,231 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PushwireWire
+import XCTest
+@testable import PushwireRuntime
+
+final class ShutdownTests: XCTestCase {
+    func testGracefulShutdownLetsCallsInFlightFinish() throws {
+        let (server, address) = try startTestServer { $0.drainTimeout = .seconds(5) }
+        let client = try TestClient(address)
+        let slow = try client.start(TestMethods.sleep.path, TestMethods.request("300"))
+        XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
+        let last = slow + 1
+        usleep(50_000)
+        server.beginShutdown()
+        XCTAssertTrue(server.isDraining)
+        let frames = try client.readUntilClosed()
+        guard case .goAway(let goAway)? = frames.first?.kind else { return XCTFail("expected a GoAway first, got \(frames)") }
+        XCTAssertEqual(goAway.lastCallID, last)
+        XCTAssertEqual(goAway.status?.code, StatusCode.ok.rawValue)
+        let responses = frames.compactMap { frame -> (UInt32, UInt32)? in
+            if case .response(let response)? = frame.kind { return (frame.callID, response.status?.code ?? 99) }
+            return nil
+        }
+        XCTAssertEqual(responses.map(\.0), [slow])
+        XCTAssertEqual(responses.map(\.1), [0])
+        server.waitUntilStopped()
+        // The listener is closed.
+        XCTAssertThrowsError(try TestClient(address))
+    }
+
+    func testDrainTimeoutBoundsTheShutdown() throws {
+        let (server, address) = try startTestServer { $0.drainTimeout = .milliseconds(200) }
+        let client = try TestClient(address)
+        try client.start(TestMethods.sleep.path, TestMethods.request("5000"))
+        usleep(50_000)
+        let started = TestClient.now()
+        server.beginShutdown()
+        server.waitUntilStopped()
+        XCTAssertLessThan(TestClient.now() - started, 2)
+        _ = try? client.readUntilClosed()
+    }
+
+    func testCallsAfterGoAwayAreUnavailable() throws {
+        let (server, address) = try startTestServer { $0.drainTimeout = .seconds(5) }
+        defer { server.waitUntilStopped() }
+        let client = try TestClient(address)
+        try client.start(TestMethods.sleep.path, TestMethods.request("300"))
+        usleep(50_000)
+        server.beginShutdown()
+        guard case .goAway? = try client.readFrame()?.kind else { return XCTFail("expected a GoAway") }
+        let late = try client.start(Methods.Health.check.path, TestMethods.request(""))
+        var codes: [UInt32: StatusCode] = [:]
+        for _ in 0..<2 {
+            let response = try client.readResponse()
+            codes[response.callID] = response.code
+        }
+        XCTAssertEqual(codes[late], .unavailable)
+        XCTAssertEqual(codes[1], .ok)
+    }
+}
+
+/// `pushwired` as a subprocess: arguments, the printed address, signals and exit codes.
+final class PushwiredProcessTests: XCTestCase {
+    var executable: URL!
+
+    override func setUpWithError() throws {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var candidates = [bundleDirectory.appendingPathComponent("pushwired")]
+        for argument in CommandLine.arguments where argument.hasSuffix(".xctest") {
+            candidates.append(URL(fileURLWithPath: argument).deletingLastPathComponent().appendingPathComponent("pushwired"))
+        }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw XCTSkip("pushwired is not built next to the tests (run `swift build` first)")
+        }
+        executable = found
+    }
+
+    struct Running {
+        let process: Process
+        let address: SocketAddress
+        let output: Pipe
+    }
+
+    func launch(_ arguments: [String]) throws -> Running {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Read stdout line by line until "listening on …".
+        var buffer = Data()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            let text = String(decoding: buffer, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                let address = try SocketAddress(parsing: String(line.dropFirst("listening on ".count)))
+                return Running(process: process, address: address, output: output)
+            }
+        }
+        process.terminate()
+        throw TestClient.Failure(description: "pushwired did not print its address: \(String(decoding: buffer, as: UTF8.self))")
+    }
+
+    func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "pushwired-test-\(UUID().uuidString)"
+        return path
+    }
+
+    func testUsageErrorsExit64() throws {
+        for arguments in [["--bogus"], ["--listen", "nowhere"], ["--threads", "0"], ["--threads"]] {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 64, "\(arguments)")
+        }
+    }
+
+    func testConfigFileWithFlagsOverriding() throws {
+        let dataDirectory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let configPath = dataDirectory + "/pushwired.conf"
+        try """
+            # pushwired settings
+            listen = 127.0.0.1:0
+            max-frame-size = 2048
+            idle-timeout = 90s
+            admin-token = from-the-file
+            """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let running = try launch(["--config", configPath, "--max-frame-size", "4096", "--data-dir", dataDirectory])
+        defer {
+            kill(running.process.processIdentifier, SIGTERM)
+            running.process.waitUntilExit()
+        }
+        let settings = try XCTUnwrap(TestClient(running.address).settings)
+        XCTAssertEqual(settings.maxFrameSize, 4096)
+        XCTAssertEqual(settings.idleTimeoutMS, 90_000)
+        // The token came from the file, so none was generated.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dataDirectory + "/admin-token"))
+    }
+
+    func testHelpAndVersionExitZero() throws {
+        for argument in ["--help", "--version"] {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [argument]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+            XCTAssertTrue(text.contains("pushwired"), text)
+        }
+    }
+
+    func testSIGTERMDrainsAndExitsZero() throws {
+        let dataDirectory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        let running = try launch(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--threads", "2"])
+        // The generated admin token is private to its owner.
+        let attributes = try FileManager.default.attributesOfItem(atPath: dataDirectory + "/admin-token")
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+
+        let client = try TestClient(running.address)
+        XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
+        kill(running.process.processIdentifier, SIGTERM)
+        let frames = try client.readUntilClosed()
+        guard case .goAway(let goAway)? = frames.first?.kind else { return XCTFail("expected a GoAway, got \(frames)") }
+        XCTAssertEqual(goAway.lastCallID, 1)
+        running.process.waitUntilExit()
+        XCTAssertEqual(running.process.terminationStatus, 0)
+    }
+
+    func testSecondSignalExitsAtOnce() throws {
+        let dataDirectory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        let running = try launch(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--drain-timeout", "30s"])
+        // A client that neither closes nor reads: after its GoAway the server waits (up to 2 s)
+        // for it to close, so the drain is still going when the second signal comes.
+        let client = try TestClient(running.address)
+        try client.start("/pushwire.v1.Nope/Nothing")
+        kill(running.process.processIdentifier, SIGINT)
+        usleep(100_000)
+        let started = Date()
+        kill(running.process.processIdentifier, SIGINT)
+        running.process.waitUntilExit()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5)
+        XCTAssertEqual(running.process.terminationStatus, 1)
+        _ = client
+    }
+}
+
+/// Health while draining: not observable over a connection (after its GoAway new calls are
+/// UNAVAILABLE and the listener is closed), so the built-in handler is called directly.
+final class HealthWhileDrainingTests: XCTestCase {
+    func testHealthIsNotServingWhileDraining() throws {
+        let reference = SharedReference()
+        let methods = BuiltinServices.adding(to: [:], state: reference)
+        let table = MethodTable(methods)
+        let shared = ServerShared(configuration: ServerConfiguration(), table: table, logger: Logger(label: "test"))
+        reference.shared = shared
+        guard case .onLoop(let handler)? = table.methods[Methods.Health.check.path]?.handler else {
+            return XCTFail("Health/Check should run on the loop")
+        }
+        let context = RequestContext(
+            callID: 1, method: Methods.Health.check.path, metadata: [],
+            peer: try SocketAddress(parsing: "127.0.0.1:1"), deadlineNanos: nil, cancellation: nil)
+        func status(_ service: String) throws -> ServingStatus {
+            try HealthCheckResponse(decoding: handler(context, TestMethods.request(service)).body).status
+        }
+        XCTAssertEqual(try status(""), .serving)
+        XCTAssertEqual(try status("pushwire.v1.Reflection"), .serving)
+        shared.draining.store(true, ordering: .relaxed)
+        XCTAssertEqual(try status(""), .notServing)
+        XCTAssertEqual(try status("pushwire.v1.Reflection"), .notServing)
+        XCTAssertEqual(try status("pushwire.v1.Nope"), .serviceUnknown)
+    }
+}

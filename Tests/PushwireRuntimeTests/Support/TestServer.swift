@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushwireWire
+@testable import PushwireRuntime
+
+/// Test methods, reusing the Health messages so no test proto is needed: the request's `service`
+/// string carries the argument.
+enum TestMethods {
+    /// Sleeps `service` milliseconds off the loop (async), then answers SERVING.
+    static let sleep = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "Sleep")
+    /// Sleeps `service` milliseconds on a blocking thread, then answers SERVING.
+    static let blockingSleep = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "BlockingSleep")
+    /// Fails with NOT_FOUND and `service` in the message.
+    static let fail = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "Fail")
+    /// Answers `service` KiB of bytes (in a `Request` message, whose `message` field is bytes):
+    /// big responses that cost little to make.
+    static let big = MethodDescriptor<HealthCheckRequest, Request>(service: "pushwire.test.Test", method: "Big")
+
+    static func request(_ argument: String) -> [UInt8] {
+        var request = HealthCheckRequest()
+        request.service = argument
+        return request.encode()
+    }
+}
+
+/// Starts an in-process server on 127.0.0.1:0 with the test methods.
+func startTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (Server, SocketAddress) {
+    var configuration = ServerConfiguration(listen: try SocketAddress(parsing: "127.0.0.1:0"), threads: 2)
+    configure(&configuration)
+    let server = Server(configuration: configuration, logger: Logger(label: "test", level: .warning))
+    server.registerAsync(TestMethods.sleep) { _, request in
+        let milliseconds = Int(request.service) ?? 0
+        try? await Task.sleep(for: .milliseconds(milliseconds))
+        var response = HealthCheckResponse()
+        response.status = .serving
+        return response
+    }
+    server.registerBlocking(TestMethods.blockingSleep) { _, request in
+        usleep(UInt32((Int(request.service) ?? 0) * 1000))
+        var response = HealthCheckResponse()
+        response.status = .serving
+        return response
+    }
+    server.register(TestMethods.fail) { _, request throws(RPCError) in
+        throw RPCError(.notFound, "no such thing: \(request.service)")
+    }
+    server.register(TestMethods.big) { _, request in
+        var response = Request()
+        response.message = [UInt8](repeating: 0x78, count: (Int(request.service) ?? 1) * 1024)
+        return response
+    }
+    let address = try server.start()
+    return (server, address)
+}
+
+/// Stops a test server and waits for it.
+func stop(_ server: Server) {
+    server.shutdownNow()
+    server.waitUntilStopped()
+}
