@@ -17,6 +17,8 @@ enum GroupCommand: Equatable {
     case listCategories
     case syncCategories(SyncCategoriesRequest)
     case createMessage(CreateMessageRequest)
+    /// `message send --category NAME`: the id is looked up (ListCategories) before sending.
+    case createMessageNamingCategory(CreateMessageRequest, category: String)
     case getMessageDetails(GetMessageDetailsRequest)
     case deleteMessage(DeleteMessageRequest)
     case demo
@@ -88,7 +90,7 @@ enum GroupCommand: Equatable {
     /// connecting beats an UNAUTHENTICATED from the server.
     private func checkCredentials(_ options: GlobalOptions, command: String) throws(UsageError) {
         switch self {
-        case .upsertCategory, .deleteCategory, .listCategories, .createMessage, .getMessageDetails, .deleteMessage:
+        case .upsertCategory, .deleteCategory, .listCategories, .createMessage, .createMessageNamingCategory, .getMessageDetails, .deleteMessage:
             if options.token == nil {
                 throw UsageError(message: "needs the application's access token: --token or $PUSHWIRE_TOKEN", command: command)
             }

@@ -176,7 +176,8 @@ extension Help {
               --language-content <l=text>  the body in another language (repeatable), e.g. fr=Bonjour
               --title <text>               the title; --language-title <l=text> translates it
               --subtitle <text>            the subtitle
-              --category <id>              the category whose buttons it shows ('category list')
+              --category <id|name>         the category whose buttons it shows, by id or by name
+                                           (e.g. YesNo; see 'category list')
               --device <hwid>              target this device (repeatable)
               --user <user id>             target this user's devices (repeatable)
               --platform <platform>        target this platform, e.g. ios (repeatable)

@@ -22,6 +22,9 @@ enum MessageCommands {
             }
             var request = CreateMessageRequest()
             request.notifications = [try notification(scanned, command: command)]
+            if let category = try scanned.value("--category", command: command), UInt32(category) == nil {
+                return .createMessageNamingCategory(request, category: category)
+            }
             return .createMessage(request)
         case "details":
             try scanned.allow([], command: command)
@@ -58,10 +61,13 @@ enum MessageCommands {
         notification.localizedTitle = try ValueSyntax.localized(scanned.values("--language-title"), option: "--language-title", command: command)
         notification.subtitle = try scanned.value("--subtitle", command: command) ?? ""
         if let category = try scanned.value("--category", command: command) {
-            guard let id = UInt32(category), id > 0 else {
-                throw UsageError(message: "--category expects a category id (see 'pushwire category list'), got '\(category)'", command: command)
+            // A name (e.g. YesNo) is resolved when sending; a number is the id.
+            if let id = UInt32(category) {
+                guard id > 0 else { throw UsageError(message: "--category expects a category id or name, got '0'", command: command) }
+                notification.iosCategoryID = id
+            } else if category.isEmpty {
+                throw UsageError(message: "--category expects a category id or name, got ''", command: command)
             }
-            notification.iosCategoryID = id
         }
         if let badge = try scanned.value("--badge", command: command) {
             notification.iosBadge = try self.badge(badge, command: command)
@@ -115,6 +121,14 @@ enum MessageCommands {
         let json = session.options.json
         let token = session.options.token
         switch operation {
+        case .createMessageNamingCategory(var request, let name):
+            let categories = try await session.call(Methods.Categories.listCategories, ListCategoriesRequest(), token: token)
+            guard let category = categories.categories.first(where: { $0.name == name }) else {
+                let known = categories.categories.map { "\($0.name) (\($0.categoryID))" }.joined(separator: ", ")
+                throw CommandFailure(error: RPCError(.notFound, "no category named '\(name)'; the application has: \(known)"))
+            }
+            for index in request.notifications.indices { request.notifications[index].iosCategoryID = category.categoryID }
+            try await run(.createMessage(request), session: session)
         case .createMessage(let request):
             let response = try await session.call(Methods.Messages.createMessage, request, token: token)
             if json { return Session.printJSON(response) }

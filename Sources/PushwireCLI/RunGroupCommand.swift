@@ -21,7 +21,7 @@ func runGroupCommand(_ operation: GroupCommand, options: GlobalOptions) async th
         try await DeviceCommands.run(operation, session: session)
     case .upsertCategory, .deleteCategory, .listCategories:
         try await CategoryCommands.run(operation, session: session)
-    case .createMessage, .getMessageDetails, .deleteMessage:
+    case .createMessage, .createMessageNamingCategory, .getMessageDetails, .deleteMessage:
         try await MessageCommands.run(operation, session: session)
     case .demo:
         try await DemoCommand.run(session: session, adminToken: adminToken)

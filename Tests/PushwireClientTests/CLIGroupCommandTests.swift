@@ -114,6 +114,26 @@ final class CLIGroupCommandTests: XCTestCase {
         XCTAssertEqual(error.first { $0.key == "status" }?.value, .string("UNIMPLEMENTED"))
     }
 
+    func testMessageSendResolvesACategoryName() throws {
+        let script = DemoScript()
+        let server = try FakeServer { peer, request in
+            let (code, message, body) = script.answer(request)
+            peer.respond(request.callID, code: code, message: message, body: body)
+        }
+        defer { server.stop() }
+        let sent = try Self.run(["message", "send", "--content", "Hi", "--category", "YesNo", "--device", "h1", "--server", server.address],
+                                environment: ["PUSHWIRE_TOKEN": "app-token"])
+        XCTAssertEqual(sent.status, 0, sent.stderr)
+        XCTAssertEqual(sent.stdout, "message M-1\n")
+        let create = try XCTUnwrap(server.requests.last)
+        XCTAssertEqual(create.method, "/pushwire.v1.Messages/CreateMessage")
+        XCTAssertEqual(try CreateMessageRequest(decoding: create.message).notifications.first?.iosCategoryID, 65)
+
+        let unknown = try Self.run(["message", "send", "--content", "Hi", "--category", "Rate", "--server", server.address, "--token", "app-token"])
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertEqual(unknown.stderr, "NOT_FOUND: no category named 'Rate'; the application has: YesNo (65)\n")
+    }
+
     func testDemoAgainstScriptedServer() throws {
         let script = DemoScript()
         let server = try FakeServer { peer, request in

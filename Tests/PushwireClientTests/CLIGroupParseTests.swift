@@ -248,8 +248,12 @@ final class CLIGroupParseTests: XCTestCase {
         XCTAssertEqual(usageError(["message", "send", "--content", "x", "--data", "[1]"]), #"--data expects a JSON object, e.g. '{"order": 42}'"#)
         XCTAssertTrue(usageError(["message", "send", "--content", "x", "--send-at", "tomorrow"]).hasPrefix("--send-at expects an ISO 8601 time"))
         XCTAssertEqual(usageError(["message", "send", "--title", "x"]), "missing --content")
-        XCTAssertEqual(usageError(["message", "send", "--content", "x", "--category", "YesNo"]),
-                       "--category expects a category id (see 'pushwire category list'), got 'YesNo'")
+        guard case .createMessageNamingCategory(let named, let name) = try command(["message", "send", "--content", "x", "--category", "YesNo"], token: true) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(name, "YesNo")
+        XCTAssertEqual(named.notifications[0].iosCategoryID, 0, "resolved when sending")
+        XCTAssertEqual(usageError(["message", "send", "--content", "x", "--category", "0"]), "--category expects a category id or name, got '0'")
     }
 
     func testMessageSendFromFile() throws {
