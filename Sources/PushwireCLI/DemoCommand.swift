@@ -42,7 +42,8 @@ enum DemoCommand {
             register.language = device.language
             let registered = try await session.call(Methods.Devices.registerDevice, register, token: nil)
             if index == 0 {
-                say("3. Registered devices (each receives the app's \(registered.iosCategories.count) categories, v\(registered.categoriesVersion)):")
+                let count = registered.iosCategories.count
+                say("3. Registered devices (each receives the app's \(count) \(count == 1 ? "category" : "categories"), v\(registered.categoriesVersion)):")
             }
             say("   \(device.hwid)  language \(device.language)")
         }
@@ -104,7 +105,7 @@ enum DemoCommand {
 
         let details = try await session.call(Methods.Messages.getMessageDetails, lookup, token: token)
         if json {
-            let rendered = (try? ProtoJSON.decode(details.encode(), as: GetMessageDetailsResponse.descriptor)) ?? .null
+            let rendered = Session.json(details)
             print(ProtoJSON.serialize(.object([("application", .string(code)), ("accessToken", .string(token)),
                                                ("messageCode", .string(messageCode)), ("details", rendered)]), pretty: false))
             return

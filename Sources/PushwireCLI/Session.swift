@@ -41,10 +41,16 @@ struct Session {
         }
     }
 
-    /// Prints `message` as one line of proto3 JSON (the `--json` output).
+    /// `message` as proto3 JSON with every field, zeros included: a script reading `.opened`
+    /// should find 0 rather than nothing.
+    static func json<M: WireMessage>(_ message: M) -> JSONValue {
+        (try? ProtoJSON.decode(message.encode(), as: M.descriptor, emitDefaults: true)) ?? .null
+    }
+
+    /// Prints `message` as one line of proto3 JSON (the `--json` output), zeros included.
     static func printJSON<M: WireMessage>(_ message: M) {
         do {
-            print(ProtoJSON.serialize(try ProtoJSON.decode(message.encode(), as: M.descriptor), pretty: false))
+            print(ProtoJSON.serialize(try ProtoJSON.decode(message.encode(), as: M.descriptor, emitDefaults: true), pretty: false))
         } catch {
             // Only reachable if the generated descriptor and wrapper disagree.
             print(#"{"error":{"message":"cannot render the response as JSON"}}"#)

@@ -91,7 +91,8 @@ final class CLIGroupCommandTests: XCTestCase {
 
         let json = try Self.run(["app", "create", "--name", "Shop", "--server", server.address, "--admin-token", "adm", "--json"])
         XCTAssertEqual(json.status, 0, json.stderr)
-        XCTAssertEqual(try ProtoJSON.parse(json.stdout), try ProtoJSON.decode(body, as: CreateApplicationResponse.descriptor))
+        XCTAssertEqual(try ProtoJSON.parse(json.stdout), try ProtoJSON.decode(body, as: CreateApplicationResponse.descriptor, emitDefaults: true))
+        XCTAssertTrue(json.stdout.contains(#""categoriesVersion":"0""#), "zeros are printed: \(json.stdout)")
 
         let denied = try Self.run(["app", "create", "--name", "Shop", "--server", server.address, "--admin-token", "wrong"])
         XCTAssertEqual(denied.status, 1)
