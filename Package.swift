@@ -15,7 +15,7 @@
 //   PushwireAPNs      the APNs gateway: HTTP/2 on libcurl, JWT on libcrypto
 //   PushwireService   the push domain: applications, devices, categories, messages, handlers
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
-//   pushwired, pushwire, pushwire-bench, pushwire-codec-bench: thin executables
+//   pushwired, pushwire, pushwire-bench, pushwire-codec-bench, pushwire-apns-bench: thin executables
 // Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
 // Python clients.
 import PackageDescription
@@ -69,6 +69,7 @@ let package = Package(
         .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "pushwire-codec-bench",
             dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"],

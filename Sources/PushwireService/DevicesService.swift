@@ -41,13 +41,17 @@ public struct DevicesService: Sendable {
             return (try response(for: request), .unchangedCached)
         }
         if try isStored(prepared.device, tags: prepared.tags) {
-            fingerprints.remember(key: prepared.key, fingerprint: prepared.fingerprint)
+            fingerprints.rememberStored(key: prepared.key, fingerprint: prepared.fingerprint)
             return (try response(for: request), .unchangedStored)
         }
-        // Forget first: a registration racing this one must not be skipped on a stale fingerprint.
-        fingerprints.forget(key: prepared.key)
-        try await storeCall { () async throws(StoreError) in try await registry.store.upsertDevice(prepared.device, tags: prepared.tags) }
-        fingerprints.remember(key: prepared.key, fingerprint: prepared.fingerprint)
+        fingerprints.beginWrite(key: prepared.key)
+        do {
+            try await registry.store.upsertDevice(prepared.device, tags: prepared.tags)
+        } catch {
+            fingerprints.endWrite(key: prepared.key, fingerprint: nil)
+            throw error.rpcError
+        }
+        fingerprints.endWrite(key: prepared.key, fingerprint: prepared.fingerprint)
         return (try response(for: request), .written)
     }
 
@@ -100,10 +104,12 @@ public struct DevicesService: Sendable {
     public func unregisterDevice(_ request: UnregisterDeviceRequest) async throws(RPCError) -> UnregisterDeviceResponse {
         try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
         let application = try registry.application(code: request.application)
+        let key = RegistrationFingerprints.key(applicationID: application.id, hwid: request.hwid)
+        registry.fingerprints.beginWrite(key: key)
+        defer { registry.fingerprints.endWrite(key: key, fingerprint: nil) }
         let found = try await storeCall { () async throws(StoreError) in
             try await registry.store.unregisterDevice(applicationID: application.id, hwid: request.hwid)
         }
-        registry.fingerprints.forget(key: RegistrationFingerprints.key(applicationID: application.id, hwid: request.hwid))
         guard found else { throw RPCError(.notFound, "device \(request.hwid) not found") }
         return UnregisterDeviceResponse()
     }
@@ -113,11 +119,13 @@ public struct DevicesService: Sendable {
         try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
         let application = try registry.application(code: request.application)
         let changes = try DeviceValidation.tagChanges(request.updates)
+        // The stored tags change: a registration carrying the old values must write again.
+        let key = RegistrationFingerprints.key(applicationID: application.id, hwid: request.hwid)
+        registry.fingerprints.beginWrite(key: key)
+        defer { registry.fingerprints.endWrite(key: key, fingerprint: nil) }
         let tags = try await storeCall { () async throws(StoreError) in
             try await registry.store.updateTags(applicationID: application.id, hwid: request.hwid, changes)
         }
-        // The stored tags changed: a registration carrying the old values must write again.
-        registry.fingerprints.forget(key: RegistrationFingerprints.key(applicationID: application.id, hwid: request.hwid))
         var response = SetTagsResponse()
         response.tags = tags.map(WireConversions.tag)
         return response

@@ -8,18 +8,24 @@ public enum Limits {
     public static let maxPushTokenBytes = 4096
     /// Timezone offset: within ±14 hours.
     public static let maxTimezoneSeconds: Int32 = 50_400
-    /// user_id and app_version.
+    /// user_id: at most 256 bytes.
     public static let maxUserIDBytes = 256
+    /// app_version: at most 64 bytes.
     public static let maxAppVersionBytes = 64
-    /// Tags per request, tag name bytes, string value bytes, list items.
+    /// Tags (or tag updates) per request.
     public static let maxTagsPerRequest = 64
+    /// Tag names: 1–64 bytes.
     public static let maxTagNameBytes = 64
+    /// String tag values and list items: at most 256 bytes.
     public static let maxTagStringBytes = 256
+    /// List tag values: at most 64 items.
     public static let maxTagListItems = 64
     /// Application names: 1–128 bytes.
     public static let maxApplicationNameBytes = 128
-    /// Category names: 1–64 bytes; 1–4 buttons; labels 1–64 bytes.
+    /// Category names: 1–64 bytes.
     public static let maxCategoryNameBytes = 64
+    /// Buttons per category: 1–4 (Apple's default context shows 4).
     public static let maxButtons = 4
+    /// Button labels (default and localized) and text-input titles: 1–64 bytes.
     public static let maxLabelBytes = 64
 }

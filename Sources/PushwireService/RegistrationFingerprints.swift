@@ -8,12 +8,29 @@ import Synchronization
 /// devices); past `capacity` entries it starts over, which costs only a read per device on its
 /// next registration. Hashes are Swift's seeded `Hasher`, so they are valid within one process.
 final class RegistrationFingerprints: Sendable {
-    private let entries: Mutex<[Int: Int]>
+    /// Writes in flight for one device. Their completions may run in any order, whatever the
+    /// order they committed in, so a fingerprint is remembered only by a write that overlapped
+    /// no other write of the same device; otherwise the next registration reads the store.
+    private struct Writing {
+        var active: Int
+        var overlapped: Bool
+    }
+
+    private struct State {
+        var entries: [Int: Int] = [:]
+        var writing: [Int: Writing] = [:]
+
+        mutating func insert(key: Int, fingerprint: Int, capacity: Int) {
+            if entries.count >= capacity { entries.removeAll() }
+            entries[key] = fingerprint
+        }
+    }
+
+    private let state = Mutex(State())
     private let capacity: Int
 
     init(capacity: Int = 2_000_000) {
         self.capacity = capacity
-        self.entries = Mutex([:])
     }
 
     static func key(applicationID: Int64, hwid: String) -> Int {
@@ -33,19 +50,42 @@ final class RegistrationFingerprints: Sendable {
 
     /// Whether the device last registered with exactly this fingerprint.
     func matches(key: Int, fingerprint: Int) -> Bool {
-        entries.withLock { $0[key] == fingerprint }
+        state.withLock { $0.entries[key] == fingerprint }
     }
 
-    /// Remembers a registration that is now durable (or found identical in the store).
-    func remember(key: Int, fingerprint: Int) {
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll() }
-            entries[key] = fingerprint
+    /// Remembers a registration found identical in the store, unless a write of the device is in
+    /// flight (whose outcome the read may not reflect).
+    func rememberStored(key: Int, fingerprint: Int) {
+        state.withLock { state in
+            guard state.writing[key] == nil else { return }
+            state.insert(key: key, fingerprint: fingerprint, capacity: capacity)
         }
     }
 
-    /// Forgets a device whose stored state changed by another path (tags, unregister).
-    func forget(key: Int) {
-        _ = entries.withLock { $0.removeValue(forKey: key) }
+    /// Call before writing the device (registration, tags, unregister): forgets its fingerprint.
+    func beginWrite(key: Int) {
+        state.withLock { state in
+            state.entries[key] = nil
+            if var writing = state.writing[key] {
+                writing.active += 1
+                writing.overlapped = true
+                state.writing[key] = writing
+            } else {
+                state.writing[key] = Writing(active: 1, overlapped: false)
+            }
+        }
+    }
+
+    /// Call after the write finished (durably, or not): remembers `fingerprint` (nil for writes
+    /// other than registrations, or failed ones) when no other write of the device overlapped.
+    func endWrite(key: Int, fingerprint: Int?) {
+        state.withLock { state in
+            guard var writing = state.writing[key] else { return }
+            writing.active -= 1
+            if let fingerprint, !writing.overlapped {
+                state.insert(key: key, fingerprint: fingerprint, capacity: capacity)
+            }
+            state.writing[key] = writing.active == 0 ? nil : writing
+        }
     }
 }

@@ -103,10 +103,15 @@ public struct DeviceRecord: Sendable, Equatable, Hashable {
 
 /// The value of a device tag.
 public enum TagValueRecord: Sendable, Equatable, Hashable {
+    /// A string, at most 256 bytes.
     case string(String)
+    /// A signed integer; the only kind that can be incremented.
     case int(Int64)
+    /// true or false.
     case bool(Bool)
+    /// A list of strings.
     case list([String])
+    /// Seconds since 1970-01-01T00:00:00Z.
     case date(Int64)
 }
 
@@ -150,15 +155,23 @@ public struct LocalizedTextRecord: Sendable, Equatable, Hashable, Codable {
 
 /// One action button of a category.
 public struct ButtonRecord: Sendable, Equatable, Hashable, Codable {
+    /// 0-based, unique within the category; the action identifier devices report.
     public var id: UInt32
+    /// The default label.
     public var label: String
+    /// Labels in other languages.
     public var localizedLabels: [LocalizedTextRecord]
+    /// Shown in red.
     public var destructive: Bool
+    /// Brings the application to the foreground.
     public var startApplication: Bool
+    /// The device must be unlocked first.
     public var authenticationRequired: Bool
     /// The behavior's wire number (1 default, 2 text input).
     public var behavior: Int32
+    /// For text input: the send button's title.
     public var textInputButtonTitle: String
+    /// For text input: the text field's placeholder.
     public var textInputPlaceholder: String
 
     /// Creates a button.

@@ -72,8 +72,10 @@ public final class SQLiteStore: PushwireStore {
         }
     }
 
+    /// What the writer has committed so far.
     public var statistics: StoreStatistics { writer.statistics }
 
+    /// Finishes queued writes and stops the writer; later writes fail with `.closed`.
     public func close() { writer.close() }
 
     /// Runs `body` on a reader connection; with `snapshot`, inside one read transaction so that
@@ -100,7 +102,9 @@ final class ReaderPool: Sendable {
         if let connection = idle.withLock({ $0.popLast() }) { return connection }
         do {
             let connection = try SQLiteConnection(path: path, create: false)
-            try connection.execute("PRAGMA query_only=1")
+            // Readers are many (one per thread reading at once): keep their page caches small; the
+            // OS page cache holds the hot pages for all of them.
+            try connection.execute("PRAGMA query_only=1; PRAGMA cache_size=-1024")
             return connection
         } catch {
             throw .sqlite(error)

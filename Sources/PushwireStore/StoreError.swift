@@ -19,6 +19,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store was closed.
     case closed
 
+    /// What went wrong, for a person (startup errors are printed as is).
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open data directory \(path): \(reason)"

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import PushwireRuntime
+import PushwireService
 
 /// Writes `text` to stdout and flushes, so a parent reading a pipe sees it at once.
 func printLine(_ text: String) {
@@ -56,11 +57,24 @@ case .run(let options):
             exit(1)
         }
     }
-    _ = adminToken  // handed to the push services once they are registered here
     let server = Server(configuration: options.configuration, logger: logger)
     do {
-        // Before start(): the loop threads must inherit the blocked signal mask.
+        // First, before any thread starts (the store's, the loops'): every thread inherits the
+        // blocked signal mask, so SIGTERM and SIGINT reach only the server's signal watcher.
         try server.handleTerminationSignals()
+    } catch {
+        logger.critical("cannot watch termination signals", ["error": "\(error)"])
+        exit(1)
+    }
+    let services: PushwireServices
+    do {
+        services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken)
+    } catch {
+        logger.critical("cannot open the data directory", ["error": error.description])
+        exit(1)
+    }
+    services.register(on: server)
+    do {
         let address = try server.start()
         printLine("listening on \(address)")
     } catch {
@@ -68,5 +82,6 @@ case .run(let options):
         exit(1)
     }
     server.waitUntilStopped()
+    services.close()
     exit(0)
 }

@@ -313,25 +313,43 @@ final class Connection: EventHandler, @unchecked Sendable {
             respond(callID: callID, status: result.status, message: result.message, body: result.body)
 
         case .offLoop(let handler):
-            let call = InFlightCall()
-            inFlight[callID] = call
-            if let deadline {
-                let milliseconds = timeoutNanos / 1_000_000
-                owner.loop.schedule(at: deadline) { [weak self, weak call] in
-                    guard let self, let call else { return }
-                    self.finish(callID: callID, call: call, status: .deadlineExceeded,
-                                message: "deadline of \(milliseconds) ms exceeded", body: [])
-                }
-            }
+            startOffLoop(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+
+        case .onLoopOrOffLoop(let fast, let slow):
             let context = RequestContext(
                 callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-                deadlineNanos: deadline, cancellation: call.cancellation)
-            let loop = owner.loop
-            handler(context, request.message) { [self] result in
-                loop.execute {
-                    self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
-                    self.scheduleFlush()
-                }
+                deadlineNanos: deadline, cancellation: nil)
+            if let result = fast(context, request.message) {
+                respond(callID: callID, status: result.status, message: result.message, body: result.body)
+            } else {
+                startOffLoop(slow, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+            }
+        }
+    }
+
+    /// Tracks the call as in flight, arms its deadline and hands it to `handler`; the outcome hops
+    /// back to this connection's loop.
+    private func startOffLoop(
+        _ handler: RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64
+    ) {
+        let call = InFlightCall()
+        inFlight[callID] = call
+        if let deadline {
+            let milliseconds = timeoutNanos / 1_000_000
+            owner.loop.schedule(at: deadline) { [weak self, weak call] in
+                guard let self, let call else { return }
+                self.finish(callID: callID, call: call, status: .deadlineExceeded,
+                            message: "deadline of \(milliseconds) ms exceeded", body: [])
+            }
+        }
+        let context = RequestContext(
+            callID: callID, method: request.method, metadata: request.metadata, peer: peer,
+            deadlineNanos: deadline, cancellation: call.cancellation)
+        let loop = owner.loop
+        handler(context, request.message) { [self] result in
+            loop.execute {
+                self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
+                self.scheduleFlush()
             }
         }
     }

@@ -18,8 +18,13 @@ struct RegisteredMethod: Sendable {
         /// Runs on the event loop, inline with the read that delivered the request.
         case onLoop(@Sendable (RequestContext, [UInt8]) -> CallOutcome)
         /// Runs elsewhere (a task or a blocking thread); the outcome hops back to the loop.
-        case offLoop(@Sendable (RequestContext, [UInt8], @escaping @Sendable (CallOutcome) -> Void) -> Void)
+        case offLoop(OffLoopHandler)
+        /// Tries `fast` on the event loop; when it returns nil, the call goes off the loop to `slow`.
+        case onLoopOrOffLoop(fast: @Sendable (RequestContext, [UInt8]) -> CallOutcome?, slow: OffLoopHandler)
     }
+
+    /// Request bytes in; the outcome is handed to the completion, from any thread.
+    typealias OffLoopHandler = @Sendable (RequestContext, [UInt8], @escaping @Sendable (CallOutcome) -> Void) -> Void
 
     let descriptor: AnyMethodDescriptor
     let handler: Handler
@@ -85,12 +90,42 @@ extension RegisteredMethod {
         })
     }
 
+    /// A handler whose `fast` path answers on the loop when it can (returns a response) and whose
+    /// `slow` path runs in a task otherwise (`fast` returned nil).
+    static func withFallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        fast: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response?,
+        slow: @escaping @Sendable (RequestContext, Request) async throws(RPCError) -> Response
+    ) -> RegisteredMethod {
+        RegisteredMethod(descriptor: method.erased, handler: .onLoopOrOffLoop(
+            fast: { context, bytes in
+                switch decodeRequest(Request.self, bytes) {
+                case .failure(let error): return .failure(error)
+                case .success(let request):
+                    do throws(RPCError) {
+                        guard let response = try fast(context, request) else { return nil }
+                        return outcome(.success(response))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            },
+            slow: inTask(slow)))
+    }
+
     static func async<Request, Response>(
         _ method: MethodDescriptor<Request, Response>,
         _ body: @escaping @Sendable (RequestContext, Request) async throws(RPCError) -> Response
     ) -> RegisteredMethod {
-        RegisteredMethod(descriptor: method.erased, handler: .offLoop { context, bytes, complete in
-            // Decoding is cheap and a failure is answered at once, without a task.
+        RegisteredMethod(descriptor: method.erased, handler: .offLoop(inTask(body)))
+    }
+
+    /// An off-loop handler that decodes on the loop (a failure is answered at once, without a task)
+    /// and runs `body` in a task.
+    private static func inTask<Request: WireMessage, Response: WireMessage>(
+        _ body: @escaping @Sendable (RequestContext, Request) async throws(RPCError) -> Response
+    ) -> OffLoopHandler {
+        { context, bytes, complete in
             switch decodeRequest(Request.self, bytes) {
             case .failure(let error): complete(.failure(error))
             case .success(let request):
@@ -102,7 +137,7 @@ extension RegisteredMethod {
                     }
                 }
             }
-        })
+        }
     }
 
     static func blocking<Request, Response>(

@@ -68,6 +68,17 @@ public final class Server: Sendable {
         add(.async(method, handler))
     }
 
+    /// Registers a handler with a cheap path and an awaiting one: `fast` runs on the event loop and
+    /// answers when it returns a response; when it returns nil, `slow` runs in a task, as with
+    /// `registerAsync`. Call before `start()`.
+    public func registerWithFallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        fast: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response?,
+        slow: @escaping @Sendable (RequestContext, Request) async throws(RPCError) -> Response
+    ) {
+        add(.withFallback(method, fast: fast, slow: slow))
+    }
+
     /// Registers a handler that blocks (disk, database): run on a thread of a shared pool, never on
     /// an event loop nor on Swift's cooperative pool. Call before `start()`.
     public func registerBlocking<Request, Response>(

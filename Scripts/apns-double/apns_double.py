@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""A local double of Apple's APNs provider API, for Pushwire's tests and benchmarks.
+
+A real HTTP/2-over-TLS server (the `h2` package on asyncio). It checks what APNs checks — the ES256
+provider token against the app's public key and the claims, the path, the apns-* headers, the
+payload size — answers like APNs, and appends one JSON line per answered request to --log.
+
+Misbehaviour on demand:
+  --rule TOKEN=STATUS:REASON[:RETRY_AFTER]  answer this device token with STATUS/REASON
+  --expire-first-jwt                        answer 403 ExpiredProviderToken to the first JWT seen
+  --goaway-after N                          after answering N requests on a connection, send
+                                            GOAWAY and close it
+  --delay-ms N                              answer each request N ms after it arrives
+On SIGTERM it stops accepting, closes every connection after flushing the answers already given,
+and exits: requests it had not answered were not recorded, so a client must send them again.
+
+Prints "PORT <n>" on stdout once it listens.
+"""
+import argparse
+import asyncio
+import base64
+import json
+import re
+import signal
+import ssl
+import sys
+import time
+
+import h2.config
+import h2.connection
+import h2.events
+import h2.errors
+import h2.settings
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+PATH_RE = re.compile(r"^/3/device/([0-9a-fA-F]+)$")
+MAX_PAYLOAD = 4096
+DEAD_TOKEN_TIMESTAMP = 1754000000000  # what 410 answers carry as "timestamp" (ms since 1970)
+
+
+def b64url_decode(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class Double:
+    def __init__(self, args):
+        self.args = args
+        with open(args.public_key, "rb") as f:
+            self.public_key = serialization.load_pem_public_key(f.read())
+        self.rules = {}
+        for rule in args.rule or []:
+            token, _, answer = rule.partition("=")
+            parts = answer.split(":")
+            self.rules[token.lower()] = (int(parts[0]), parts[1] if len(parts) > 1 else "",
+                                         parts[2] if len(parts) > 2 else None)
+        self.log = open(args.log, "a", buffering=1) if args.log else None
+        self.verified = {}  # jwt -> error reason or None
+        self.expired_jwt = None
+        self.open_streams = 0
+        self.peak_open_streams = 0
+        self.connections = set()
+        self.connection_counter = 0
+
+    def check_jwt(self, jwt):
+        if jwt in self.verified:
+            return self.verified[jwt]
+        reason = None
+        try:
+            header_b64, claims_b64, signature_b64 = jwt.split(".")
+            header = json.loads(b64url_decode(header_b64))
+            claims = json.loads(b64url_decode(claims_b64))
+            signature = b64url_decode(signature_b64)
+            if header.get("alg") != "ES256" or header.get("kid") != self.args.key_id:
+                reason = "InvalidProviderToken"
+            elif claims.get("iss") != self.args.team_id or not isinstance(claims.get("iat"), int):
+                reason = "InvalidProviderToken"
+            elif abs(time.time() - claims["iat"]) > 3600:
+                reason = "ExpiredProviderToken"
+            elif len(signature) != 64:
+                reason = "InvalidProviderToken"
+            else:
+                r = int.from_bytes(signature[:32], "big")
+                s = int.from_bytes(signature[32:], "big")
+                self.public_key.verify(encode_dss_signature(r, s), f"{header_b64}.{claims_b64}".encode(),
+                                       ec.ECDSA(hashes.SHA256()))
+        except (ValueError, KeyError, InvalidSignature, json.JSONDecodeError):
+            reason = "InvalidProviderToken"
+        self.verified[jwt] = reason
+        return reason
+
+    def answer(self, headers, body):
+        """Returns (status, reason or None, retry_after or None, jwt_ok)."""
+        jwt = headers.get("authorization", "")
+        jwt = jwt[len("bearer "):] if jwt.startswith("bearer ") else None
+        if jwt is None:
+            return 403, "MissingProviderToken", None, False
+        jwt_error = self.check_jwt(jwt)
+        if jwt_error:
+            return 403, jwt_error, None, False
+        if self.args.expire_first_jwt:
+            if self.expired_jwt is None:
+                self.expired_jwt = jwt
+            if jwt == self.expired_jwt:
+                return 403, "ExpiredProviderToken", None, True
+        if headers.get(":method") != "POST":
+            return 405, "MethodNotAllowed", None, True
+        match = PATH_RE.match(headers.get(":path", ""))
+        if not match:
+            return 404, "BadPath", None, True
+        if headers.get("apns-topic") != self.args.topic:
+            return 400, "BadTopic" if "apns-topic" in headers else "MissingTopic", None, True
+        if headers.get("apns-push-type") != "alert":
+            return 400, "InvalidPushType", None, True
+        if not UUID_RE.match(headers.get("apns-id", "")):
+            return 400, "BadMessageId", None, True
+        if headers.get("apns-priority") not in ("5", "10"):
+            return 400, "BadPriority", None, True
+        if not re.match(r"^[0-9]+$", headers.get("apns-expiration", "")):
+            return 400, "BadExpirationDate", None, True
+        if len(headers.get("apns-collapse-id", "").encode()) > 64:
+            return 400, "BadCollapseId", None, True
+        if len(body) > MAX_PAYLOAD:
+            return 413, "PayloadTooLarge", None, True
+        rule = self.rules.get(match.group(1).lower())
+        if rule:
+            return rule[0], rule[1], rule[2], True
+        return 200, None, None, True
+
+
+class Connection(asyncio.Protocol):
+    def __init__(self, double):
+        self.double = double
+        self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
+        self.streams = {}
+        self.answered = 0
+        self.closing = False
+
+    def connection_made(self, transport):
+        self.transport = transport
+        self.double.connection_counter += 1
+        self.id = self.double.connection_counter
+        self.double.connections.add(self)
+        self.h2.local_settings = h2.settings.Settings(
+            client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.double.args.max_streams})
+        self.h2.initiate_connection()
+        self.transport.write(self.h2.data_to_send())
+
+    def connection_lost(self, exc):
+        self.double.connections.discard(self)
+        self.double.open_streams -= len(self.streams)
+        self.streams.clear()
+
+    def data_received(self, data):
+        if self.closing:
+            return
+        try:
+            events = self.h2.receive_data(data)
+        except Exception:
+            self.transport.close()
+            return
+        for event in events:
+            if self.closing:
+                break
+            if isinstance(event, h2.events.RequestReceived):
+                self.streams[event.stream_id] = (dict(event.headers), bytearray())
+                self.double.open_streams += 1
+                self.double.peak_open_streams = max(self.double.peak_open_streams, self.double.open_streams)
+            elif isinstance(event, h2.events.DataReceived):
+                if event.stream_id in self.streams:
+                    self.streams[event.stream_id][1].extend(event.data)
+                self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2.events.StreamEnded):
+                if self.double.args.delay_ms > 0:
+                    asyncio.get_running_loop().call_later(self.double.args.delay_ms / 1000, self.respond, event.stream_id)
+                else:
+                    self.respond(event.stream_id)
+            elif isinstance(event, h2.events.StreamReset):
+                if self.streams.pop(event.stream_id, None) is not None:
+                    self.double.open_streams -= 1
+        if not self.closing:
+            self.transport.write(self.h2.data_to_send())
+
+    def respond(self, stream_id):
+        if self.closing or stream_id not in self.streams:
+            return
+        headers, body = self.streams.pop(stream_id)
+        status, reason, retry_after, jwt_ok = self.double.answer(headers, bytes(body))
+        response_headers = [(":status", str(status)), ("apns-id", headers.get("apns-id", ""))]
+        payload = b""
+        if reason:
+            error = {"reason": reason}
+            if status == 410:
+                error["timestamp"] = DEAD_TOKEN_TIMESTAMP
+            payload = json.dumps(error).encode()
+            response_headers.append(("content-type", "application/json"))
+        if retry_after:
+            response_headers.append(("retry-after", retry_after))
+        response_headers.append(("content-length", str(len(payload))))
+        try:
+            self.h2.send_headers(stream_id, response_headers, end_stream=not payload)
+            if payload:
+                self.h2.send_data(stream_id, payload, end_stream=True)
+        except Exception:
+            return
+        self.double.open_streams -= 1
+        self.answered += 1
+        if self.double.log:
+            record = {
+                "connection": self.id, "stream": stream_id, "status": status, "reason": reason,
+                "path": headers.get(":path"), "method": headers.get(":method"),
+                "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
+                "jwt_ok": jwt_ok, "body": body.decode("utf-8", "replace"),
+                "open_streams": self.double.open_streams + 1, "peak_open_streams": self.double.peak_open_streams,
+                "connections": len(self.double.connections),
+            }
+            self.double.log.write(json.dumps(record) + "\n")
+        goaway_after = self.double.args.goaway_after
+        if goaway_after and self.answered >= goaway_after:
+            self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=stream_id)
+            self.transport.write(self.h2.data_to_send())
+            self.close()
+        else:
+            self.transport.write(self.h2.data_to_send())
+
+    def close(self):
+        """Flushes what was written (answers already given) and closes; nothing more is answered."""
+        self.closing = True
+        self.transport.close()
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--cert", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--public-key", required=True, help="PEM public key of the app's .p8")
+    parser.add_argument("--team-id", required=True)
+    parser.add_argument("--key-id", required=True)
+    parser.add_argument("--topic", required=True)
+    parser.add_argument("--log", help="append one JSON line per answered request here")
+    parser.add_argument("--rule", action="append")
+    parser.add_argument("--expire-first-jwt", action="store_true")
+    parser.add_argument("--goaway-after", type=int, default=0)
+    parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--max-streams", type=int, default=1000)
+    args = parser.parse_args()
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(args.cert, args.key)
+    context.set_alpn_protocols(["h2"])
+    double = Double(args)
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: Connection(double), args.host, args.port, ssl=context,
+                                      reuse_address=True, backlog=256)
+    print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
+    stop = asyncio.Event()
+    # A parent that spawns us from a thread with signals blocked (libdispatch workers do) passes
+    # that mask on; unblock so SIGTERM reaches the handler.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    await stop.wait()
+    server.close()
+    for connection in list(double.connections):
+        connection.close()
+    await asyncio.sleep(0.1)  # let the transports flush
+    if double.log:
+        double.log.close()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)

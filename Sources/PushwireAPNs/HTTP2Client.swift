@@ -1,0 +1,263 @@
+import CCurl
+import Glibc
+import PushwireDelivery
+import Synchronization
+
+/// libcurl's multi interface driven by a thread of its own: long-lived HTTP/2 connections to one
+/// APNs host, many streams on each, and the retry of requests whose connection failed.
+///
+/// `@unchecked Sendable`: the multi handle, the transfer table, the idle handles and the delayed
+/// jobs are touched only by the HTTP/2 thread; other threads reach the client only through
+/// `submit` and `stop`, which use the `shared` mutex and `curl_multi_wakeup` (documented as
+/// callable from any thread). They call `curl_multi_wakeup` only while holding the lock and
+/// `stopping` is false, and the thread cleans the multi handle up only after it has seen
+/// `stopping` under that lock, so no wake-up can race with its destruction.
+final class HTTP2Client: @unchecked Sendable {
+    private struct Shared {
+        var pending: [APNsJob] = []
+        var stopping = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let shared = Mutex(Shared())
+    private let baseURL: String
+    private let topic: String
+    private let configuration: APNsConfiguration
+    private let tokens: ProviderTokenCache
+    private let connectionRetries = Atomic<Int>(0)
+
+    // HTTP/2-thread state.
+    private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var delayed: [(deadline: ContinuousClock.Instant, job: APNsJob)] = []
+
+    /// libcurl's global state must be set up once, before any thread uses it.
+    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+
+    /// Creates the multi handle and starts the HTTP/2 thread.
+    init(baseURL: String, topic: String, configuration: APNsConfiguration, tokens: ProviderTokenCache) throws(APNsGatewayError) {
+        guard Self.globalInit == CURLE_OK, let multi = curl_multi_init() else { throw .libcurl("initialisation failed") }
+        self.multi = multi
+        self.baseURL = baseURL
+        self.topic = topic
+        self.configuration = configuration
+        self.tokens = tokens
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, ccurl_pipe_multiplex())
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnections)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxConnections)
+        // libcurl uses the smaller of this and the server's SETTINGS_MAX_CONCURRENT_STREAMS.
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams)
+
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(&thread, nil, { context in
+            // The thread owns the +1 taken above until it returns.
+            let client = Unmanaged<HTTP2Client>.fromOpaque(context!).takeRetainedValue()
+            client.run()
+            return nil
+        }, context)
+        guard created == 0 else {
+            Unmanaged<HTTP2Client>.fromOpaque(context).release()
+            curl_multi_cleanup(multi)
+            throw .libcurl("could not start the HTTP/2 thread (\(created))")
+        }
+        pthread_detach(thread)
+    }
+
+    /// Requests that failed without an answer and were sent again.
+    var connectionRetryCount: Int { connectionRetries.load(ordering: .relaxed) }
+
+    /// Hands jobs to the HTTP/2 thread. After `stop`, they complete at once with `.retry`.
+    func submit(_ jobs: [APNsJob]) {
+        guard !jobs.isEmpty else { return }
+        let accepted = shared.withLock { shared -> Bool in
+            guard !shared.stopping else { return false }
+            // One wake-up per drain is enough: the thread takes every pending job at once.
+            let wasEmpty = shared.pending.isEmpty
+            shared.pending.append(contentsOf: jobs)
+            if wasEmpty { curl_multi_wakeup(multi) }
+            return true
+        }
+        if !accepted {
+            for job in jobs { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+        }
+    }
+
+    /// Stops the thread; notifications in flight complete with `.retry`.
+    func stop() {
+        shared.withLock { shared in
+            guard !shared.stopping else { return }
+            shared.stopping = true
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    // MARK: - The HTTP/2 thread
+
+    private func run() {
+        let clock = ContinuousClock()
+        while true {
+            let (jobs, stopping) = shared.withLock { shared in
+                defer { shared.pending.removeAll(keepingCapacity: true) }
+                return (shared.pending, shared.stopping)
+            }
+            if stopping { break }
+            for job in jobs { start(job) }
+            if !delayed.isEmpty { startDueRetries(now: clock.now) }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                finish(easy, result: ccurl_message_result(message))
+            }
+
+            var timeoutMS: Int32 = 1000
+            if let next = delayed.map(\.deadline).min() {
+                let wait = clock.now.duration(to: next)
+                timeoutMS = wait <= .zero ? 0 : Int32(min(1000, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1))
+            }
+            curl_multi_poll(multi, nil, 0, timeoutMS, nil)
+        }
+        shutDown()
+    }
+
+    private func startDueRetries(now: ContinuousClock.Instant) {
+        var due: [APNsJob] = []
+        delayed.removeAll { entry in
+            guard entry.deadline <= now else { return false }
+            due.append(entry.job)
+            return true
+        }
+        for job in due { start(job) }
+    }
+
+    private func start(_ job: APNsJob) {
+        guard let token = tokens.current() else {
+            job.completion(.retry(reason: "could not sign the provider token", after: nil))
+            return
+        }
+        start(job, token: token)
+    }
+
+    private func start(_ job: APNsJob, token: String) {
+        guard let easy = idleHandles.popLast() ?? makeHandle() else {
+            job.completion(.retry(reason: "libcurl could not create a handle", after: nil))
+            return
+        }
+        let notification = job.notification
+        var lines = [
+            "authorization: bearer \(token)",
+            "apns-topic: \(topic)",
+            "apns-push-type: alert",
+            "apns-priority: \(notification.priority)",
+            "apns-expiration: \(notification.expiration)",
+            "apns-id: \(job.apnsID)",
+            "content-type: application/json",
+        ]
+        if !notification.collapseID.isEmpty { lines.append("apns-collapse-id: \(notification.collapseID)") }
+        let transfer = CurlTransfer(job: job, easy: easy, token: token, headerLines: lines)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        _ = ccurl_easy_setopt_string(easy, CURLOPT_URL, "\(baseURL)/3/device/\(notification.deviceToken)")
+        _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headers)
+        _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(notification.payload.count))
+        _ = notification.payload.withUnsafeBytes { payload in
+            // COPYPOSTFIELDS copies, so the payload need not outlive this call; an empty payload
+            // still needs a valid pointer.
+            ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: payload.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
+        }
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        transfers[easy] = transfer
+        if curl_multi_add_handle(multi, easy) != CURLM_OK {
+            transfers[easy] = nil
+            curl_easy_cleanup(easy)
+            job.completion(.retry(reason: "libcurl refused the request", after: nil))
+        }
+    }
+
+    private func makeHandle() -> UnsafeMutableRawPointer? {
+        guard let easy = curl_easy_init() else { return nil }
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, ccurl_http_version_2tls())
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        // Wait for an existing connection to say whether it multiplexes rather than open another.
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // APNs answers are a few hundred bytes; libcurl's 16 KiB download buffer is allocated and
+        // freed per transfer, which shows in profiles at tens of thousands of requests per second.
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 4096)
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(configuration.requestTimeout))
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
+        if let caFile = configuration.caFile { _ = ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, caFile) }
+        _ = ccurl_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, CurlTransfer.writeCallback)
+        _ = ccurl_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION, CurlTransfer.headerCallback)
+        return easy
+    }
+
+    private func finish(_ easy: UnsafeMutableRawPointer, result: CURLcode) {
+        curl_multi_remove_handle(multi, easy)
+        guard let transfer = transfers.removeValue(forKey: easy) else { return }
+        if idleHandles.count < configuration.maxInFlight { idleHandles.append(easy) } else { curl_easy_cleanup(easy) }
+        var job = transfer.job
+
+        guard result == CURLE_OK else {
+            // No answer from APNs: the connection failed, was refused or went away (GOAWAY) before
+            // this stream was processed. Send it again on a fresh connection, after a backoff.
+            job.failedAttempts += 1
+            if job.failedAttempts < configuration.retryPolicy.maxAttempts {
+                connectionRetries.add(1, ordering: .relaxed)
+                let delay = configuration.retryPolicy.backoff(afterAttempt: job.failedAttempts)
+                delayed.append((ContinuousClock.now + delay, job))
+            } else {
+                let why = String(cString: curl_easy_strerror(result))
+                job.completion(.retry(reason: "connection failed: \(why)", after: nil))
+            }
+            return
+        }
+
+        var status = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        switch APNsResponse.verdict(status: status, body: transfer.body, apnsID: job.apnsID, retryAfter: transfer.retryAfter) {
+        case .outcome(let outcome):
+            job.completion(outcome)
+        case .refreshTokenAndRetry:
+            guard !job.refreshedToken, let token = tokens.replace(expired: transfer.token) else {
+                job.completion(.retry(reason: "ExpiredProviderToken", after: .seconds(60)))
+                return
+            }
+            job.refreshedToken = true
+            start(job, token: token)
+        }
+    }
+
+    private func shutDown() {
+        let jobs = shared.withLock { shared in
+            defer { shared.pending = [] }
+            return shared.pending
+        }
+        let unfinished = jobs + delayed.map(\.job) + transfers.values.map(\.job)
+        for (easy, _) in transfers {
+            curl_multi_remove_handle(multi, easy)
+            curl_easy_cleanup(easy)
+        }
+        transfers = [:]
+        delayed = []
+        for easy in idleHandles { curl_easy_cleanup(easy) }
+        idleHandles = []
+        curl_multi_cleanup(multi)
+        for job in unfinished { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// Why an `APNsGateway` could not be created.
+public enum APNsGatewayError: Error, Sendable, Equatable {
+    /// The credentials were refused (see `APNsCredentialError`).
+    case credentials(APNsCredentialError)
+    /// libcurl could not be set up; the text says how.
+    case libcurl(String)
+}
