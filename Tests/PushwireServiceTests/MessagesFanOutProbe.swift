@@ -69,6 +69,8 @@ final class MessagesFanOutProbe: XCTestCase {
         let calls = 50_000
         var ten = note("hello", devices: (0..<10).map { String(format: "hw-%08d", $0) })
         ten.title = "t"
+        // Scheduled far ahead, so that a later run of the probe on the same directory does not send them.
+        ten.sendAtMS = DeliveryPipeline.nowMS() + 86_400_000
         let request: CreateMessageRequest = { var r = CreateMessageRequest(); r.notifications = [ten]; return r }()
         let service = h.messages
         let caller = Caller(bearerToken: app.token)

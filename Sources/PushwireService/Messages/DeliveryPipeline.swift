@@ -10,7 +10,7 @@ public final class DeliveryPipeline: Sendable {
     /// Tunables; the defaults suit a server, tests shorten the delays.
     public struct Configuration: Sendable {
         /// Devices per batch: read, rendered, recorded and handed to the gateway together.
-        public var batchSize = 2000
+        public var batchSize = 5000
         /// Attempts per device, the first included, for transient (`retry`) outcomes.
         public var maxAttempts = 4
         /// The first retry's delay; each later one doubles, with ±50 % jitter.

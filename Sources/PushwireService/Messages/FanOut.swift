@@ -58,17 +58,13 @@ struct FanOut {
             }
         }
 
-        var cursor = message.cursor
-        while !pipeline.isStopped {
-            let targets: [TargetDevice]
-            do {
-                targets = try store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor,
-                                            limit: configuration.batchSize)
-            } catch {
-                return  // the store is failing or closing: resume from the stored cursor next time
-            }
-            if targets.isEmpty { break }
-            guard let last = targets.last else { break }
+        // The next batch is read while the current one's records commit: the read does not
+        // depend on the write, and the commit's fsync is the slow part.
+        func read(after cursor: String?) -> [TargetDevice]? {
+            try? store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
+        }
+        guard var targets = read(after: message.cursor) else { return }
+        while !pipeline.isStopped, let last = targets.last {
             var badges: [(hwid: String, badge: Int64)] = []
             var payloads: [[UInt8]] = []
             payloads.reserveCapacity(targets.count)
@@ -80,9 +76,10 @@ struct FanOut {
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: targets.map { NewDeliveryRecord(hwid: $0.hwid, attempt: 1) },
                                   cursor: last.hwid, targetedIncrement: targets.count, badges: badges)
-            guard let ids = try? await store.recordFanOutStep(step) else { return }
+            async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
+            let following = read(after: last.hwid)
+            guard let ids = await committed, ids.count == targets.count else { return }
             pending = []
-            cursor = last.hwid
             var batch: [OutgoingNotification] = []
             batch.reserveCapacity(targets.count)
             for (index, target) in targets.enumerated() {
@@ -90,6 +87,9 @@ struct FanOut {
             }
             let outcomes = await gateway.deliver(batch)
             record(outcomes, batch: batch, hwids: targets.map(\.hwid), attempts: nil, into: &pending, retries: &retries)
+            // A failed read ends this run; the stored cursor resumes it next time.
+            guard let following else { return }
+            targets = following
         }
 
         while !retries.isEmpty, !pipeline.isStopped {
