@@ -6,6 +6,8 @@ import PushwireWire
 enum AppCommands {
     private static let apnsOptions: Set<String> = ["--apns-team-id", "--apns-key-id", "--apns-topic", "--apns-key-file", "--apns-environment"]
 
+    /// Turns the options of `app <subcommand>` into its request.
+    /// - Throws: `UsageError` (exit 64) for a missing, repeated, unknown or malformed option.
     static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         switch subcommand {
         case "create":
@@ -55,6 +57,8 @@ enum AppCommands {
         return settings
     }
 
+    /// Calls the server and prints the result (one JSON line with `--json`).
+    /// - Throws: `CommandFailure` (exit 1) with the call's status.
     static func run(_ operation: GroupCommand, session: Session, adminToken: String) async throws(CommandFailure) {
         let json = session.options.json
         switch operation {

@@ -4,6 +4,8 @@ import PushwireWire
 /// `pushwire category upsert|delete|list` (with the application's access token) and
 /// `category sync` (as a device would, by application code).
 enum CategoryCommands {
+    /// Turns the options of `category <subcommand>` into its request.
+    /// - Throws: `UsageError` (exit 64) for a missing, repeated, unknown or malformed option.
     static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         switch subcommand {
         case "upsert":
@@ -53,6 +55,8 @@ enum CategoryCommands {
         return id
     }
 
+    /// Calls the server and prints the result (one JSON line with `--json`).
+    /// - Throws: `CommandFailure` (exit 1) with the call's status.
     static func run(_ operation: GroupCommand, session: Session) async throws(CommandFailure) {
         let json = session.options.json
         let token = session.options.token

@@ -13,6 +13,8 @@ enum DemoCommand {
         ("demo-device-en", "en", .tap("Yes")), ("demo-device-fr", "fr", .tap("No")), ("demo-device-de", "de", .open),
     ]
 
+    /// Runs the tour through `session`; prints each step, or one JSON object with `--json`.
+    /// - Throws: `CommandFailure` when a call fails or the message is not done within 30 s.
     static func run(session: Session, adminToken: String) async throws(CommandFailure) {
         let json = session.options.json
         func say(_ line: String) { if !json { print(line) } }

@@ -4,6 +4,8 @@ import PushwireWire
 /// `pushwire device register|unregister|tags` and `pushwire category sync`: what a device does,
 /// by application code (no token needed).
 enum DeviceCommands {
+    /// Turns the options of `device (and `category sync`) <subcommand>` into its request.
+    /// - Throws: `UsageError` (exit 64) for a missing, repeated, unknown or malformed option.
     static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         _ = try scanned.positionals([], command: command)
         let application = try scanned.required("--app", command: command)
@@ -105,6 +107,8 @@ enum DeviceCommands {
         throw UsageError(message: "--timezone expects seconds east of UTC or ±HH:MM, got '\(text)'", command: command)
     }
 
+    /// Calls the server and prints the result (one JSON line with `--json`).
+    /// - Throws: `CommandFailure` (exit 1) with the call's status.
     static func run(_ operation: GroupCommand, session: Session) async throws(CommandFailure) {
         let json = session.options.json
         switch operation {

@@ -4,6 +4,7 @@ extension Help {
         body + "\n\n" + globalOptions + "\n\n" + exitCodes
     }
 
+    /// The value syntax of `--tag` and `--set`.
     static let tagSyntax = """
     TAG VALUES:
       text            a string (default); string:TEXT when the text itself starts with a kind
@@ -14,6 +15,7 @@ extension Help {
       list:a,b,c      a list of strings
     """
 
+    /// The syntax of `--button`.
     static let buttonSyntax = """
     BUTTONS: --button 'LABEL[:OPTION,OPTION…]', numbered 0, 1, … in the order given (1–4)
       foreground      tapping opens the app (implies auth)
@@ -27,6 +29,7 @@ extension Help {
       Labels containing ':' or ',' need --file.
     """
 
+    /// The help of a group (`app`) or group subcommand (`app create`); nil for other topics.
     static func groupText(for topic: String) -> String? {
         switch topic {
         case "app":

@@ -9,6 +9,8 @@ enum MessageCommands {
         "--language-title", "--data", "--send-at", "--transaction-id", "--badge", "--sound", "--thread-id", "--trim",
     ]
 
+    /// Turns the options of `message <subcommand>` into its request.
+    /// - Throws: `UsageError` (exit 64) for a missing, repeated, unknown or malformed option.
     static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         switch subcommand {
         case "send":
@@ -117,6 +119,8 @@ enum MessageCommands {
         return badge
     }
 
+    /// Calls the server and prints the result (one JSON line with `--json`).
+    /// - Throws: `CommandFailure` (exit 1) with the call's status.
     static func run(_ operation: GroupCommand, session: Session) async throws(CommandFailure) {
         let json = session.options.json
         let token = session.options.token

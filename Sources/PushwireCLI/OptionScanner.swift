@@ -7,6 +7,7 @@ struct ScannedArguments {
     var flags: [(name: String, value: String)] = []
     /// Options without a value that were given, e.g. `--rotate-token`.
     var switches = Set<String>()
+    /// `-h` or `--help` was given.
     var wantsHelp = false
 
     /// Every value of a repeatable option, in order.

@@ -19,6 +19,7 @@ struct Session {
         }
     }
 
+    /// Closes the connection.
     func close() {
         connection.close()
     }
