@@ -11,6 +11,8 @@ struct GlobalOptions {
     var token: String?
     var timeout: Duration = .seconds(10)
     var json = false
+    /// The admin token for `app` and `demo` (`--admin-token`, `$PUSHWIRE_ADMIN_TOKEN`).
+    var adminToken: String?
 }
 
 /// The parsed command line.
@@ -22,6 +24,8 @@ struct Invocation {
         case methods(local: Bool)
         case call(method: String, data: String, emitDefaults: Bool)
         case ping(count: Int)
+        /// A group command: `app`, `device`, `category`, `message`, `demo`.
+        case operation(GroupCommand)
     }
 
     var command: Command
@@ -34,6 +38,11 @@ struct Invocation {
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Invocation {
         var options = GlobalOptions(server: environment["PUSHWIRE_SERVER"] ?? "127.0.0.1:7355",
                                     token: environment["PUSHWIRE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        options.adminToken = environment["PUSHWIRE_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if GroupCommand.group(in: arguments) != nil {
+            let command = try GroupCommand.parse(arguments, options: &options)
+            return Invocation(command: command, options: options)
+        }
         var subcommand: String?
         var positionals: [String] = []
         var flags: [String: String] = [:]
@@ -61,6 +70,7 @@ struct Invocation {
             case "--version": if subcommand == nil { return Invocation(command: .version, options: options) }
             case "--server", "-s": options.server = try value(name, inline: inline)
             case "--token": options.token = try value(name, inline: inline)
+            case "--admin-token": options.adminToken = try value(name, inline: inline)
             case "--timeout":
                 let text = try value(name, inline: inline)
                 guard let seconds = Double(text), seconds > 0, seconds < 1e9 else {
@@ -92,7 +102,9 @@ struct Invocation {
         }
 
         if wantsHelp || subcommand == "help" {
-            return Invocation(command: .help(topic: subcommand == "help" ? positionals.first : subcommand), options: options)
+            // `help app create` names a subcommand of a group.
+            let topic = positionals.isEmpty ? nil : positionals.prefix(2).joined(separator: " ")
+            return Invocation(command: .help(topic: subcommand == "help" ? topic : subcommand), options: options)
         }
         guard let subcommand else { throw UsageError(message: "missing command", command: nil) }
 

@@ -17,6 +17,8 @@ enum Help {
       -s, --server <host:port>  server address; [::1]:7355 for IPv6
                                 (default: $PUSHWIRE_SERVER or 127.0.0.1:7355)
       --token <token>           sent as "authorization: Bearer <token>" (default: $PUSHWIRE_TOKEN)
+      --admin-token <token>     the admin token for app and demo (default: $PUSHWIRE_ADMIN_TOKEN,
+                                then ./data/admin-token)
       --timeout <seconds>       deadline of the connection and of each call (default: 10)
       --json                    machine-readable output: one JSON document on stdout,
                                 errors as {"error": {"code", "status", "message"}}
@@ -34,6 +36,11 @@ enum Help {
       methods   list the methods the server offers
       call      call a method with a JSON request, print the JSON response
       ping      measure the round trip of Ping frames
+      app       create, list and update applications (admin token)
+      device    register and unregister devices, set and read their tags
+      category  upsert, delete, list and sync categories of action buttons
+      message   send messages, read their details, cancel scheduled ones
+      demo      the tour: app, YesNo category, three devices, a message, taps, statistics
 
     See 'pushwire <command> --help' for a command's options.
 
@@ -109,7 +116,7 @@ enum Help {
             \(exitCodes)
             """
         default:
-            return overview
+            return command.flatMap(groupText(for:)) ?? overview
         }
     }
 }

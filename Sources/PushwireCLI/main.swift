@@ -36,6 +36,8 @@ func run() async -> Int32 {
             try await commands.call(method: method, data: data, emitDefaults: emitDefaults)
         case .ping(let count):
             try await commands.ping(count: count)
+        case .operation(let operation):
+            try await runGroupCommand(operation, options: parsed.options)
         }
         return 0
     } catch let error as UsageError {

@@ -1,3 +1,4 @@
+import PushwireDelivery
 import PushwireStore
 import PushwireWire
 
@@ -11,11 +12,13 @@ public final class PushwireServices: Sendable {
     public let devices: DevicesService
     /// `pushwire.v1.Categories`.
     public let categories: CategoriesService
+    /// `pushwire.v1.Messages` and `Devices/TrackAction`, with their delivery pipeline (Messages/).
+    public let messages: MessagesService
     private let store: any PushwireStore
 
     /// Opens the store in `dataDirectory` (creating and migrating it) and loads the applications.
     /// - Throws: `StoreError` with a message for a person: `.cannotOpen`, `.corrupt`, `.schemaTooNew`.
-    public init(dataDirectory: String, adminToken: String) throws(StoreError) {
+    public init(dataDirectory: String, adminToken: String, sinkPath: String? = nil) throws(StoreError) {
         let store = try SQLiteStore(dataDirectory: dataDirectory)
         self.store = store
         do {
@@ -27,6 +30,7 @@ public final class PushwireServices: Sendable {
         admin = AdminService(registry: registry)
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
+        messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath)
     }
 
     /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
@@ -71,16 +75,20 @@ public final class PushwireServices: Sendable {
         server.addOnLoop(Methods.Categories.listCategories) { context, request throws(RPCError) in
             try categories.listCategories(request, caller: Caller(metadata: context))
         }
+        messages.register(on: server)
     }
 
     /// Finishes queued writes and closes the store; call after the server stopped.
-    public func close() { store.close() }
+    public func close() {
+        messages.pipeline.requestStop()
+        store.close()
+    }
 }
 
 /// Opens the store in `dataDirectory` and builds the registration services; then call
 /// `register(on:)` before `server.start()` and `close()` after the server stopped.
 /// - Throws: `StoreError` (its description is the startup error to print).
-public func makePushwireServices(dataDirectory: String, adminToken: String) throws(StoreError) -> PushwireServices {
-    try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken)
+public func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil) throws(StoreError) -> PushwireServices {
+    try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken, sinkPath: sinkPath)
 }
 

@@ -46,6 +46,61 @@ enum Schema {
             UNIQUE (app_id, name)
         );
         """,
+        // 2: messages (the outbox: a message is due when scheduled and its send time passed, or
+        // when a crash left it sending), deliveries (one attempt record per device and attempt),
+        // failure counts by reason, taps; per-device dead token and badge. `open_from…open_to` are
+        // the ids of the one batch handed over whose outcomes are not recorded yet; a sent
+        // delivery keeps state 0 (only failures and retries are rewritten), so a batch costs
+        // inserts, not updates.
+        """
+        ALTER TABLE devices ADD COLUMN dead_token TEXT NOT NULL DEFAULT '';
+        ALTER TABLE devices ADD COLUMN badge INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            app_id INTEGER NOT NULL,
+            code TEXT NOT NULL UNIQUE,
+            transaction_id TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            send_at_ms INTEGER NOT NULL,
+            category_id INTEGER NOT NULL,
+            targeting TEXT NOT NULL,
+            spec TEXT NOT NULL,
+            cursor TEXT,
+            open_from INTEGER NOT NULL DEFAULT 0,
+            open_to INTEGER NOT NULL DEFAULT -1,
+            targeted INTEGER NOT NULL DEFAULT 0,
+            sent INTEGER NOT NULL DEFAULT 0,
+            failed INTEGER NOT NULL DEFAULT 0,
+            invalid_tokens INTEGER NOT NULL DEFAULT 0,
+            created_at INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX messages_by_transaction ON messages (app_id, transaction_id) WHERE transaction_id <> '';
+        CREATE INDEX messages_due ON messages (status, send_at_ms);
+        CREATE TABLE deliveries (
+            id INTEGER PRIMARY KEY,
+            message_id INTEGER NOT NULL,
+            hwid TEXT NOT NULL,
+            attempt INTEGER NOT NULL,
+            state INTEGER NOT NULL,
+            reason TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX deliveries_retry ON deliveries (message_id) WHERE state = 3;
+        CREATE TABLE message_failures (
+            message_id INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (message_id, reason)
+        ) WITHOUT ROWID;
+        CREATE TABLE taps (
+            message_id INTEGER NOT NULL,
+            hwid TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            button_id INTEGER NOT NULL,
+            text_input TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (message_id, hwid, kind, button_id)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The newest schema version this binary understands.

@@ -4,6 +4,8 @@ import PushwireRuntime
 struct Options {
     var configuration = ServerConfiguration()
     var dataDirectory = "./data"
+    /// The file sink of applications without APNs credentials; nil: `<data-dir>/sink.jsonl`.
+    var sinkPath: String?
     var logLevel = Logger.Level.info
     var adminToken: String?
 
@@ -29,6 +31,8 @@ struct Options {
                                          0.0.0.0:7355; port 0 picks a free port
           --threads <n>                  event-loop threads (default: one per core)
           --data-dir <path>              data directory (default: ./data)
+          --sink <file>                  where notifications of apps without APNs credentials go, one
+                                         JSON line each (default: <data-dir>/sink.jsonl)
           --max-frame-size <bytes>       largest frame accepted (default: 4194304)
           --max-calls-per-connection <n> calls in flight per connection (default: 1024)
           --max-connections <n>          open connections (default: 100000)
@@ -111,6 +115,7 @@ struct Options {
             }
         case "threads": configuration.threads = try Self.count(name, value, minimum: 1)
         case "data-dir": dataDirectory = value
+        case "sink": sinkPath = value
         case "max-frame-size": configuration.maxFrameSize = try Self.count(name, value, minimum: 64)
         case "max-calls-per-connection": configuration.maxConcurrentCallsPerConnection = try Self.count(name, value, minimum: 1)
         case "max-connections": configuration.maxConnections = try Self.count(name, value, minimum: 1)

@@ -68,7 +68,7 @@ case .run(let options):
     }
     let services: PushwireServices
     do {
-        services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken)
+        services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken, sinkPath: options.sinkPath)
     } catch {
         logger.critical("cannot open the data directory", ["error": error.description])
         exit(1)

@@ -47,6 +47,9 @@ final class RegistrationTests: XCTestCase {
             Methods.Devices.registerDevice.path, Methods.Devices.unregisterDevice.path, Methods.Devices.setTags.path,
             Methods.Devices.getTags.path, Methods.Devices.syncCategories.path, Methods.Categories.upsertCategory.path,
             Methods.Categories.deleteCategory.path, Methods.Categories.listCategories.path,
+            // Issue 6: the messages service.
+            Methods.Messages.createMessage.path, Methods.Messages.deleteMessage.path,
+            Methods.Messages.getMessageDetails.path, Methods.Devices.trackAction.path,
         ]
         XCTAssertEqual(Set(server.handlers.keys), Set(expected))
         XCTAssertEqual(server.handlers[Methods.Devices.syncCategories.path]?.kind, "loop")

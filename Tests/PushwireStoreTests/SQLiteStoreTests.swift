@@ -37,8 +37,8 @@ final class SQLiteStoreTests: XCTestCase {
                 return XCTFail("unexpected \(error)")
             }
             XCTAssertEqual(found, 99)
-            XCTAssertEqual(supported, 1)
-            XCTAssertTrue("\(error)".contains("99") && "\(error)".contains("version 1"), "\(error)")
+            XCTAssertEqual(supported, 2)  // 2: messages (issue 6)
+            XCTAssertTrue("\(error)".contains("99") && "\(error)".contains("version 2"), "\(error)")
         }
     }
 

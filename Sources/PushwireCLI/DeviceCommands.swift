@@ -1,0 +1,148 @@
+import PushwireClient
+import PushwireWire
+
+/// `pushwire device register|unregister|tags` and `pushwire category sync`: what a device does,
+/// by application code (no token needed).
+enum DeviceCommands {
+    /// Turns the options of `device (and `category sync`) <subcommand>` into its request.
+    /// - Throws: `UsageError` (exit 64) for a missing, repeated, unknown or malformed option.
+    static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
+        _ = try scanned.positionals([], command: command)
+        let application = try scanned.required("--app", command: command)
+        switch subcommand {
+        case "register":
+            try scanned.allow(["--app", "--hwid", "--push-token", "--type", "--language", "--timezone", "--user", "--app-version", "--tag", "--known-version"], command: command)
+            var request = RegisterDeviceRequest()
+            request.application = application
+            request.hwid = try scanned.required("--hwid", command: command)
+            // `--token` is the global access-token option; for a device it can only mean the push token.
+            let pushTokens = scanned.values("--token") + scanned.values("--push-token")
+            guard pushTokens.count <= 1 else { throw UsageError(message: "the push token is given more than once", command: command) }
+            request.pushToken = pushTokens.first ?? ""
+            request.deviceType = try ValueSyntax.deviceType(try scanned.value("--type", command: command) ?? "ios", option: "--type", command: command)
+            request.language = try scanned.value("--language", command: command) ?? ""
+            if let timezone = try scanned.value("--timezone", command: command) {
+                request.timezone = try offsetSeconds(timezone, command: command)
+            }
+            request.userID = try scanned.value("--user", command: command) ?? ""
+            request.appVersion = try scanned.value("--app-version", command: command) ?? ""
+            for text in scanned.values("--tag") {
+                let (name, value) = try ValueSyntax.pair(text, option: "--tag", command: command)
+                var tag = Tag()
+                tag.name = name
+                tag.value = try ValueSyntax.tagValue(value, option: "--tag", command: command)
+                request.tags.append(tag)
+            }
+            request.knownCategoriesVersion = try version(scanned, command: command)
+            return .registerDevice(request)
+        case "unregister":
+            try scanned.allow(["--app", "--hwid"], command: command)
+            var request = UnregisterDeviceRequest()
+            request.application = application
+            request.hwid = try scanned.required("--hwid", command: command)
+            return .unregisterDevice(request)
+        case "tags":
+            try scanned.allow(["--app", "--hwid", "--set", "--increment", "--remove"], command: command)
+            let hwid = try scanned.required("--hwid", command: command)
+            var updates: [TagUpdate] = []
+            for flag in scanned.flags {
+                var update = TagUpdate()
+                switch flag.name {
+                case "--set":
+                    let (name, value) = try ValueSyntax.pair(flag.value, option: "--set", command: command)
+                    update.name = name
+                    update.operation = .set(try ValueSyntax.tagValue(value, option: "--set", command: command))
+                case "--increment":
+                    let (name, amount) = try ValueSyntax.pair(flag.value, option: "--increment", command: command)
+                    guard let number = Int64(amount) else {
+                        throw UsageError(message: "--increment expects name=INTEGER, got '\(flag.value)'", command: command)
+                    }
+                    update.name = name
+                    update.operation = .increment(number)
+                case "--remove":
+                    update.name = flag.value
+                    update.operation = .remove(true)
+                default:
+                    continue
+                }
+                updates.append(update)
+            }
+            if updates.isEmpty {
+                var request = GetTagsRequest()
+                request.application = application
+                request.hwid = hwid
+                return .getTags(request)
+            }
+            var request = SetTagsRequest()
+            request.application = application
+            request.hwid = hwid
+            request.updates = updates
+            return .setTags(request)
+        default: // "sync", reached from the category group
+            try scanned.allow(["--app", "--known-version"], command: command)
+            var request = SyncCategoriesRequest()
+            request.application = application
+            request.knownVersion = try version(scanned, command: command)
+            return .syncCategories(request)
+        }
+    }
+
+    private static func version(_ scanned: ScannedArguments, command: String) throws(UsageError) -> UInt64 {
+        guard let text = try scanned.value("--known-version", command: command) else { return 0 }
+        guard let version = UInt64(text) else {
+            throw UsageError(message: "--known-version expects a non-negative integer, got '\(text)'", command: command)
+        }
+        return version
+    }
+
+    /// `3600`, `-18000`, `+02:00` or `-05:30` as seconds east of UTC.
+    private static func offsetSeconds(_ text: String, command: String) throws(UsageError) -> Int32 {
+        if let seconds = Int32(text) { return seconds }
+        let sign: Int32 = text.hasPrefix("-") ? -1 : 1
+        let parts = text.drop(while: { $0 == "+" || $0 == "-" }).split(separator: ":")
+        if (text.hasPrefix("+") || text.hasPrefix("-")), parts.count == 2, let hours = Int32(parts[0]), let minutes = Int32(parts[1]),
+           (0..<24).contains(hours), (0..<60).contains(minutes) {
+            return sign * (hours * 3600 + minutes * 60)
+        }
+        throw UsageError(message: "--timezone expects seconds east of UTC or ±HH:MM, got '\(text)'", command: command)
+    }
+
+    /// Calls the server and prints the result (one JSON line with `--json`).
+    /// - Throws: `CommandFailure` (exit 1) with the call's status.
+    static func run(_ operation: GroupCommand, session: Session) async throws(CommandFailure) {
+        let json = session.options.json
+        switch operation {
+        case .registerDevice(let request):
+            let response = try await session.call(Methods.Devices.registerDevice, request, token: nil)
+            if json { return Session.printJSON(response) }
+            print("registered \(request.hwid) in \(request.application); categories v\(response.categoriesVersion)")
+            if response.categoriesNotModified {
+                print("categories not modified since v\(request.knownCategoriesVersion)")
+            } else if !response.iosCategories.isEmpty {
+                print("ios categories:\n" + Render.categories(response.iosCategories))
+            }
+        case .unregisterDevice(let request):
+            let response = try await session.call(Methods.Devices.unregisterDevice, request, token: nil)
+            if json { return Session.printJSON(response) }
+            print("unregistered \(request.hwid): it is no longer targeted until it registers again")
+        case .setTags(let request):
+            let response = try await session.call(Methods.Devices.setTags, request, token: nil)
+            if json { return Session.printJSON(response) }
+            print("tags of \(request.hwid):\n" + Render.tags(response.tags))
+        case .getTags(let request):
+            let response = try await session.call(Methods.Devices.getTags, request, token: nil)
+            if json { return Session.printJSON(response) }
+            print("tags of \(request.hwid):\n" + Render.tags(response.tags))
+        case .syncCategories(let request):
+            let response = try await session.call(Methods.Devices.syncCategories, request, token: nil)
+            if json { return Session.printJSON(response) }
+            if response.notModified {
+                print("not modified: v\(response.version) is current")
+            } else {
+                print("categories v\(response.version):\n" + Render.categories(response.categories))
+            }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Writing JSON text by hand, byte for byte: rendered payloads must be deterministic (golden tests
+/// compare them exactly) and their size known to the byte (APNs' 4096-byte limit).
+public enum JSONText {
+    /// Appends `value` as a JSON string literal, quotes included. Escapes `"`, `\` and control
+    /// characters (as `\n`, `\t`, … or `\u00XX`); everything else is copied as UTF-8.
+    public static func appendString(_ value: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for byte in value.utf8 { appendEscaped(byte, to: &out) }
+        out.append(0x22)
+    }
+
+    /// How many bytes `appendString` writes for `value`'s UTF-8 bytes, without the quotes.
+    public static func escapedCount<S: Sequence>(_ utf8: S) -> Int where S.Element == UInt8 {
+        var count = 0
+        for byte in utf8 { count += escapedCount(byte) }
+        return count
+    }
+
+    /// The escaped length of one byte.
+    @inline(__always)
+    public static func escapedCount(_ byte: UInt8) -> Int {
+        switch byte {
+        case 0x22, 0x5C, 0x08, 0x0C, 0x0A, 0x0D, 0x09: 2
+        case 0..<0x20: 6
+        default: 1
+        }
+    }
+
+    @inline(__always)
+    static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case 0x22: out.append(contentsOf: [0x5C, 0x22])
+        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+        case 0x08: out.append(contentsOf: [0x5C, 0x62])
+        case 0x0C: out.append(contentsOf: [0x5C, 0x66])
+        case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+        case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+        case 0x09: out.append(contentsOf: [0x5C, 0x74])
+        case 0..<0x20:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        default: out.append(byte)
+        }
+    }
+}

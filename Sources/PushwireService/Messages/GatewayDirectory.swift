@@ -1,0 +1,34 @@
+import PushwireAPNs
+import PushwireDelivery
+import PushwireStore
+import Synchronization
+
+/// Chooses each application's gateway: the APNs gateway when it has APNs settings, else the file
+/// sink. APNs gateways are created on first use and kept (one per application and settings), so
+/// their HTTP/2 connections and provider token are reused across messages.
+final class GatewayDirectory: Sendable {
+    private let sink: any NotificationGateway
+    private let applications: @Sendable (Int64) -> ApplicationRecord?
+    private let gateways = Mutex<[Int64: (settings: APNsSettingsRecord, gateway: any NotificationGateway)]>([:])
+
+    /// - Parameters:
+    ///   - sink: the gateway of applications without (valid) APNs settings.
+    ///   - applications: the current record of an application by internal id.
+    init(sink: any NotificationGateway, applications: @escaping @Sendable (Int64) -> ApplicationRecord?) {
+        self.sink = sink
+        self.applications = applications
+    }
+
+    func gateway(applicationID: Int64) -> any NotificationGateway {
+        guard let settings = applications(applicationID)?.apns else { return sink }
+        if let cached = gateways.withLock({ $0[applicationID] }), cached.settings == settings { return cached.gateway }
+        // Stored settings were validated by UpdateApplication/CreateApplication; should a key still
+        // fail to load, the file sink keeps the message inspectable rather than lost.
+        guard let credentials = try? APNsCredentials(
+                  teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
+                  environment: settings.environment == 2 ? .production : .sandbox),
+              let gateway = try? APNsGateway(credentials: credentials) else { return sink }
+        gateways.withLock { $0[applicationID] = (settings, gateway) }
+        return gateway
+    }
+}

@@ -1,0 +1,15 @@
+/// The limits of CreateMessage (Protos/pushwire/v1/messages.proto), defined once.
+enum MessageLimits {
+    /// Notifications per CreateMessage.
+    static let notificationsPerRequest = 1...100
+    /// Explicit hwids, and user ids, per notification.
+    static let maxTargets = 1000
+    /// Tag conditions per notification, and values per IN condition.
+    static let maxConditions = 16
+    static let maxConditionValues = 100
+    /// How far in the past a send time may be (clock skew between caller and server), in ms.
+    static let pastToleranceMS: Int64 = 60_000
+    /// Short strings: sound, thread id, transaction id; and the text input of a tap.
+    static let maxShortStringBytes = 256
+    static let maxTextInputBytes = 1024
+}

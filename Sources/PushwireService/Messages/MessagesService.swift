@@ -1,0 +1,123 @@
+import Foundation
+import PushwireStore
+import PushwireWire
+
+/// `pushwire.v1.Messages` (CreateMessage, DeleteMessage, GetMessageDetails; the app's access
+/// token) and `Devices/TrackAction` (the device's application code).
+public struct MessagesService: Sendable {
+    let registry: Registry
+    let store: any MessageStore
+    let pipeline: DeliveryPipeline
+
+    /// Creates the service; `pipeline` is woken whenever a message is created.
+    public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {
+        self.registry = registry
+        self.store = store
+        self.pipeline = pipeline
+    }
+
+    /// Validates every notification, stores them durably (idempotently by transaction id) and
+    /// returns their codes; the pipeline sends them at their time.
+    public func createMessage(_ request: CreateMessageRequest, caller: Caller) async throws(RPCError) -> CreateMessageResponse {
+        let application = try registry.authorizeApplication(caller)
+        let count = request.notifications.count
+        if !MessageLimits.notificationsPerRequest.contains(count) {
+            throw RPCError(.invalidArgument, "notifications: \(count) given; send 1 to \(MessageLimits.notificationsPerRequest.upperBound) per request")
+        }
+        let categories = try registry.categories(code: application.code).categories
+        let now = DeliveryPipeline.nowMS()
+        var records: [NewMessageRecord] = []
+        var named: [String] = []
+        for (index, notification) in request.notifications.enumerated() {
+            let checked = try MessageValidation.check(notification, index: index, categories: categories, nowMS: now)
+            let spec = try encodeSpec(checked.spec)
+            records.append(NewMessageRecord(
+                applicationID: application.id, code: MessageCodes.make(), transactionID: checked.transactionID,
+                sendAtMS: checked.sendAtMS, categoryID: checked.spec.categoryID, targeting: checked.targeting, spec: spec))
+            named.append(contentsOf: notification.targeting?.devices ?? [])
+        }
+        var response = CreateMessageResponse()
+        if !named.isEmpty {
+            let known = try storeCall { () throws(StoreError) in try store.knownDevices(applicationID: application.id, hwids: Array(Set(named))) }
+            var reported = Set<String>()
+            for hwid in named where !known.contains(hwid) && reported.insert(hwid).inserted { response.unknownDevices.append(hwid) }
+        }
+        let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(records) }
+        response.messageCodes = created.map(\.code)
+        pipeline.wake()
+        return response
+    }
+
+    private func encodeSpec(_ spec: MessageSpec) throws(RPCError) -> String {
+        do {
+            // Sorted keys: the stored spec of equal notifications is equal text.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return String(decoding: try encoder.encode(spec), as: UTF8.self)
+        } catch {
+            throw RPCError(.internalError, "cannot encode the message: \(error)")
+        }
+    }
+
+    /// Cancels a scheduled message. FAILED_PRECONDITION once it started; deleting a cancelled one again is OK.
+    public func deleteMessage(_ request: DeleteMessageRequest, caller: Caller) async throws(RPCError) -> DeleteMessageResponse {
+        let application = try registry.authorizeApplication(caller)
+        if request.messageCode.isEmpty { throw RPCError(.invalidArgument, "message_code is empty") }
+        let before = try await storeCall { () async throws(StoreError) in
+            try await store.cancelMessage(applicationID: application.id, code: request.messageCode)
+        }
+        switch before {
+        case nil: throw RPCError(.notFound, "message \(request.messageCode) not found")
+        case .scheduled?, .cancelled?: return DeleteMessageResponse()
+        case .sending?: throw RPCError(.failedPrecondition, "message \(request.messageCode) is already going out; it cannot be deleted")
+        case .done?: throw RPCError(.failedPrecondition, "message \(request.messageCode) was already sent; it cannot be deleted")
+        }
+    }
+
+    /// Status and counts of one of the application's messages.
+    public func getMessageDetails(_ request: GetMessageDetailsRequest, caller: Caller) throws(RPCError) -> GetMessageDetailsResponse {
+        let application = try registry.authorizeApplication(caller)
+        if request.messageCode.isEmpty { throw RPCError(.invalidArgument, "message_code is empty") }
+        guard let message = try storeCall({ () throws(StoreError) in try store.message(applicationID: application.id, code: request.messageCode) }) else {
+            throw RPCError(.notFound, "message \(request.messageCode) not found")
+        }
+        let stats = try storeCall { () throws(StoreError) in try store.statistics(messageID: message.id) }
+        var response = GetMessageDetailsResponse()
+        response.messageCode = message.code
+        response.status = MessageStatus(rawValue: Int32(message.status.rawValue))
+        response.sendAtMS = message.sendAtMS
+        response.iosCategoryID = message.categoryID
+        response.targeted = stats.targeted
+        response.sent = stats.sent
+        response.failed = stats.failed
+        response.invalidTokens = stats.invalidTokens
+        response.failures = stats.failures.map {
+            var failure = FailureCount()
+            failure.reason = $0.reason
+            failure.count = $0.count
+            return failure
+        }
+        response.opened = stats.opened
+        let buttons = message.categoryID == 0 ? [] :
+            (try registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }?.buttons ?? [])
+        var listed = Set<UInt32>()
+        for button in buttons {
+            listed.insert(button.id)
+            response.taps.append(tapCount(button.id, label: button.label, count: stats.taps[button.id] ?? 0))
+        }
+        // Taps on buttons the category no longer has still count, without a label.
+        for (id, count) in stats.taps.sorted(by: { $0.key < $1.key }) where !listed.contains(id) {
+            response.taps.append(tapCount(id, label: "", count: count))
+        }
+        return response
+    }
+
+    private func tapCount(_ id: UInt32, label: String, count: UInt64) -> ButtonTapCount {
+        var tap = ButtonTapCount()
+        tap.buttonID = id
+        tap.label = label
+        tap.count = count
+        return tap
+    }
+}
+

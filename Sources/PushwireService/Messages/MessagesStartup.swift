@@ -1,0 +1,22 @@
+import Foundation
+import PushwireDelivery
+import PushwireStore
+
+extension MessagesService {
+    /// The sink file's name in the data directory when `--sink` is not given.
+    public static let defaultSinkFileName = "sink.jsonl"
+
+    /// Builds the service with a running pipeline: applications with APNs settings go to the APNs
+    /// gateway, the others to the file sink at `sinkPath` (default `<dataDirectory>/sink.jsonl`).
+    /// - Throws: `.cannotOpen` when the sink file cannot be opened.
+    static func start(registry: Registry, store: some MessageStore, dataDirectory: String, sinkPath: String?) throws(StoreError) -> MessagesService {
+        let path = sinkPath ?? (dataDirectory as NSString).appendingPathComponent(defaultSinkFileName)
+        let sink: FileSinkGateway
+        do { sink = try FileSinkGateway(path: path) } catch { throw .cannotOpen(path: path, reason: error.description) }
+        let directory = registry.directory
+        let gateways = GatewayDirectory(sink: sink) { id in directory.all().first { $0.id == id } }
+        let pipeline = DeliveryPipeline(store: store) { gateways.gateway(applicationID: $0) }
+        pipeline.start()
+        return MessagesService(registry: registry, store: store, pipeline: pipeline)
+    }
+}

@@ -1,0 +1,127 @@
+import PushwireDelivery
+
+/// What a stored message renders: every text already resolved per language (and trimmed when the
+/// notification asked for it), so that the fan-out only copies bytes. Stored as JSON in the
+/// message row; decoded once per fan-out.
+struct MessageSpec: Sendable, Equatable, Codable {
+    /// The alert's texts in one language.
+    struct Texts: Sendable, Equatable, Codable {
+        var title: String
+        var subtitle: String
+        var body: String
+    }
+    /// The default language's texts.
+    var defaultTexts: Texts
+    /// Texts by ISO-639-1 language, each complete (falling back to the default per field).
+    var localized: [String: Texts]
+    var categoryID: UInt32
+    /// `aps.badge` set to this value, or…
+    var badgeSet: UInt32?
+    /// …the device's badge changed by this amount.
+    var badgeIncrement: Int32?
+    var sound: String
+    var threadID: String
+    /// `aps.interruption-level` value, or empty to leave it out.
+    var interruptionLevel: String
+    var custom: CustomData
+    /// Seconds for `apns-expiration`, 0 for APNs' default.
+    var ttl: UInt32
+    var collapseID: String
+
+    /// The texts a device in `language` sees.
+    func texts(language: String) -> Texts { localized[language] ?? defaultTexts }
+
+    /// The key of the texts a device in `language` sees ("" for the default): the render cache key.
+    func variant(language: String) -> String { localized[language] == nil ? "" : language }
+
+    /// The badge a device shows after this message, given what it showed; nil to leave it alone.
+    func badge(after current: Int64) -> Int64? {
+        if let badgeSet { return Int64(badgeSet) }
+        if let badgeIncrement { return min(max(0, current + Int64(badgeIncrement)), Int64(UInt32.max)) }
+        return nil
+    }
+}
+
+/// Renders APNs payloads byte for byte, keys in a fixed order:
+/// `{"aps":{"alert":{"title","subtitle","body"},"badge","sound","thread-id","category",
+/// "interruption-level"},<custom keys, sorted>,"pw_msg":"<message code>"}` — empty optional fields
+/// are left out. The same inputs always give the same bytes (golden tests rely on it).
+enum PayloadRenderer {
+    /// The root key carrying the message code, which TrackAction reports back.
+    static let messageCodeKey = "pw_msg"
+
+    /// The payload for one language variant and badge value.
+    static func render(_ spec: MessageSpec, texts: MessageSpec.Texts, badge: Int64?, messageCode: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + texts.body.utf8.count + texts.title.utf8.count)
+        out.append(contentsOf: #"{"aps":{"alert":{"#.utf8)
+        var first = true
+        func field(_ key: String, _ value: String) {
+            if value.isEmpty { return }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            JSONText.appendString(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONText.appendString(value, to: &out)
+        }
+        field("title", texts.title)
+        field("subtitle", texts.subtitle)
+        // The body is written even when a trim emptied it: the alert stays an alert.
+        if !first { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: #""body":"#.utf8)
+        JSONText.appendString(texts.body, to: &out)
+        out.append(UInt8(ascii: "}"))
+        if let badge {
+            out.append(contentsOf: #","badge":"#.utf8)
+            out.append(contentsOf: String(badge).utf8)
+        }
+        first = false
+        field("sound", spec.sound)
+        field("thread-id", spec.threadID)
+        if spec.categoryID != 0 { field("category", String(spec.categoryID)) }
+        field("interruption-level", spec.interruptionLevel)
+        out.append(UInt8(ascii: "}"))
+        for entry in spec.custom.entries {
+            out.append(UInt8(ascii: ","))
+            JSONText.appendString(entry.key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: entry.value.utf8)
+        }
+        out.append(UInt8(ascii: ","))
+        JSONText.appendString(messageCodeKey, to: &out)
+        out.append(UInt8(ascii: ":"))
+        JSONText.appendString(messageCode, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The widest badge a payload can carry (UInt32.max), used to size payloads before the badge is known.
+    static let widestBadge = Int64(UInt32.max)
+
+    /// The largest size the payload of `texts` can reach once sent (with the widest badge and a
+    /// message code of the standard length).
+    static func worstCaseSize(_ spec: MessageSpec, texts: MessageSpec.Texts) -> Int {
+        let badge: Int64? = (spec.badgeSet != nil || spec.badgeIncrement != nil) ? widestBadge : nil
+        return render(spec, texts: texts, badge: badge, messageCode: MessageCodes.placeholder).count
+    }
+
+    /// `texts` with the body cut (on a Unicode scalar boundary, so on a UTF-8 boundary) until the
+    /// worst-case payload fits in `limit` bytes; nil when even an empty body does not fit.
+    static func trimmed(_ spec: MessageSpec, texts: MessageSpec.Texts, limit: Int) -> MessageSpec.Texts? {
+        var empty = texts
+        empty.body = ""
+        let budget = limit - worstCaseSize(spec, texts: empty)
+        if budget < 0 { return nil }
+        var used = 0
+        var kept = String.UnicodeScalarView()
+        for scalar in texts.body.unicodeScalars {
+            let cost = JSONText.escapedCount(String(scalar).utf8)
+            if used + cost > budget { break }
+            used += cost
+            kept.append(scalar)
+        }
+        var result = texts
+        result.body = String(kept)
+        return result
+    }
+}

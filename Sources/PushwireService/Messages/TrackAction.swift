@@ -1,0 +1,63 @@
+import PushwireStore
+import PushwireWire
+
+extension MessagesService {
+    /// Records an open or a button tap, checked against the message (it exists and belongs to the
+    /// device's application) and its category (the button exists). A retried report of the same
+    /// action (application, hwid, message, kind, button) is recorded once: `recorded` is false.
+    public func trackAction(_ request: TrackActionRequest) async throws(RPCError) -> TrackActionResponse {
+        try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
+        let application = try registry.application(code: request.application)
+        if request.messageCode.isEmpty { throw RPCError(.invalidArgument, "message_code is empty: pass the payload's \(PayloadRenderer.messageCodeKey)") }
+        if request.textInput.utf8.count > MessageLimits.maxTextInputBytes {
+            throw RPCError(.invalidArgument, "text_input is longer than \(MessageLimits.maxTextInputBytes) bytes")
+        }
+        guard let message = try storeCall({ () throws(StoreError) in try store.message(applicationID: application.id, code: request.messageCode) }) else {
+            throw RPCError(.notFound, "message \(request.messageCode) not found")
+        }
+        let known = try storeCall { () throws(StoreError) in try store.knownDevices(applicationID: application.id, hwids: [request.hwid]) }
+        if known.isEmpty { throw RPCError(.notFound, "device \(request.hwid) not found") }
+        var buttonID: UInt32 = 0
+        switch request.kind {
+        case .open:
+            break
+        case .button:
+            if message.categoryID == 0 {
+                throw RPCError(.invalidArgument, "message \(message.code) has no category, so it has no buttons to tap")
+            }
+            if request.categoryID != message.categoryID {
+                throw RPCError(.invalidArgument, "category_id \(request.categoryID) is not the category of message \(message.code) (\(message.categoryID))")
+            }
+            let category = try registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }
+            guard let category, category.buttons.contains(where: { $0.id == request.buttonID }) else {
+                throw RPCError(.invalidArgument, "button_id \(request.buttonID) is not a button of category \(message.categoryID)")
+            }
+            buttonID = request.buttonID
+        case .unspecified, .unrecognized:
+            throw RPCError(.invalidArgument, "kind must be OPEN or BUTTON")
+        }
+        let action = ActionRecord(kind: Int64(request.kind.rawValue), messageID: message.id, hwid: request.hwid, buttonID: buttonID,
+                                  textInput: request.textInput)
+        var response = TrackActionResponse()
+        response.recorded = try await storeCall { () async throws(StoreError) in try await store.recordAction(action) }
+        return response
+    }
+
+    /// Registers Messages/* and Devices/TrackAction on `server`. Writes run in tasks that wait for
+    /// the group commit; GetMessageDetails, a store read, runs on the blocking pool.
+    public func register(on server: some MethodRegistrar) {
+        let service = self
+        server.addAsync(Methods.Messages.createMessage) { context, request async throws(RPCError) in
+            try await service.createMessage(request, caller: Caller(metadata: context))
+        }
+        server.addAsync(Methods.Messages.deleteMessage) { context, request async throws(RPCError) in
+            try await service.deleteMessage(request, caller: Caller(metadata: context))
+        }
+        server.addBlocking(Methods.Messages.getMessageDetails) { context, request throws(RPCError) in
+            try service.getMessageDetails(request, caller: Caller(metadata: context))
+        }
+        server.addAsync(Methods.Devices.trackAction) { _, request async throws(RPCError) in
+            try await service.trackAction(request)
+        }
+    }
+}

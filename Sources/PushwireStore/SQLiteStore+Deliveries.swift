@@ -1,0 +1,185 @@
+import Foundation
+
+/// The fan-out on SQLite: selecting targets by keyset pagination and writing attempt records.
+extension SQLiteStore {
+    /// Delivery states in `deliveries.state`.
+    enum DeliveryState: Int64 {
+        case handedOver = 0, sent = 1, failed = 2, retryPending = 3, replaced = 4
+    }
+
+    public func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) throws(StoreError) -> [TargetDevice] {
+        let (clause, values) = SQLiteStore.targetingClause(targeting)
+        let query = """
+            SELECT hwid, push_token, language, badge FROM devices
+            WHERE app_id = ?1 AND hwid > ?2 AND push_token <> '' AND push_token <> dead_token\(clause)
+            ORDER BY hwid LIMIT ?3
+            """
+        return try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement(query)
+                try row.bind([.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + values)
+                defer { row.reset() }
+                var targets: [TargetDevice] = []
+                targets.reserveCapacity(limit)
+                while try row.step() {
+                    targets.append(TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3)))
+                }
+                return targets
+            }
+        }
+    }
+
+    /// The SQL that narrows `devices` to the targeting, with its values bound from `?4` on. The
+    /// text depends only on the shape of the targeting (how many values of what), so the prepared
+    /// statement is reused batch after batch.
+    static func targetingClause(_ targeting: TargetingRecord) -> (String, [SQLValue]) {
+        var clause = ""
+        var values: [SQLValue] = []
+        func placeholders(_ items: [SQLValue]) -> String {
+            var names: [String] = []
+            for item in items {
+                values.append(item)
+                names.append("?\(values.count + 3)")
+            }
+            return names.joined(separator: ", ")
+        }
+        func next(_ value: SQLValue) -> String { placeholders([value]) }
+        if !targeting.hwids.isEmpty { clause += " AND hwid IN (\(placeholders(targeting.hwids.map(SQLValue.text))))" }
+        if !targeting.userIDs.isEmpty { clause += " AND user_id IN (\(placeholders(targeting.userIDs.map(SQLValue.text))))" }
+        if !targeting.platforms.isEmpty {
+            clause += " AND device_type IN (\(placeholders(targeting.platforms.map { SQLValue.int(Int64($0)) })))"
+        }
+        for condition in targeting.conditions {
+            // The tag row is found by its primary key (app_id, hwid, name): one lookup per device.
+            let name = next(.text(condition.tag))
+            var tests: [String] = []
+            switch condition.op {
+            case .eq, .in:
+                for value in condition.values {
+                    switch value {
+                    case .string(let s):
+                        let p = next(.text(s))
+                        tests.append("(t.kind = 1 AND t.text_value = \(p)) OR (t.kind = 4 AND EXISTS (SELECT 1 FROM json_each(t.text_value) WHERE json_each.value = \(p)))")
+                    case .int(let i): tests.append("(t.kind IN (2, 5) AND t.int_value = \(next(.int(i))))")
+                    case .bool(let b): tests.append("(t.kind = 3 AND t.int_value = \(next(.int(b ? 1 : 0))))")
+                    }
+                }
+            case .gte, .lte, .between:
+                let bounds = condition.values.compactMap { value -> Int64? in if case .int(let i) = value { i } else { nil } }
+                if condition.op == .gte, let low = bounds.first {
+                    tests.append("t.kind IN (2, 5) AND t.int_value >= \(next(.int(low)))")
+                } else if condition.op == .lte, let high = bounds.first {
+                    tests.append("t.kind IN (2, 5) AND t.int_value <= \(next(.int(high)))")
+                } else if bounds.count == 2 {
+                    tests.append("t.kind IN (2, 5) AND t.int_value BETWEEN \(next(.int(bounds[0]))) AND \(next(.int(bounds[1])))")
+                }
+            }
+            if tests.isEmpty { tests = ["0"] }  // a condition that cannot hold selects nothing
+            clause += " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = devices.app_id AND t.hwid = devices.hwid AND t.name = \(name) AND (\(tests.joined(separator: " OR "))))"
+        }
+        return (clause, values)
+    }
+
+    public func target(applicationID: Int64, hwid: String) throws(StoreError) -> TargetDevice? {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("SELECT hwid, push_token, language, badge FROM devices WHERE app_id = ?1 AND hwid = ?2")
+                try row.bind(.int(applicationID), .text(hwid))
+                defer { row.reset() }
+                guard try row.step() else { return nil }
+                return TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3))
+            }
+        }
+    }
+
+    public func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord] {
+        try read(snapshot: true) { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                // The batch handed over last, if its outcomes were never recorded, then the retries.
+                let row = try connection.statement("""
+                    SELECT d.id, d.hwid, d.attempt, d.state FROM messages m JOIN deliveries d
+                        ON d.id BETWEEN m.open_from AND m.open_to AND d.message_id = m.id AND d.state = 0
+                    WHERE m.id = ?1
+                    UNION ALL
+                    SELECT id, hwid, attempt, state FROM deliveries WHERE message_id = ?1 AND state = 3
+                    ORDER BY 1
+                    """)
+                try row.bind(.int(messageID))
+                defer { row.reset() }
+                var open: [OpenDeliveryRecord] = []
+                while try row.step() {
+                    open.append(OpenDeliveryRecord(deliveryID: UInt64(row.int(0)), hwid: row.text(1), attempt: Int(row.int(2)),
+                                                   handedOver: row.int(3) == DeliveryState.handedOver.rawValue))
+                }
+                return open
+            }
+        }
+    }
+
+    public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
+        try await writer.write { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in try SQLiteStore.apply(step, on: connection) }
+        }
+    }
+
+    private static func apply(_ step: FanOutStep, on connection: SQLiteConnection) throws(SQLiteError) -> [UInt64] {
+        var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
+        var failuresByReason: [String: Int64] = [:]
+        let setState = try connection.statement("UPDATE deliveries SET state = ?2, reason = ?3 WHERE id = ?1")
+        for result in step.results {
+            let id = Int64(result.deliveryID)
+            switch result.result {
+            case .sent:
+                // Left at state 0: moving the open range past it records it as sent.
+                sent += 1
+            case .failed(let reason, let invalidToken, let deadToken):
+                failed += 1
+                if invalidToken { invalid += 1 }
+                failuresByReason[reason, default: 0] += 1
+                try setState.bind(.int(id), .int(DeliveryState.failed.rawValue), .text(reason)).run()
+                if let deadToken {
+                    try connection.statement("""
+                        UPDATE devices SET dead_token = ?3 WHERE app_id = ?1 AND hwid = ?2 AND push_token = ?3
+                        """)
+                        .bind(.int(step.applicationID), .text(result.hwid), .text(deadToken)).run()
+                }
+            case .retryPending(let reason):
+                try setState.bind(.int(id), .int(DeliveryState.retryPending.rawValue), .text(reason)).run()
+            }
+        }
+        for (reason, count) in failuresByReason {
+            try connection.statement("""
+                INSERT INTO message_failures (message_id, reason, count) VALUES (?1, ?2, ?3)
+                ON CONFLICT (message_id, reason) DO UPDATE SET count = count + excluded.count
+                """)
+                .bind(.int(step.messageID), .text(reason), .int(count)).run()
+        }
+        var ids: [UInt64] = []
+        ids.reserveCapacity(step.handOver.count)
+        let insert = try connection.statement("INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES (?1, ?2, ?3, 0)")
+        for delivery in step.handOver {
+            if let replaced = delivery.replaces {
+                try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
+            }
+            try insert.bind(.int(step.messageID), .text(delivery.hwid), .int(Int64(delivery.attempt))).run()
+            ids.append(UInt64(connection.lastInsertRowID))
+        }
+        for (hwid, badge) in step.badges {
+            try connection.statement("UPDATE devices SET badge = ?3 WHERE app_id = ?1 AND hwid = ?2")
+                .bind(.int(step.applicationID), .text(hwid), .int(badge)).run()
+        }
+        // The outcomes of the previous batch are recorded: the open range is now this batch's.
+        let openFrom = ids.first.map { Int64($0) } ?? 0
+        let openTo = ids.last.map { Int64($0) } ?? -1
+        try connection.statement("""
+            UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
+                targeted = targeted + ?5, cursor = COALESCE(?6, cursor), status = CASE WHEN ?7 THEN 3 ELSE status END,
+                open_from = ?8, open_to = ?9
+            WHERE id = ?1
+            """)
+            .bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
+                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0), .int(openFrom), .int(openTo))
+            .run()
+        return ids
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// Messages, taps and statistics on SQLite (the outbox and deliveries are in SQLiteStore+Deliveries).
+extension SQLiteStore: MessageStore {
+    static let messageColumns = """
+        id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, cursor
+        """
+
+    static func readMessage(_ row: Statement) -> MessageRecord? {
+        guard let status = MessageStatusRecord(rawValue: row.int(4)),
+              let targeting = try? JSONDecoder().decode(TargetingRecord.self, from: Data(row.text(7).utf8))
+        else { return nil }
+        return MessageRecord(
+            id: row.int(0), applicationID: row.int(1), code: row.text(2), transactionID: row.text(3), status: status,
+            sendAtMS: row.int(5), categoryID: UInt32(truncatingIfNeeded: row.int(6)), targeting: targeting,
+            spec: row.text(8), cursor: row.isNull(9) ? nil : row.text(9))
+    }
+
+    private static func messageRow(_ connection: SQLiteConnection, where clause: String, _ values: [SQLValue]) throws(StoreError) -> MessageRecord? {
+        try sql { () throws(SQLiteError) in
+            let row = try connection.statement("SELECT \(messageColumns) FROM messages WHERE \(clause)")
+            try row.bind(values)
+            defer { row.reset() }
+            return try row.step() ? readMessage(row) : nil
+        }
+    }
+
+    public func createMessages(_ messages: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord] {
+        let now = Int64(Date().timeIntervalSince1970)
+        let encoded = messages.map { String(decoding: (try? JSONEncoder().encode($0.targeting)) ?? Data("{}".utf8), as: UTF8.self) }
+        return try await writer.write { connection throws(StoreError) in
+            var created: [MessageRecord] = []
+            for (message, targeting) in zip(messages, encoded) {
+                if !message.transactionID.isEmpty,
+                   let existing = try SQLiteStore.messageRow(connection, where: "app_id = ?1 AND transaction_id = ?2",
+                                                             [.int(message.applicationID), .text(message.transactionID)]) {
+                    created.append(existing)
+                    continue
+                }
+                try sql { () throws(SQLiteError) in
+                    try connection.statement("""
+                        INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
+                        VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)
+                        """)
+                        .bind(.int(message.applicationID), .text(message.code), .text(message.transactionID), .int(message.sendAtMS),
+                              .int(Int64(message.categoryID)), .text(targeting), .text(message.spec), .int(now))
+                        .run()
+                }
+                created.append(MessageRecord(
+                    id: connection.lastInsertRowID, applicationID: message.applicationID, code: message.code,
+                    transactionID: message.transactionID, status: .scheduled, sendAtMS: message.sendAtMS,
+                    categoryID: message.categoryID, targeting: message.targeting, spec: message.spec, cursor: nil))
+            }
+            return created
+        }
+    }
+
+    public func message(applicationID: Int64, code: String) throws(StoreError) -> MessageRecord? {
+        try read { connection throws(StoreError) in
+            try SQLiteStore.messageRow(connection, where: "code = ?1 AND app_id = ?2", [.text(code), .int(applicationID)])
+        }
+    }
+
+    public func message(id: Int64) throws(StoreError) -> MessageRecord? {
+        try read { connection throws(StoreError) in
+            try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)])
+        }
+    }
+
+    public func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? {
+        try await writer.write { connection throws(StoreError) in
+            guard let message = try SQLiteStore.messageRow(connection, where: "code = ?1 AND app_id = ?2",
+                                                           [.text(code), .int(applicationID)]) else { return nil }
+            if message.status == .scheduled {
+                try sql { () throws(SQLiteError) in
+                    try connection.statement("UPDATE messages SET status = 4 WHERE id = ?1").bind(.int(message.id)).run()
+                }
+            }
+            return message.status
+        }
+    }
+
+    public func dueMessages(nowMS: Int64, limit: Int) throws(StoreError) -> [MessageRecord] {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("""
+                    SELECT \(SQLiteStore.messageColumns) FROM messages
+                    WHERE status = 2 OR (status = 1 AND send_at_ms <= ?1) ORDER BY send_at_ms, id LIMIT ?2
+                    """)
+                try row.bind(.int(nowMS), .int(Int64(limit)))
+                defer { row.reset() }
+                var due: [MessageRecord] = []
+                while try row.step() {
+                    if let message = SQLiteStore.readMessage(row) { due.append(message) }
+                }
+                return due
+            }
+        }
+    }
+
+    public func nextScheduledSendTime() throws(StoreError) -> Int64? {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status = 1")
+                defer { row.reset() }
+                guard try row.step(), !row.isNull(0) else { return nil }
+                return row.int(0)
+            }
+        }
+    }
+
+    public func startSending(messageID: Int64) async throws(StoreError) -> Bool {
+        try await writer.write { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                try connection.statement("UPDATE messages SET status = 2 WHERE id = ?1 AND status IN (1, 2)")
+                    .bind(.int(messageID)).run()
+                return connection.changes > 0
+            }
+        }
+    }
+
+    public func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> Set<String> {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("SELECT 1 FROM devices WHERE app_id = ?1 AND hwid = ?2")
+                var known = Set<String>()
+                for hwid in hwids {
+                    row.reset()
+                    try row.bind(.int(applicationID), .text(hwid))
+                    if try row.step() { known.insert(hwid) }
+                }
+                row.reset()
+                return known
+            }
+        }
+    }
+
+    public func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool {
+        let now = Int64(Date().timeIntervalSince1970)
+        return try await writer.write { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                try connection.statement("""
+                    INSERT INTO taps (message_id, hwid, kind, button_id, text_input, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                    ON CONFLICT DO NOTHING
+                    """)
+                    .bind(.int(action.messageID), .text(action.hwid), .int(action.kind), .int(Int64(action.buttonID)),
+                          .text(action.textInput), .int(now))
+                    .run()
+                return connection.changes > 0
+            }
+        }
+    }
+
+    public func statistics(messageID: Int64) throws(StoreError) -> MessageStatisticsRecord {
+        try read(snapshot: true) { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                var stats = MessageStatisticsRecord()
+                let counters = try connection.statement("SELECT targeted, sent, failed, invalid_tokens FROM messages WHERE id = ?1")
+                try counters.bind(.int(messageID))
+                if try counters.step() {
+                    stats.targeted = UInt64(clamping: counters.int(0))
+                    stats.sent = UInt64(clamping: counters.int(1))
+                    stats.failed = UInt64(clamping: counters.int(2))
+                    stats.invalidTokens = UInt64(clamping: counters.int(3))
+                }
+                counters.reset()
+                let failures = try connection.statement("SELECT reason, count FROM message_failures WHERE message_id = ?1 ORDER BY reason")
+                try failures.bind(.int(messageID))
+                while try failures.step() { stats.failures.append((failures.text(0), UInt64(clamping: failures.int(1)))) }
+                failures.reset()
+                let taps = try connection.statement("""
+                    SELECT kind, button_id, COUNT(*) FROM taps WHERE message_id = ?1 GROUP BY kind, button_id
+                    """)
+                try taps.bind(.int(messageID))
+                while try taps.step() {
+                    if taps.int(0) == 1 {
+                        stats.opened += UInt64(clamping: taps.int(2))
+                    } else {
+                        stats.taps[UInt32(truncatingIfNeeded: taps.int(1)), default: 0] += UInt64(clamping: taps.int(2))
+                    }
+                }
+                taps.reset()
+                return stats
+            }
+        }
+    }
+}

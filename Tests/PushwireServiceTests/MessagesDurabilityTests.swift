@@ -1,0 +1,179 @@
+import Foundation
+import PushwireDelivery
+import PushwireStore
+import PushwireWire
+import XCTest
+@testable import PushwireService
+
+/// A message store whose `recordFanOutStep` never returns from its `hangAt`-th call: the process
+/// "dies" there (nothing of that step is written), as with `kill -9`.
+final class CrashingStore: MessageStore, @unchecked Sendable {
+    // @unchecked: the counter is guarded by the lock; everything else forwards to a Sendable store.
+    let store: SQLiteStore
+    let hangAt: Int
+    private let lock = NSLock()
+    private var calls = 0
+
+    init(_ store: SQLiteStore, hangAt: Int) {
+        self.store = store
+        self.hangAt = hangAt
+    }
+
+    func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
+        let call = lock.withLock { calls += 1; return calls }
+        if call >= hangAt {
+            try? await Task.sleep(for: .seconds(3600))
+            throw .closed
+        }
+        return try await store.recordFanOutStep(step)
+    }
+
+    func createMessages(_ m: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord] { try await store.createMessages(m) }
+    func message(applicationID: Int64, code: String) throws(StoreError) -> MessageRecord? { try store.message(applicationID: applicationID, code: code) }
+    func message(id: Int64) throws(StoreError) -> MessageRecord? { try store.message(id: id) }
+    func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? { try await store.cancelMessage(applicationID: applicationID, code: code) }
+    func dueMessages(nowMS: Int64, limit: Int) throws(StoreError) -> [MessageRecord] { try store.dueMessages(nowMS: nowMS, limit: limit) }
+    func nextScheduledSendTime() throws(StoreError) -> Int64? { try store.nextScheduledSendTime() }
+    func startSending(messageID: Int64) async throws(StoreError) -> Bool { try await store.startSending(messageID: messageID) }
+    func targets(applicationID: Int64, _ t: TargetingRecord, afterHWID: String?, limit: Int) throws(StoreError) -> [TargetDevice] {
+        try store.targets(applicationID: applicationID, t, afterHWID: afterHWID, limit: limit)
+    }
+    func target(applicationID: Int64, hwid: String) throws(StoreError) -> TargetDevice? { try store.target(applicationID: applicationID, hwid: hwid) }
+    func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> Set<String> { try store.knownDevices(applicationID: applicationID, hwids: hwids) }
+    func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord] { try store.openDeliveries(messageID: messageID) }
+    func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool { try await store.recordAction(action) }
+    func statistics(messageID: Int64) throws(StoreError) -> MessageStatisticsRecord { try store.statistics(messageID: messageID) }
+}
+
+/// A gateway that never returns from its `hangAt`-th batch, having written nothing of it.
+final class CrashingGateway: NotificationGateway, @unchecked Sendable {
+    // @unchecked: the counter is guarded by the lock.
+    let next: any NotificationGateway
+    let hangAt: Int
+    private let lock = NSLock()
+    private var calls = 0
+
+    init(next: any NotificationGateway, hangAt: Int) {
+        self.next = next
+        self.hangAt = hangAt
+    }
+
+    func deliver(_ batch: [OutgoingNotification]) async -> [DeliveryOutcome] {
+        let call = lock.withLock { calls += 1; return calls }
+        if call >= hangAt {
+            try? await Task.sleep(for: .seconds(3600))
+            return []
+        }
+        return await next.deliver(batch)
+    }
+}
+
+final class MessagesDurabilityTests: XCTestCase {
+    /// Polls `condition` for up to `seconds`.
+    func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return try condition()
+    }
+
+    func registerTen(_ h: MessagesHarness) async throws -> (code: String, token: String, hwids: [String]) {
+        let app = try await h.base.createApplication()
+        let hwids = (0..<10).map { "dev-\($0)" }
+        for hwid in hwids { try await h.register(app.code, hwid) }
+        return (app.code, app.token, hwids)
+    }
+
+    /// The process dies after batch 2 went to the sink but before its outcomes were recorded:
+    /// after the restart every target is in the sink exactly once.
+    func testCrashBeforeOutcomesAreRecordedDeliversEveryTargetOnce() async throws {
+        let first = try MessagesHarness(store: { CrashingStore($0, hangAt: 3) })
+        let app = try await registerTen(first)
+        let code = try await first.create(note("crash"), token: app.token).messageCodes[0]
+        let abandoned = Task { await first.send() }
+        XCTAssertTrue(try eventually { try first.sinkLines().count == 6 })
+        _ = abandoned  // the "dead" process: never resumed
+
+        let second = try MessagesHarness(directory: first.base.directory)
+        await second.send()
+        let lines = try second.sinkLines()
+        XCTAssertEqual(lines.count, 10)
+        XCTAssertEqual(Set(lines.map(\.token)), Set(app.hwids.map(MessagesHarness.token(for:))), "every target delivered, none twice")
+        let details = try second.details(code, token: app.token)
+        XCTAssertEqual(details.status, .done)
+        XCTAssertEqual(details.targeted, 10)
+        // Batch 2 was handed over without a recorded outcome: closed as Interrupted, not resent.
+        XCTAssertEqual(details.sent, 7)
+        XCTAssertEqual(details.failures.map(\.reason), [FanOut.interruptedReason])
+        XCTAssertEqual(details.failures.map(\.count), [3])
+    }
+
+    /// The process dies while the gateway holds batch 2: those attempt records are never resent
+    /// (at most once per attempt record); everything else is delivered once.
+    func testCrashInsideTheGatewayNeverSendsTwice() async throws {
+        let directory = NSTemporaryDirectory() + "pushwire-crash-gw-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let sink = try FileSinkGateway(path: (directory as NSString).appendingPathComponent("sink.jsonl"))
+        let first = try MessagesHarness(directory: directory, gateway: CrashingGateway(next: sink, hangAt: 2))
+        let app = try await registerTen(first)
+        let code = try await first.create(note("crash"), token: app.token).messageCodes[0]
+        let abandoned = Task { await first.send() }
+        XCTAssertTrue(try eventually { try first.sinkLines().count == 3 })
+        try await Task.sleep(for: .milliseconds(100))
+        _ = abandoned
+
+        let second = try MessagesHarness(directory: directory)
+        await second.send()
+        let tokens = try second.sinkLines().map(\.token)
+        XCTAssertEqual(tokens.count, Set(tokens).count, "none twice")
+        XCTAssertEqual(tokens.count, 7)
+        let details = try second.details(code, token: app.token)
+        XCTAssertEqual([details.targeted, details.sent, details.failed], [10, 7, 3])
+        XCTAssertEqual(details.failures.first?.reason, FanOut.interruptedReason)
+    }
+
+    func testScheduledMessageSurvivesRestartAndGoesOutOnTime() async throws {
+        let first = try MessagesHarness()
+        let app = try await first.base.createApplication()
+        try await first.register(app.code, "a")
+        var n = note("later")
+        n.sendAtMS = DeliveryPipeline.nowMS() + 1500
+        let code = try await first.create(n, token: app.token).messageCodes[0]
+        XCTAssertEqual(try first.details(code, token: app.token).status, .scheduled)
+        await first.send()
+        XCTAssertEqual(try first.sinkLines().count, 0, "not before its time")
+        first.base.store.close()
+
+        let second = try MessagesHarness(directory: first.base.directory)
+        second.pipeline.start()
+        XCTAssertTrue(try eventually(10) { try second.sinkLines().count == 1 })
+        XCTAssertGreaterThanOrEqual(DeliveryPipeline.nowMS(), n.sendAtMS)
+        await second.pipeline.stop()
+        XCTAssertEqual(try second.details(code, token: app.token).status, .done)
+    }
+
+    func testDeleteCancelsOnlyWhatHasNotStarted() async throws {
+        let h = try MessagesHarness()
+        let app = try await h.base.createApplication()
+        try await h.register(app.code, "a")
+        var later = note("later")
+        later.sendAtMS = DeliveryPipeline.nowMS() + 300
+        let scheduled = try await h.create(later, token: app.token).messageCodes[0]
+        var delete = DeleteMessageRequest()
+        delete.messageCode = scheduled
+        _ = try await h.messages.deleteMessage(delete, caller: Caller(bearerToken: app.token))
+        XCTAssertEqual(try h.details(scheduled, token: app.token).status, .cancelled)
+        try await Task.sleep(for: .milliseconds(400))
+        await h.send()
+        XCTAssertEqual(try h.sinkLines().count, 0, "a cancelled message is not sent")
+
+        let now = try await h.create(note("now"), token: app.token).messageCodes[0]
+        await h.send()
+        delete.messageCode = now
+        await assertRPCError(.failedPrecondition, "already sent") { try await h.messages.deleteMessage(delete, caller: Caller(bearerToken: app.token)) }
+        let other = try await h.base.createApplication("other")
+        await assertRPCError(.notFound) { try await h.messages.deleteMessage(delete, caller: Caller(bearerToken: other.token)) }
+    }
+}

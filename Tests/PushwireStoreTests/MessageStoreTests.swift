@@ -1,0 +1,84 @@
+import Foundation
+import PushwireStore
+import XCTest
+
+final class MessageStoreTests: XCTestCase {
+    func newMessage(_ appID: Int64, code: String, transaction: String = "", targeting: TargetingRecord = TargetingRecord()) -> NewMessageRecord {
+        NewMessageRecord(applicationID: appID, code: code, transactionID: transaction, sendAtMS: 0, categoryID: 0,
+                         targeting: targeting, spec: "{}")
+    }
+
+    func testKeysetPaginationSkipsUnregisteredAndDeadDevices() async throws {
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory())
+        defer { store.close() }
+        let app = try await store.createApplication(sampleApplication(code: "MSG01-00001"), initialCategories: [])
+        for i in 0..<25 { try await store.upsertDevice(sampleDevice(app.id, String(format: "d%02d", i), token: String(format: "%04x", i)), tags: []) }
+        _ = try await store.unregisterDevice(applicationID: app.id, hwid: "d03")
+        var seen: [String] = []
+        var cursor: String?
+        while true {
+            let page = try store.targets(applicationID: app.id, TargetingRecord(), afterHWID: cursor, limit: 7)
+            if page.isEmpty { break }
+            XCTAssertLessThanOrEqual(page.count, 7)
+            seen += page.map(\.hwid)
+            cursor = page.last?.hwid
+        }
+        XCTAssertEqual(seen.count, 24)
+        XCTAssertFalse(seen.contains("d03"))
+        XCTAssertEqual(seen, seen.sorted())
+
+        // A dead token is skipped until the device registers another one.
+        let message = try await store.createMessages([newMessage(app.id, code: "M1")])[0]
+        let ids = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id,
+                                                             handOver: [NewDeliveryRecord(hwid: "d05", attempt: 1)]))
+        _ = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, results: [
+            DeliveryResultRecord(deliveryID: ids[0], hwid: "d05", result: .failed(reason: "Unregistered", invalidToken: true, deadToken: "0005")),
+        ]))
+        XCTAssertNil(try store.targets(applicationID: app.id, TargetingRecord(hwids: ["d05"]), afterHWID: nil, limit: 10).first)
+        try await store.upsertDevice(sampleDevice(app.id, "d05", token: "beef"), tags: [])
+        XCTAssertEqual(try store.targets(applicationID: app.id, TargetingRecord(hwids: ["d05"]), afterHWID: nil, limit: 10).map(\.pushToken), ["beef"])
+        let stats = try store.statistics(messageID: message.id)
+        XCTAssertEqual([stats.failed, stats.invalidTokens], [1, 1])
+        XCTAssertEqual(stats.failures.map(\.reason), ["Unregistered"])
+    }
+
+    func testTransactionIDsAndOutboxStates() async throws {
+        let directory = temporaryDataDirectory()
+        let store = try SQLiteStore(dataDirectory: directory)
+        let app = try await store.createApplication(sampleApplication(code: "MSG01-00002"), initialCategories: [])
+        let first = try await store.createMessages([newMessage(app.id, code: "A", transaction: "t"), newMessage(app.id, code: "B", transaction: "t")])
+        XCTAssertEqual(first.map(\.code), ["A", "A"], "the same transaction id in one request is one message")
+        let again = try await store.createMessages([newMessage(app.id, code: "C", transaction: "t")])
+        XCTAssertEqual(again.map(\.code), ["A"])
+        XCTAssertEqual(try store.dueMessages(nowMS: 1, limit: 10).map(\.code), ["A"])
+        let started = try await store.startSending(messageID: first[0].id)
+        XCTAssertTrue(started)
+        let ids = try await store.recordFanOutStep(FanOutStep(messageID: first[0].id, applicationID: app.id,
+                                                             handOver: (0..<5).map { NewDeliveryRecord(hwid: "h\($0)", attempt: 1) },
+                                                             cursor: "h4", targetedIncrement: 5))
+        XCTAssertEqual(ids.count, 5)
+        store.close()
+
+        // After a restart the message is still due (sending), with its cursor and open records.
+        let reopened = try SQLiteStore(dataDirectory: directory)
+        defer { reopened.close() }
+        let due = try reopened.dueMessages(nowMS: 1, limit: 10)
+        XCTAssertEqual(due.map(\.status), [.sending])
+        XCTAssertEqual(due.first?.cursor, "h4")
+        XCTAssertEqual(try reopened.openDeliveries(messageID: first[0].id).count, 5)
+        let cancelled = try await reopened.cancelMessage(applicationID: app.id, code: "A")
+        XCTAssertEqual(cancelled, .sending)
+        _ = try await reopened.recordFanOutStep(FanOutStep(messageID: first[0].id, applicationID: app.id, results: [
+            DeliveryResultRecord(deliveryID: ids[0], hwid: "h0", result: .sent),
+            DeliveryResultRecord(deliveryID: ids[1], hwid: "h1", result: .sent),
+            DeliveryResultRecord(deliveryID: ids[2], hwid: "h2", result: .retryPending(reason: "Busy")),
+            DeliveryResultRecord(deliveryID: ids[3], hwid: "h3", result: .sent),
+            DeliveryResultRecord(deliveryID: ids[4], hwid: "h4", result: .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: nil)),
+        ], finish: true))
+        XCTAssertEqual(try reopened.openDeliveries(messageID: first[0].id).map(\.hwid), ["h2"])
+        let stats = try reopened.statistics(messageID: first[0].id)
+        XCTAssertEqual([stats.targeted, stats.sent, stats.failed, stats.invalidTokens], [5, 3, 1, 1])
+        XCTAssertEqual(try reopened.message(id: first[0].id)?.status, .done)
+        XCTAssertTrue(try reopened.dueMessages(nowMS: Int64.max, limit: 10).isEmpty)
+    }
+}
