@@ -13,6 +13,9 @@ enum CallKind: Equatable {
     case register(pool: Int?)
     /// SyncCategories with the version the application has (answered `not_modified`).
     case sync
+    /// CreateMessage of one notification to `devices` explicit hwids, registered before the clock
+    /// starts (as the pool of a zero-weight `register`).
+    case send(devices: Int)
 
     var name: String {
         switch self {
@@ -20,13 +23,14 @@ enum CallKind: Equatable {
         case .unary(let name, _, _): name
         case .register(let pool): pool.map { "register --pool \($0)" } ?? "register"
         case .sync: "sync"
+        case .send(let devices): "send --devices \(devices)"
         }
     }
 
     /// Whether the scenario needs an application (found or created at setup).
     var needsApplication: Bool {
         switch self {
-        case .register, .sync: true
+        case .register, .sync, .send: true
         case .ping, .unary: false
         }
     }
@@ -53,6 +57,8 @@ struct Options {
     var dataDir: String?
     /// Under `register`: re-register this many hwids instead of new ones.
     var pool: Int?
+    /// Under `send`: how many explicit devices each CreateMessage targets.
+    var devices = 10
     var timeoutMS: UInt32 = 0
     var listen = "127.0.0.1:0"
     var serveLoopback = false
@@ -80,6 +86,11 @@ let usage = """
                                                        clock starts, then re-registered unchanged
       pushwire-bench sync [setup] [options]            SyncCategories with the current version
                                                        (fetched once at setup): not_modified
+      pushwire-bench send [--devices K] [setup] [options]
+                                                       CreateMessage of one notification to K
+                                                       explicit hwids (default 10), registered
+                                                       before the clock starts; needs the app's
+                                                       access token (--token, or a created app)
       pushwire-bench mix --weights ping=1,health=3 [options]
                                                        a weighted mix of scenarios (ping, health,
                                                        register, sync)
@@ -183,7 +194,7 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     guard let first = args.popFirst() else { throw UsageError(message: "missing scenario") }
     options.scenarioName = first
     switch first {
-    case "ping", "health", "mix", "register", "sync", "encode-cost": break
+    case "ping", "health", "mix", "register", "sync", "send", "encode-cost": break
     case "loopback-server": options.serveLoopback = true
     case "call":
         guard let method = args.popFirst(), !method.hasPrefix("--") else { throw UsageError(message: "call: missing <method>") }
@@ -220,6 +231,7 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
         case "--application": options.application = try value(flag)
         case "--data-dir": options.dataDir = try value(flag)
         case "--pool": options.pool = try positiveInt(flag)
+        case "--devices": options.devices = try positiveInt(flag)
         case "--listen": options.listen = try value(flag)
         case "--help", "-h": throw UsageError(message: "")
         default: throw UsageError(message: "unknown option '\(flag)'")
@@ -239,6 +251,9 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
         throw UsageError(message: "--pool: only for register (or a mix with register)")
     }
     switch first {
+    case "send":
+        options.kinds = [(.send(devices: options.devices), 1), (.register(pool: options.devices), 0)]
+        options.scenarioName = options.kinds[0].kind.name
     case "ping", "health", "register", "sync":
         options.kinds = [(try kind(named: first), 1)]
         options.scenarioName = options.kinds[0].kind.name

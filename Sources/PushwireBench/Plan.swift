@@ -34,6 +34,21 @@ func makePlan(_ options: Options, setup: BenchSetup?) throws(SetupError) -> RunP
             let request = LoadTestFrames.requestMessage(
                 method: Methods.Devices.syncCategories.path, timeoutMS: options.timeoutMS, message: message.encode())
             kinds.append(.init(name: "sync", isPing: false, request: request))
+        case .send(let devices):
+            guard let setup else { throw SetupError(description: "send: no application") }
+            guard let token = setup.token else {
+                throw SetupError(description: "send: needs the application's access token: --token T with --application, or let the bench create the application")
+            }
+            // The hwids the zero-weight register kind registers before the clock starts.
+            let hwids = (0..<devices).map { "bench-\(benchRunID)-\(PatchableRequest.text(UInt64($0)))" }
+            var notification = Notification()
+            notification.content = "pushwire-bench"
+            notification.targeting = Targeting(devices: hwids)
+            let message = CreateMessageRequest(notifications: [notification])
+            let request = LoadTestFrames.requestMessage(
+                method: Methods.Messages.createMessage.path, timeoutMS: options.timeoutMS,
+                metadata: [("authorization", "Bearer \(token)")], message: message.encode())
+            kinds.append(.init(name: entry.kind.name, isPing: false, request: request))
         case .ping:
             kinds.append(.init(name: "ping", isPing: true, request: []))
         case .unary(let name, let method, let message):
@@ -67,7 +82,8 @@ func makeReport(options: Options, plan: RunPlan, workers: [LoadWorker], threadCo
     var lastCompletion = plan.measureStart
     var stoppedAt = plan.measureStart
     for worker in workers {
-        for (index, histogram) in worker.histograms.enumerated() {
+        // Kinds with weight 0 (send's device registration) run only before the clock: not reported.
+        for (index, histogram) in worker.histograms.enumerated() where plan.schedule.contains(UInt8(index)) {
             total.merge(histogram)
             perScenario[plan.kinds[index].name, default: LatencyHistogram()].merge(histogram)
         }
