@@ -40,7 +40,7 @@ static int usage(const char *argv0) {
 }
 
 int main(int argc, char **argv) {
-    const char *host = "127.0.0.1", *message_code = "demo-message";
+    const char *host = "127.0.0.1", *message_code = NULL;
     long port = 7355, timeout_ms = 5000;
     const char *positional[3];
     int n_positional = 0;
@@ -119,7 +119,10 @@ int main(int argc, char **argv) {
     }
 
     /* 3. Report a tap on the first button. */
-    if (!can_tap) {
+    if (message_code == NULL) {
+        /* A real device reads the code from the notification's "pw_msg" key. */
+        printf("track_action: skipped, no --message-code (the \"pw_msg\" value of a received notification)\n");
+    } else if (!can_tap) {
         printf("track_action: skipped, no category with buttons\n");
     } else {
         Pushwire__V1__TrackActionRequest tap = PUSHWIRE__V1__TRACK_ACTION_REQUEST__INIT;

@@ -180,10 +180,11 @@ def test_track_action(client, application):
     code = application.application.code
     registered = register(client, code)
     first = registered.ios_categories[0]
-    answer = call_or_skip(client.devices.track_action, application=code, hwid="py-device-1",
-                          message_code="no-such-message", kind=devices_pb2.ACTION_KIND_BUTTON,
-                          category_id=first.category_id, button_id=first.buttons[0].id)
-    assert isinstance(answer, devices_pb2.TrackActionResponse)
+    with pytest.raises(PushwireError) as raised:
+        client.devices.track_action(application=code, hwid="py-device-1",
+                                    message_code="no-such-message", kind=devices_pb2.ACTION_KIND_BUTTON,
+                                    category_id=first.category_id, button_id=first.buttons[0].id)
+    assert raised.value.code is StatusCode.NOT_FOUND
 
 
 def test_message_send_and_tap_counted(server, client, application):
@@ -209,8 +210,10 @@ def test_message_send_and_tap_counted(server, client, application):
     while True:
         details = call_or_skip(client.messages.get_message_details, message_code=message_code, metadata=auth)
         taps = {t.button_id: t.count for t in details.taps}
-        if taps.get(yes_no.buttons[0].id) == 1 or time.monotonic() > deadline:
+        done = details.status == messages_pb2.MESSAGE_STATUS_DONE
+        if (done and taps.get(yes_no.buttons[0].id) == 1) or time.monotonic() > deadline:
             break
         time.sleep(0.2)
-    assert details.targeted == 1
+    assert details.status == messages_pb2.MESSAGE_STATUS_DONE
+    assert details.targeted == 1 and details.sent == 1
     assert taps.get(yes_no.buttons[0].id) == 1
