@@ -38,12 +38,17 @@ final class BenchConnection {
     /// Set by GoAway: send nothing more.
     var draining = false
     var scheduleIndex = 0
+    /// This connection's place among the run's connections, and how many patched calls it has
+    /// sent: call n of connection i uses counter i + n × connections, unique over the run.
+    let index: Int
+    var sequence: UInt64 = 0
 
     static let preface = WireProtocol.preface
     static let maxFrame = 64 << 20
 
-    init(fd: Int32, concurrency: Int, quota: Int) {
+    init(fd: Int32, concurrency: Int, quota: Int, index: Int = 0) {
         self.fd = fd
+        self.index = index
         var tableSize = 1
         while tableSize < concurrency * 2 { tableSize <<= 1 }
         slots = [Slot](repeating: Slot(), count: tableSize)

@@ -24,6 +24,11 @@ struct RunPlan: Sendable {
         var isPing: Bool
         /// The `Request` message (method, deadline, metadata, body) sent for every call of this kind.
         var request: [UInt8]
+        /// When calls differ (a new hwid each): the template whose counter is patched per call;
+        /// `request` is then unused.
+        var template: PatchableRequest? = nil
+        /// With a template: the counter is taken modulo `pool` (a fixed set of hwids); 0 = never.
+        var pool: UInt64 = 0
     }
 }
 
@@ -123,6 +128,11 @@ final class LoadWorker: @unchecked Sendable {
             let kind = plan.kinds[Int(kindIndex)]
             if kind.isPing {
                 HotFrames.appendPingFrame(payload: UInt64(conn.slots[index].callID), to: &conn.out)
+            } else if let template = kind.template {
+                var counter = UInt64(conn.index) &+ conn.sequence &* UInt64(plan.connections)
+                conn.sequence &+= 1
+                if kind.pool > 0 { counter %= kind.pool }
+                template.appendFrame(callID: conn.slots[index].callID, counter: counter, to: &conn.out)
             } else {
                 HotFrames.appendRequestFrame(callID: conn.slots[index].callID, request: kind.request, to: &conn.out)
             }

@@ -8,11 +8,30 @@ enum CallKind: Equatable {
     case ping
     /// A unary request on `method` with prebuilt request message bytes.
     case unary(name: String, method: String, message: [UInt8])
+    /// RegisterDevice with a new hwid on every call (`pool` nil), or re-registering a fixed pool of
+    /// `pool` hwids, registered once before the clock starts.
+    case register(pool: Int?)
+    /// SyncCategories with the version the application has (answered `not_modified`).
+    case sync
+    /// CreateMessage of one notification to `devices` explicit hwids, registered before the clock
+    /// starts (as the pool of a zero-weight `register`).
+    case send(devices: Int)
 
     var name: String {
         switch self {
         case .ping: "ping"
         case .unary(let name, _, _): name
+        case .register(let pool): pool.map { "register --pool \($0)" } ?? "register"
+        case .sync: "sync"
+        case .send(let devices): "send --devices \(devices)"
+        }
+    }
+
+    /// Whether the scenario needs an application (found or created at setup).
+    var needsApplication: Bool {
+        switch self {
+        case .register, .sync, .send: true
+        case .ping, .unary: false
         }
     }
 }
@@ -32,6 +51,14 @@ struct Options {
     var json = false
     var token: String?
     var adminToken: String?
+    /// The application code for `register` and `sync`; created at setup when nil.
+    var application: String?
+    /// Where `pushwired` keeps `admin-token`, read when `--admin-token` is not given.
+    var dataDir: String?
+    /// Under `register`: re-register this many hwids instead of new ones.
+    var pool: Int?
+    /// Under `send`: how many explicit devices each CreateMessage targets.
+    var devices = 10
     var timeoutMS: UInt32 = 0
     var listen = "127.0.0.1:0"
     var serveLoopback = false
@@ -52,11 +79,26 @@ let usage = """
                                                        any unary method, e.g. Health/Check or
                                                        /pushwire.v1.Reflection/ListMethods; --data
                                                        is the request in proto3 JSON
+      pushwire-bench register [--pool N] [setup] [options]
+                                                       RegisterDevice of a new hwid per call
+                                                       (bench-<run>-<n>, iOS token, en, +3600); with
+                                                       --pool, N hwids registered once before the
+                                                       clock starts, then re-registered unchanged
+      pushwire-bench sync [setup] [options]            SyncCategories with the current version
+                                                       (fetched once at setup): not_modified
+      pushwire-bench send [--devices K] [setup] [options]
+                                                       CreateMessage of one notification to K
+                                                       explicit hwids (default 10), registered
+                                                       before the clock starts; needs the app's
+                                                       access token (--token, or a created app)
       pushwire-bench mix --weights ping=1,health=3 [options]
-                                                       a weighted mix of scenarios
+                                                       a weighted mix of scenarios (ping, health,
+                                                       register, sync)
       pushwire-bench loopback-server [--listen 127.0.0.1:0]
                                                        a minimal in-process echo server (Ping→Pong,
                                                        every request → OK), to measure the harness
+      pushwire-bench encode-cost                       ns per per-call register request: patched
+                                                       template vs the generated wrappers
 
     OPTIONS:
       --target host:port     server address (default 127.0.0.1:7355; [::1]:port for IPv6)
@@ -72,6 +114,11 @@ let usage = """
       --token T              send `authorization: Bearer T` with every unary call
       --admin-token T        the same, for /pushwire.v1.Admin/ methods
       --json                 print the report as JSON
+
+    SETUP (register, sync):
+      --application CODE     use this application (with --token T for its access token)
+      --admin-token T        else create one with Admin/CreateApplication (printed on stderr)
+      --data-dir D           read the admin token from D/admin-token (pushwired's data directory)
       --help                 this text
 
     A live progress line is shown on standard error when it is a terminal.
@@ -147,7 +194,7 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     guard let first = args.popFirst() else { throw UsageError(message: "missing scenario") }
     options.scenarioName = first
     switch first {
-    case "ping", "health", "mix": break
+    case "ping", "health", "mix", "register", "sync", "send", "encode-cost": break
     case "loopback-server": options.serveLoopback = true
     case "call":
         guard let method = args.popFirst(), !method.hasPrefix("--") else { throw UsageError(message: "call: missing <method>") }
@@ -181,6 +228,10 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
             guard let bytes = parseHex(text) else { throw UsageError(message: "--data-hex: not hex: '\(text)'") }
             data = bytes
         case "--weights": weights = try value(flag)
+        case "--application": options.application = try value(flag)
+        case "--data-dir": options.dataDir = try value(flag)
+        case "--pool": options.pool = try positiveInt(flag)
+        case "--devices": options.devices = try positiveInt(flag)
         case "--listen": options.listen = try value(flag)
         case "--help", "-h": throw UsageError(message: "")
         default: throw UsageError(message: "unknown option '\(flag)'")
@@ -191,11 +242,21 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
         switch name {
         case "ping": return .ping
         case "health": return .unary(name: "health", method: Methods.Health.check.path, message: [])
-        default: throw UsageError(message: "--weights: unknown scenario '\(name)' (ping, health)")
+        case "register": return .register(pool: options.pool)
+        case "sync": return .sync
+        default: throw UsageError(message: "--weights: unknown scenario '\(name)' (ping, health, register, sync)")
         }
     }
+    if options.pool != nil, first != "register", first != "mix" {
+        throw UsageError(message: "--pool: only for register (or a mix with register)")
+    }
     switch first {
-    case "ping", "health": options.kinds = [(try kind(named: first), 1)]
+    case "send":
+        options.kinds = [(.send(devices: options.devices), 1), (.register(pool: options.devices), 0)]
+        options.scenarioName = options.kinds[0].kind.name
+    case "ping", "health", "register", "sync":
+        options.kinds = [(try kind(named: first), 1)]
+        options.scenarioName = options.kinds[0].kind.name
     case "call":
         let method = callMethod ?? ""
         var path = methodPath(method)

@@ -3,12 +3,53 @@ import PushwireClient
 import PushwireRuntime
 import PushwireWire
 
+/// The RegisterDevice template: hwid `bench-<run>-<counter>`, a valid 64-hex-digit iOS token
+/// ending in the counter, `en`, UTC+1, app version 1.0. New devices send known version 0 (a fresh
+/// install gets the categories); a pool sends the current version (a device that already has them).
+func registerTemplate(setup: BenchSetup, pool: Int?, timeoutMS: UInt32) throws(SetupError) -> PatchableRequest {
+    let marker = PatchableRequest.marker
+    let message = RegisterDeviceRequest(
+        application: setup.application, hwid: "bench-\(benchRunID)-\(marker)",
+        pushToken: String(repeating: "a1", count: 26) + marker, deviceType: .ios, language: "en", timezone: 3600,
+        appVersion: "1.0", knownCategoriesVersion: pool == nil ? 0 : setup.categoriesVersion)
+    do {
+        return try PatchableRequest(method: Methods.Devices.registerDevice.path, timeoutMS: timeoutMS, places: 2, message: message.encode())
+    } catch {
+        throw SetupError(description: "register: \(error.message)")
+    }
+}
+
 /// The request bytes and the mix schedule of a run, built once before the clock starts.
-func makePlan(_ options: Options) -> RunPlan {
+func makePlan(_ options: Options, setup: BenchSetup?) throws(SetupError) -> RunPlan {
     var kinds: [RunPlan.PlannedKind] = []
     var schedule: [UInt8] = []
     for (index, entry) in options.kinds.enumerated() {
         switch entry.kind {
+        case .register(let pool):
+            guard let setup else { throw SetupError(description: "register: no application") }
+            let template = try registerTemplate(setup: setup, pool: pool, timeoutMS: options.timeoutMS)
+            kinds.append(.init(name: entry.kind.name, isPing: false, request: [], template: template, pool: UInt64(pool ?? 0)))
+        case .sync:
+            guard let setup else { throw SetupError(description: "sync: no application") }
+            let message = SyncCategoriesRequest(application: setup.application, knownVersion: setup.categoriesVersion)
+            let request = HotFrames.requestMessage(
+                method: Methods.Devices.syncCategories.path, timeoutMS: options.timeoutMS, message: message.encode())
+            kinds.append(.init(name: "sync", isPing: false, request: request))
+        case .send(let devices):
+            guard let setup else { throw SetupError(description: "send: no application") }
+            guard let token = setup.token else {
+                throw SetupError(description: "send: needs the application's access token: --token T with --application, or let the bench create the application")
+            }
+            // The hwids the zero-weight register kind registers before the clock starts.
+            let hwids = (0..<devices).map { "bench-\(benchRunID)-\(PatchableRequest.text(UInt64($0)))" }
+            var notification = Notification()
+            notification.content = "pushwire-bench"
+            notification.targeting = Targeting(devices: hwids)
+            let message = CreateMessageRequest(notifications: [notification])
+            let request = HotFrames.requestMessage(
+                method: Methods.Messages.createMessage.path, timeoutMS: options.timeoutMS,
+                metadata: [("authorization", "Bearer \(token)")], message: message.encode())
+            kinds.append(.init(name: entry.kind.name, isPing: false, request: request))
         case .ping:
             kinds.append(.init(name: "ping", isPing: true, request: []))
         case .unary(let name, let method, let message):
@@ -42,7 +83,8 @@ func makeReport(options: Options, plan: RunPlan, workers: [LoadWorker], threadCo
     var lastCompletion = plan.measureStart
     var stoppedAt = plan.measureStart
     for worker in workers {
-        for (index, histogram) in worker.histograms.enumerated() {
+        // Kinds with weight 0 (send's device registration) run only before the clock: not reported.
+        for (index, histogram) in worker.histograms.enumerated() where plan.schedule.contains(UInt8(index)) {
             total.merge(histogram)
             perScenario[plan.kinds[index].name, default: LatencyHistogram()].merge(histogram)
         }

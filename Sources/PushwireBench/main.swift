@@ -17,6 +17,11 @@ do {
     exit(64)
 }
 
+if options.scenarioName == "encode-cost" {
+    printEncodeCost()
+    exit(0)
+}
+
 if options.serveLoopback {
     do {
         try LoopbackServer.run(listen: options.listen)
@@ -26,7 +31,15 @@ if options.serveLoopback {
     }
 }
 
-let plan = makePlan(options)
+var setup: BenchSetup?
+let plan: RunPlan
+do {
+    if options.kinds.contains(where: { $0.kind.needsApplication }) { setup = try prepareApplication(options) }
+    plan = try makePlan(options, setup: setup)
+} catch {
+    printError("pushwire-bench: \(error)")
+    exit(1)
+}
 let threadCount = min(options.connections, options.threads ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2))
 
 // Connect everything before the clock starts, so connection setup is never measured.
@@ -44,7 +57,18 @@ for index in 0..<options.connections {
     if let requests = options.requests {
         quota = requests / options.connections + (index < requests % options.connections ? 1 : 0)
     }
-    connections.append(BenchConnection(fd: fd, concurrency: options.concurrency, quota: quota))
+    connections.append(BenchConnection(fd: fd, concurrency: options.concurrency, quota: quota, index: index))
+}
+
+
+// register --pool: the pool is registered once, before the clock starts.
+if let pool = options.kinds.compactMap({ entry -> Int? in if case .register(let p) = entry.kind { return p } else { return nil } }).first {
+    let quotas = connections.map(\.quota)
+    guard prefillPool(plan: plan, pool: pool, connections: connections, threadCount: threadCount) else {
+        printError("pushwire-bench: registering the pool failed")
+        exit(1)
+    }
+    for (conn, quota) in zip(connections, quotas) { conn.quota = quota }
 }
 
 let start = monotonicNanos()
@@ -62,37 +86,7 @@ if let rate = options.rate {
     }
 }
 
-let live = LiveCounters()
-let workers = (0..<threadCount).map { t in
-    LoadWorker(
-        plan: runPlan, connections: connections.indices.filter { $0 % threadCount == t }.map { connections[$0] }, live: live)
-}
-var threads: [pthread_t] = []
-for worker in workers {
-    guard let thread = startWorkerThread(worker) else {
-        printError("pushwire-bench: pthread_create failed")
-        exit(1)
-    }
-    threads.append(thread)
-}
-do {
-    // The live progress line, on a terminal only; erased before the report.
-    let showProgress = isatty(2) == 1
-    var lastCount: UInt64 = 0
-    var lastTime = monotonicNanos()
-    while showProgress, live.finishedWorkers.load(ordering: .acquiring) < workers.count {
-        usleep(250_000)
-        let now = monotonicNanos()
-        let count = live.completed.load(ordering: .relaxed)
-        let rate = Double(count - lastCount) / (Double(now - lastTime) / 1e9)
-        let phase = now < measureStart ? "warming up" : "\(count) calls done"
-        printProgress("\r\u{1B}[K  \(phase), \(Int(rate)) calls/s now")
-        lastCount = count
-        lastTime = now
-    }
-    if showProgress { printProgress("\r\u{1B}[K") }
-}
-for thread in threads { pthread_join(thread, nil) }
+let workers = runWorkers(plan: runPlan, connections: connections, threadCount: threadCount, showProgress: isatty(2) == 1)
 
 let report = makeReport(options: options, plan: runPlan, workers: workers, threadCount: threadCount)
 if options.json {
