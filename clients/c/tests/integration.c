@@ -2,20 +2,22 @@
  * Integration test of the C client against a running pushwired:
  *   integration HOST PORT ADMIN_TOKEN
  * Health, Reflection, error statuses, pipelining and Ping always; then the registration flow
- * (application, device, categories sync not-modified and changed) — each step skipped, with the
- * reason printed, when the server answers UNIMPLEMENTED. Prints "N passed, N failed, N skipped".
+ * (application, device, categories sync not-modified and changed) and a message with a tap counted
+ * — each step skipped, with the reason printed, when the server answers UNIMPLEMENTED. Prints "N passed, N failed, N skipped".
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pushwire_client.h"
 #include "pushwire/v1/admin.pb-c.h"
 #include "pushwire/v1/categories.pb-c.h"
 #include "pushwire/v1/devices.pb-c.h"
 #include "pushwire/v1/health.pb-c.h"
+#include "pushwire/v1/messages.pb-c.h"
 #include "pushwire/v1/reflection.pb-c.h"
 
 static int passed, failed, skipped;
@@ -132,6 +134,66 @@ static void test_errors_pipelining_ping(void) {
 
 static const char *PUSH_TOKEN = "5d1c7a3e5d1c7a3e5d1c7a3e5d1c7a3e5d1c7a3e5d1c7a3e5d1c7a3e5d1c7a3e";
 
+/* A message with the YesNo category to one device (delivered to the server's file sink), a tap on
+ * its Yes button, and GetMessageDetails counting the tap once the message is done. */
+static void test_message_and_tap(const char *application, const char *token, const char *hwid, uint32_t yes_no_id) {
+    ProtobufCMessage *resp = NULL;
+    pw_status st;
+    char *targets[1] = { (char *)hwid };
+    Pushwire__V1__Targeting targeting = PUSHWIRE__V1__TARGETING__INIT;
+    targeting.n_devices = 1;
+    targeting.devices = targets;
+    Pushwire__V1__Notification note = PUSHWIRE__V1__NOTIFICATION__INIT;
+    note.content = "Coming tonight?";
+    note.ios_category_id = yes_no_id;
+    note.targeting = &targeting;
+    Pushwire__V1__Notification *notes[1] = { &note };
+    Pushwire__V1__CreateMessageRequest create = PUSHWIRE__V1__CREATE_MESSAGE_REQUEST__INIT;
+    create.n_notifications = 1;
+    create.notifications = notes;
+    int rc = call("/pushwire.v1.Messages/CreateMessage", &create.base, token, &resp, &st);
+    if (rc == PW_OK && st.code == PW_STATUS_UNIMPLEMENTED) { skip("message and tap", "CreateMessage is UNIMPLEMENTED"); return; }
+    Pushwire__V1__CreateMessageResponse *created = (Pushwire__V1__CreateMessageResponse *)resp;
+    int ok = rc == PW_OK && st.code == 0 && created && created->n_message_codes == 1 && created->n_unknown_devices == 0;
+    result(ok, "CreateMessage to the device", st.message);
+    char message_code[64] = "";
+    if (ok) snprintf(message_code, sizeof message_code, "%s", created->message_codes[0]);
+    if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+    if (!ok) return;
+
+    Pushwire__V1__TrackActionRequest tap = PUSHWIRE__V1__TRACK_ACTION_REQUEST__INIT;
+    tap.application = (char *)application;
+    tap.hwid = (char *)hwid;
+    tap.message_code = message_code;
+    tap.kind = PUSHWIRE__V1__ACTION_KIND__ACTION_KIND_BUTTON;
+    tap.category_id = yes_no_id;
+    tap.button_id = 0;
+    rc = call("/pushwire.v1.Devices/TrackAction", &tap.base, NULL, &resp, &st);
+    result(rc == PW_OK && st.code == 0 && resp && ((Pushwire__V1__TrackActionResponse *)resp)->recorded,
+           "TrackAction records a tap on Yes", st.message);
+    if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+
+    Pushwire__V1__GetMessageDetailsRequest details = PUSHWIRE__V1__GET_MESSAGE_DETAILS_REQUEST__INIT;
+    details.message_code = message_code;
+    int counted = 0;
+    for (int attempt = 0; attempt < 100 && !counted; attempt++) {  /* delivery may lag: up to 10 s */
+        rc = call("/pushwire.v1.Messages/GetMessageDetails", &details.base, token, &resp, &st);
+        Pushwire__V1__GetMessageDetailsResponse *d = (Pushwire__V1__GetMessageDetailsResponse *)resp;
+        if (rc == PW_OK && st.code == 0 && d && d->status == PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_DONE) {
+            uint64_t yes_taps = 0;
+            for (size_t i = 0; i < d->n_taps; i++) if (d->taps[i]->button_id == 0) yes_taps = d->taps[i]->count;
+            counted = d->targeted == 1 && d->sent == 1 && yes_taps == 1;
+        }
+        if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+        resp = NULL;
+        if (!counted) {
+            struct timespec pause = { 0, 100 * 1000 * 1000 };
+            nanosleep(&pause, NULL);
+        }
+    }
+    result(counted, "GetMessageDetails: targeted 1, sent 1, one tap on Yes", st.message);
+}
+
 static void test_registration(const char *admin_token) {
     Pushwire__V1__ListApplicationsRequest list = PUSHWIRE__V1__LIST_APPLICATIONS_REQUEST__INIT;
     if (expect_code("Admin without a token: UNAUTHENTICATED", "/pushwire.v1.Admin/ListApplications", &list.base,
@@ -173,7 +235,13 @@ static void test_registration(const char *admin_token) {
     if (rc == PW_OK && st.code == PW_STATUS_UNIMPLEMENTED) { skip("registration flow", "RegisterDevice is UNIMPLEMENTED"); return; }
     Pushwire__V1__RegisterDeviceResponse *r = (Pushwire__V1__RegisterDeviceResponse *)resp;
     int has_yes_no = 0;
-    for (size_t i = 0; r && i < r->n_ios_categories; i++) has_yes_no |= strcmp(r->ios_categories[i]->name, "YesNo") == 0;
+    uint32_t yes_no_id = 0;
+    for (size_t i = 0; r && i < r->n_ios_categories; i++) {
+        if (strcmp(r->ios_categories[i]->name, "YesNo") == 0) {
+            has_yes_no = 1;
+            yes_no_id = r->ios_categories[i]->category_id;
+        }
+    }
     result(rc == PW_OK && st.code == 0 && has_yes_no, "RegisterDevice returns the YesNo category", st.message);
     uint64_t version = r ? r->categories_version : 0;
     size_t count = r ? r->n_ios_categories : 0;
@@ -217,6 +285,8 @@ static void test_registration(const char *admin_token) {
     result(rc == PW_OK && st.code == 0 && resp && ((Pushwire__V1__RegisterDeviceResponse *)resp)->categories_not_modified,
            "RegisterDevice with the current version: categories_not_modified", st.message);
     if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+
+    test_message_and_tap(code, token, reg.hwid, yes_no_id);
 }
 
 int main(int argc, char **argv) {
