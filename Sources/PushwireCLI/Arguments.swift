@@ -43,77 +43,26 @@ struct Invocation {
             let command = try GroupCommand.parse(arguments, options: &options)
             return Invocation(command: command, options: options)
         }
-        var subcommand: String?
-        var positionals: [String] = []
-        var flags: [String: String] = [:]
-        var switches = Set<String>()
-        var wantsHelp = false
-        var index = 0
-
-        func value(_ name: String, inline: String?) throws(UsageError) -> String {
-            if let inline { return inline }
-            index += 1
-            guard index < arguments.count else { throw UsageError(message: "\(name) needs a value", command: subcommand) }
-            return arguments[index]
-        }
-
-        while index < arguments.count {
-            let argument = arguments[index]
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
-                name = String(argument[..<eq])
-                inline = String(argument[argument.index(after: eq)...])
-            }
-            switch name {
-            case "-h", "--help": wantsHelp = true
-            case "--version": if subcommand == nil { return Invocation(command: .version, options: options) }
-            case "--server", "-s": options.server = try value(name, inline: inline)
-            case "--token": options.token = try value(name, inline: inline)
-            case "--admin-token": options.adminToken = try value(name, inline: inline)
-            case "--timeout":
-                let text = try value(name, inline: inline)
-                guard let seconds = Double(text), seconds > 0, seconds < 1e9 else {
-                    throw UsageError(message: "--timeout expects a positive number of seconds, got '\(text)'", command: subcommand)
-                }
-                options.timeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
-            case "--json": options.json = true
-            case "--service", "--data", "-d", "--count":
-                flags[name == "-d" ? "--data" : name] = try value(name, inline: inline)
-            case "--emit-defaults", "--local": switches.insert(name)
-            case "--":
-                positionals += arguments[(index + 1)...]
-                index = arguments.count
-                continue
-            default:
-                if argument.hasPrefix("-") && argument != "-" {
-                    throw UsageError(message: "unknown option '\(argument)'", command: subcommand)
-                }
-                if subcommand == nil {
-                    guard subcommands.contains(argument) else {
-                        throw UsageError(message: "unknown command '\(argument)'", command: nil)
-                    }
-                    subcommand = argument
-                } else {
-                    positionals.append(argument)
-                }
-            }
-            index += 1
-        }
-
-        if wantsHelp || subcommand == "help" {
+        let scanned = try OptionScanner.scan(arguments, options: &options)
+        let subcommand = scanned.words.first
+        let positionals = Array(scanned.words.dropFirst())
+        if scanned.wantsHelp || subcommand == "help" {
             // `help app create` names a subcommand of a group.
             let topic = positionals.isEmpty ? nil : positionals.prefix(2).joined(separator: " ")
             return Invocation(command: .help(topic: subcommand == "help" ? topic : subcommand), options: options)
         }
+        if subcommand == nil, scanned.switches == ["--version"], scanned.flags.isEmpty {
+            return Invocation(command: .version, options: options)
+        }
         guard let subcommand else { throw UsageError(message: "missing command", command: nil) }
+        guard subcommands.contains(subcommand) else { throw UsageError(message: "unknown command '\(subcommand)'", command: nil) }
+        let flags = Dictionary(scanned.flags.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        let switches = scanned.switches
 
         let allowed: [String: Set<String>] = [
             "health": ["--service"], "methods": ["--local"], "call": ["--data", "--emit-defaults"], "ping": ["--count"],
         ]
-        for flag in Set(flags.keys).union(switches) where !(allowed[subcommand]?.contains(flag) ?? false) {
-            throw UsageError(message: "'\(subcommand)' does not take \(flag)", command: subcommand)
-        }
+        try scanned.allow(allowed[subcommand] ?? [], command: subcommand)
         let command: Command
         switch subcommand {
         case "health":

@@ -1,5 +1,5 @@
-/// The command line of a group command (`pushwire app create --name N …`), split into words and
-/// flags. Flags keep their order because some are applied in order (`device tags --set … --remove …`).
+/// A command line (`pushwire app create --name N …`, `pushwire call M --data …`), split into words
+/// and flags. Flags keep their order because some are applied in order (`device tags --set … --remove …`).
 struct ScannedArguments {
     /// The words that are not options: group, subcommand, then positional arguments.
     var words: [String] = []
@@ -50,19 +50,20 @@ struct ScannedArguments {
     }
 }
 
-/// Splits group-command arguments. One table says which options take a value, so that an
-/// option means the same thing whichever subcommand it follows.
+/// Splits the arguments of every command. One table says which options take a value, so that an
+/// option means the same thing whichever command it follows.
 enum OptionScanner {
-    /// Options of the group commands that take a value (besides the global ones).
+    /// Options that take a value (besides the global ones).
     static let valueOptions: Set<String> = [
         "--admin-token", "--name", "--apns-team-id", "--apns-key-id", "--apns-topic", "--apns-key-file",
         "--apns-environment", "--app", "--hwid", "--push-token", "--type", "--language", "--timezone", "--user",
         "--app-version", "--tag", "--set", "--increment", "--remove", "--known-version", "--file", "--button",
         "--id", "--content", "--title", "--subtitle", "--category", "--device", "--platform", "--language-content",
         "--language-title", "--data", "--send-at", "--transaction-id", "--badge", "--sound", "--thread-id",
+        "--service", "--count",
     ]
-    /// Options of the group commands that take no value.
-    static let switchOptions: Set<String> = ["--rotate-token", "--clear-apns", "--trim"]
+    /// Options that take no value.
+    static let switchOptions: Set<String> = ["--rotate-token", "--clear-apns", "--trim", "--emit-defaults", "--local", "--version"]
 
     /// Scans `arguments`, applying the global options to `options`.
     static func scan(_ arguments: [String], options: inout GlobalOptions) throws(UsageError) -> ScannedArguments {
@@ -106,8 +107,8 @@ enum OptionScanner {
                 index = arguments.count
                 continue
             default:
-                if valueOptions.contains(name) {
-                    scanned.flags.append((name, try value(name, inline: inline)))
+                if valueOptions.contains(name) || name == "-d" {
+                    scanned.flags.append((name == "-d" ? "--data" : name, try value(name, inline: inline)))
                 } else if switchOptions.contains(name) && inline == nil {
                     scanned.switches.insert(name)
                 } else if argument.hasPrefix("-") && argument != "-" {
