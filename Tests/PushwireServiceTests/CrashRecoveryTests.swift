@@ -43,21 +43,22 @@ final class CrashRecoveryTests: XCTestCase {
         return (process, port)
     }
 
+    /// Creates an application through `client`, with the admin token the kill -9 tests start
+    /// pushwired with.
+    static func createApplication(named name: String, through client: RawClient) throws -> CreateApplicationResponse {
+        var create = CreateApplicationRequest()
+        create.name = name
+        return try client.call(Methods.Admin.createApplication, create, token: "crash-admin")
+    }
+
     func testAcknowledgedWritesSurviveKill9() throws {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let dataDirectory = NSTemporaryDirectory() + "pushwire-crash-\(getpid())-\(UUID().uuidString.prefix(8))"
-        var (server, port) = try CrashRecoveryTests.startServer(path, dataDirectory: dataDirectory, skipIfSilent: true)
+        var (server, port) = try CrashRecoveryTests.startServer(path, dataDirectory: dataDirectory)
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         let client = try RawClient(port: port)
 
-        var create = CreateApplicationRequest()
-        create.name = "crash"
-        let created: CreateApplicationResponse
-        do {
-            created = try client.call(Methods.Admin.createApplication, create, token: "crash-admin")
-        } catch let error as RPCError where error.code == .unimplemented {
-            throw XCTSkip("this pushwired does not serve the registration services yet")
-        }
+        let created = try CrashRecoveryTests.createApplication(named: "crash", through: client)
         let code = try XCTUnwrap(created.application?.code)
         let token = created.accessToken
 

@@ -3,25 +3,17 @@ import PushwireWire
 import XCTest
 
 /// Issue 6, item 8: `kill -9` of pushwired in the middle of a fan-out to the file sink; after the
-/// restart every target is accounted for and none received the message twice. Skips while
-/// pushwired does not serve (the runtime is being merged); the in-process variants are in
-/// MessagesDurabilityTests.
+/// restart every target is accounted for and none received the message twice. The in-process
+/// variants are in MessagesDurabilityTests.
 final class MessagesCrashTests: XCTestCase {
     func testKill9DuringFanOut() throws {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let dataDirectory = NSTemporaryDirectory() + "pushwire-msg-crash-\(getpid())-\(UUID().uuidString.prefix(8))"
         let sinkPath = (dataDirectory as NSString).appendingPathComponent("sink.jsonl")
-        var (server, port) = try CrashRecoveryTests.startServer(path, dataDirectory: dataDirectory, skipIfSilent: true)
+        var (server, port) = try CrashRecoveryTests.startServer(path, dataDirectory: dataDirectory)
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         let client = try RawClient(port: port)
-        var create = CreateApplicationRequest()
-        create.name = "fanout-crash"
-        let created: CreateApplicationResponse
-        do {
-            created = try client.call(Methods.Admin.createApplication, create, token: "crash-admin")
-        } catch let error as RPCError where error.code == .unimplemented {
-            throw XCTSkip("this pushwired does not serve the services yet")
-        }
+        let created = try CrashRecoveryTests.createApplication(named: "fanout-crash", through: client)
         let code = try XCTUnwrap(created.application?.code)
 
         // 30,000 devices, 64 registrations in flight.
