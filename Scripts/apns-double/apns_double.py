@@ -6,7 +6,10 @@ provider token against the app's public key and the claims, the path, the apns-*
 payload size — answers like APNs, and appends one JSON line per answered request to --log.
 
 Misbehaviour on demand:
-  --rule TOKEN=STATUS:REASON[:RETRY_AFTER]  answer this device token with STATUS/REASON
+  --rule TOKEN=STATUS:REASON[:RETRY_AFTER[:TIMES]]
+                                            answer this device token with STATUS/REASON (the
+                                            first TIMES requests only, then normally, when TIMES
+                                            is given; RETRY_AFTER may be empty)
   --expire-first-jwt                        answer 403 ExpiredProviderToken to the first JWT seen
   --goaway-after N                          after answering N requests on a connection, send
                                             GOAWAY and close it
@@ -55,8 +58,9 @@ class Double:
         for rule in args.rule or []:
             token, _, answer = rule.partition("=")
             parts = answer.split(":")
-            self.rules[token.lower()] = (int(parts[0]), parts[1] if len(parts) > 1 else "",
-                                         parts[2] if len(parts) > 2 else None)
+            self.rules[token.lower()] = [int(parts[0]), parts[1] if len(parts) > 1 else "",
+                                         parts[2] if len(parts) > 2 and parts[2] else None,
+                                         int(parts[3]) if len(parts) > 3 else None]  # None: always
         self.log = open(args.log, "a", buffering=1) if args.log else None
         self.verified = {}  # jwt -> error reason or None
         self.expired_jwt = None
@@ -126,7 +130,9 @@ class Double:
         if len(body) > MAX_PAYLOAD:
             return 413, "PayloadTooLarge", None, True
         rule = self.rules.get(match.group(1).lower())
-        if rule:
+        if rule and rule[3] != 0:
+            if rule[3] is not None:
+                rule[3] -= 1
             return rule[0], rule[1], rule[2], True
         return 200, None, None, True
 

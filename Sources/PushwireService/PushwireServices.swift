@@ -1,3 +1,4 @@
+import PushwireAPNs
 import PushwireDelivery
 import PushwireStore
 import PushwireWire
@@ -17,8 +18,14 @@ public final class PushwireServices: Sendable {
     private let store: any PushwireStore
 
     /// Opens the store in `dataDirectory` (creating and migrating it) and loads the applications.
+    /// - Parameters:
+    ///   - apnsURL: replaces Apple's base URL for every application with APNs settings (e.g.
+    ///     `https://127.0.0.1:8443`, a local APNs double); nil: each app's environment decides.
+    ///   - apnsCAFile: a PEM file of CA certificates APNs connections trust instead of the system's;
+    ///     TLS verification stays on either way.
     /// - Throws: `StoreError` with a message for a person: `.cannotOpen`, `.corrupt`, `.schemaTooNew`.
-    public init(dataDirectory: String, adminToken: String, sinkPath: String? = nil) throws(StoreError) {
+    public init(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
+                apnsURL: String? = nil, apnsCAFile: String? = nil) throws(StoreError) {
         let store = try SQLiteStore(dataDirectory: dataDirectory)
         self.store = store
         do {
@@ -30,7 +37,8 @@ public final class PushwireServices: Sendable {
         admin = AdminService(registry: registry)
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
-        messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath)
+        messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath,
+                                             apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile))
     }
 
     /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
@@ -86,9 +94,12 @@ public final class PushwireServices: Sendable {
 }
 
 /// Opens the store in `dataDirectory` and builds the registration services; then call
-/// `register(on:)` before `server.start()` and `close()` after the server stopped.
+/// `register(on:)` before `server.start()` and `close()` after the server stopped. `apnsURL` and
+/// `apnsCAFile` point the APNs gateways elsewhere (see `PushwireServices.init`).
 /// - Throws: `StoreError` (its description is the startup error to print).
-public func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil) throws(StoreError) -> PushwireServices {
-    try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken, sinkPath: sinkPath)
+public func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
+                                 apnsURL: String? = nil, apnsCAFile: String? = nil) throws(StoreError) -> PushwireServices {
+    try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken, sinkPath: sinkPath,
+                         apnsURL: apnsURL, apnsCAFile: apnsCAFile)
 }
 

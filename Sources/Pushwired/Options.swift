@@ -8,6 +8,10 @@ struct Options {
     var sinkPath: String?
     var logLevel = Logger.Level.info
     var adminToken: String?
+    /// Replaces Apple's APNs base URL (a local APNs double); nil: each app's environment decides.
+    var apnsURL: String?
+    /// CA certificates (PEM) APNs connections trust instead of the system's.
+    var apnsCAFile: String?
 
     /// A usage error: printed with the usage text, exit status 64.
     struct UsageError: Error {
@@ -46,6 +50,11 @@ struct Options {
                                          (default: info)
           --admin-token <token>          the admin token (default: <data-dir>/admin-token,
                                          generated on first start)
+          --apns-url <url>               send every app's APNs requests to this https:// base URL
+                                         instead of Apple's (e.g. a local APNs double:
+                                         https://127.0.0.1:8443)
+          --apns-ca-file <file>          trust these PEM CA certificates for APNs instead of the
+                                         system's; TLS verification is never turned off
           --config <file>                `key = value` lines with the same names as the flags
                                          (without --); flags override the file
           --help                         show this help
@@ -132,6 +141,15 @@ struct Options {
         case "admin-token":
             guard !value.isEmpty else { throw UsageError(message: "--admin-token must not be empty") }
             adminToken = value
+        case "apns-url":
+            // Verification is never off, so only TLS URLs make sense; a trailing slash is harmless.
+            guard value.hasPrefix("https://"), value.count > "https://".count else {
+                throw UsageError(message: "--apns-url: '\(value)' is not an https:// URL")
+            }
+            apnsURL = value
+        case "apns-ca-file":
+            guard !value.isEmpty else { throw UsageError(message: "--apns-ca-file must not be empty") }
+            apnsCAFile = value
         default:
             throw UsageError(message: "unknown option '--\(name)'")
         }

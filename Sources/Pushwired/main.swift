@@ -66,9 +66,16 @@ case .run(let options):
         logger.critical("cannot watch termination signals", ["error": "\(error)"])
         exit(1)
     }
+    // A CA file that cannot be read would fail every APNs connection later, one message at a time;
+    // refuse to start instead.
+    if let caFile = options.apnsCAFile, access(caFile, R_OK) != 0 {
+        logger.critical("cannot read the APNs CA file", ["path": caFile])
+        exit(1)
+    }
     let services: PushwireServices
     do {
-        services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken, sinkPath: options.sinkPath)
+        services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken, sinkPath: options.sinkPath,
+                                            apnsURL: options.apnsURL, apnsCAFile: options.apnsCAFile)
     } catch {
         logger.critical("cannot open the data directory", ["error": error.description])
         exit(1)

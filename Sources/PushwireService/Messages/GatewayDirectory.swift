@@ -8,14 +8,19 @@ import Synchronization
 /// their HTTP/2 connections and provider token are reused across messages.
 final class GatewayDirectory: Sendable {
     private let sink: any NotificationGateway
+    private let apns: APNsConfiguration
     private let applications: @Sendable (Int64) -> ApplicationRecord?
     private let gateways = Mutex<[Int64: (settings: APNsSettingsRecord, gateway: any NotificationGateway)]>([:])
 
     /// - Parameters:
     ///   - sink: the gateway of applications without (valid) APNs settings.
+    ///   - apns: how every APNs gateway connects; its `baseURLOverride` and `caFile` come from
+    ///     `pushwired --apns-url/--apns-ca-file` (a local APNs double in tests), the rest is default.
     ///   - applications: the current record of an application by internal id.
-    init(sink: any NotificationGateway, applications: @escaping @Sendable (Int64) -> ApplicationRecord?) {
+    init(sink: any NotificationGateway, apns: APNsConfiguration = APNsConfiguration(),
+         applications: @escaping @Sendable (Int64) -> ApplicationRecord?) {
         self.sink = sink
+        self.apns = apns
         self.applications = applications
     }
 
@@ -27,7 +32,7 @@ final class GatewayDirectory: Sendable {
         guard let credentials = try? APNsCredentials(
                   teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
                   environment: settings.environment == 2 ? .production : .sandbox),
-              let gateway = try? APNsGateway(credentials: credentials) else { return sink }
+              let gateway = try? APNsGateway(credentials: credentials, configuration: apns) else { return sink }
         gateways.withLock { $0[applicationID] = (settings, gateway) }
         return gateway
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PushwireAPNs
 import PushwireDelivery
 import PushwireStore
 
@@ -8,13 +9,15 @@ extension MessagesService {
 
     /// Builds the service with a running pipeline: applications with APNs settings go to the APNs
     /// gateway, the others to the file sink at `sinkPath` (default `<dataDirectory>/sink.jsonl`).
+    /// `apns` is how APNs gateways connect (base URL override and CA file for a local double).
     /// - Throws: `.cannotOpen` when the sink file cannot be opened.
-    static func start(registry: Registry, store: some MessageStore, dataDirectory: String, sinkPath: String?) throws(StoreError) -> MessagesService {
+    static func start(registry: Registry, store: some MessageStore, dataDirectory: String, sinkPath: String?,
+                      apns: APNsConfiguration = APNsConfiguration()) throws(StoreError) -> MessagesService {
         let path = sinkPath ?? (dataDirectory as NSString).appendingPathComponent(defaultSinkFileName)
         let sink: FileSinkGateway
         do { sink = try FileSinkGateway(path: path) } catch { throw .cannotOpen(path: path, reason: error.description) }
         let directory = registry.directory
-        let gateways = GatewayDirectory(sink: sink) { id in directory.all().first { $0.id == id } }
+        let gateways = GatewayDirectory(sink: sink, apns: apns) { id in directory.all().first { $0.id == id } }
         let pipeline = DeliveryPipeline(store: store) { gateways.gateway(applicationID: $0) }
         pipeline.start()
         return MessagesService(registry: registry, store: store, pipeline: pipeline)

@@ -1,0 +1,1 @@
+../PushwireAPNsTests/APNsDouble.swift

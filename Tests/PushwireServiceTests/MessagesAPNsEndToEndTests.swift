@@ -1,0 +1,345 @@
+import Foundation
+import PushwireWire
+import XCTest
+
+/// Issue 7, item 6: pushwired and the APNs double (Scripts/apns-double) as real processes. A message
+/// created over RPC reaches the double as Apple's provider API prescribes; each kind of APNs answer
+/// has its documented effect in `GetMessageDetails`; a restart of the double in the middle of a
+/// fan-out loses and duplicates nothing. `APNsDouble.swift` is shared with PushwireAPNsTests (a
+/// symbolic link to Tests/PushwireAPNsTests/APNsDouble.swift).
+final class MessagesAPNsEndToEndTests: XCTestCase {
+    /// pushwired pointed at `double`, with one connection for the test's calls.
+    private struct Server {
+        let process: Process
+        let client: RawClient
+        var nextCallID: UInt32 = 1
+
+        mutating func call<Request: WireMessage, Response: WireMessage>(
+            _ method: MethodDescriptor<Request, Response>, _ request: Request, token: String? = nil) throws -> Response {
+            nextCallID += 1
+            return try client.call(method, request, token: token, callID: nextCallID)
+        }
+
+        func stop() {
+            guard process.isRunning else { return }
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    private static let adminToken = "apns-e2e-admin"
+
+    private func startServer(double: APNsDouble) throws -> Server {
+        guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
+        let dataDirectory = NSTemporaryDirectory() + "pushwire-apns-e2e-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", Self.adminToken,
+                             "--log-level", "error", "--apns-url", double.baseURL, "--apns-ca-file", try APNsDouble.caFile()]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var text = ""
+        while !text.contains("listening on") || !text.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
+              let port = line.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespaces)) }) else {
+            process.terminate()
+            throw RawClient.Failure(description: "pushwired did not report its address: \(text)")
+        }
+        return Server(process: process, client: try RawClient(port: port))
+    }
+
+    /// Creates an application whose APNs settings are the double's; returns (code, access token).
+    private func createApplication(_ server: inout Server) throws -> (code: String, token: String) {
+        var settings = ApnsSettings()
+        settings.teamID = APNsDouble.teamID
+        settings.keyID = APNsDouble.keyID
+        settings.topic = APNsDouble.topic
+        settings.privateKeyP8 = try APNsDouble.p8()
+        settings.environment = .sandbox
+        var request = CreateApplicationRequest()
+        request.name = "apns-e2e"
+        request.apns = settings
+        let created = try server.call(Methods.Admin.createApplication, request, token: Self.adminToken)
+        return (try XCTUnwrap(created.application?.code), created.accessToken)
+    }
+
+    /// Registers one iOS device per token (hwid `hw-<index>`), 64 calls in flight.
+    private func register(_ tokens: [String], application: String, on server: inout Server) throws {
+        var next = 0, inFlight = 0, done = 0
+        while done < tokens.count {
+            while inFlight < 64 && next < tokens.count {
+                var request = RegisterDeviceRequest()
+                request.application = application
+                request.hwid = "hw-\(next)"
+                request.pushToken = tokens[next]
+                request.deviceType = .ios
+                request.language = "en"
+                server.nextCallID += 1
+                try server.client.sendRequest(callID: server.nextCallID, path: Methods.Devices.registerDevice.path, request)
+                next += 1
+                inFlight += 1
+            }
+            let response = try server.client.nextResponse()
+            XCTAssertEqual(response.code, 0, response.message)
+            inFlight -= 1
+            done += 1
+        }
+    }
+
+    private func upsertCategory(_ server: inout Server, token: String) throws -> UInt32 {
+        var yes = Button(), no = Button()
+        yes.id = 0
+        yes.label = "Yes"
+        no.id = 1
+        no.label = "No"
+        var category = PushwireWire.Category()
+        category.name = "DinnerInvite"
+        category.buttons = [yes, no]
+        var request = UpsertCategoryRequest()
+        request.category = category
+        let stored = try server.call(Methods.Categories.upsertCategory, request, token: token)
+        return try XCTUnwrap(stored.category?.categoryID)
+    }
+
+    private func createMessage(_ notification: PushwireWire.Notification, _ server: inout Server, token: String) throws -> String {
+        var request = CreateMessageRequest()
+        request.notifications = [notification]
+        return try XCTUnwrap(server.call(Methods.Messages.createMessage, request, token: token).messageCodes.first)
+    }
+
+    /// Polls GetMessageDetails until the message is done (or `timeout` passed).
+    private func details(_ code: String, _ server: inout Server, token: String, timeout: TimeInterval = 30) throws -> GetMessageDetailsResponse {
+        var request = GetMessageDetailsRequest()
+        request.messageCode = code
+        let deadline = Date().addingTimeInterval(timeout)
+        var details = try server.call(Methods.Messages.getMessageDetails, request, token: token)
+        while details.status != .done && Date() < deadline {
+            usleep(50_000)
+            details = try server.call(Methods.Messages.getMessageDetails, request, token: token)
+        }
+        XCTAssertEqual(details.status, .done, "message \(code) did not finish in \(timeout) s")
+        return details
+    }
+
+    private func failures(_ details: GetMessageDetailsResponse) -> [String: UInt64] {
+        Dictionary(details.failures.map { ($0.reason, $0.count) }, uniquingKeysWith: +)
+    }
+
+    private static func token(_ index: Int) -> String { String(format: "%064x", 0xE2E000 + index) }
+
+    private static func deviceToken(of record: [String: Any]) -> String? {
+        (record["path"] as? String).map { String($0.dropFirst("/3/device/".count)) }
+    }
+
+    private static func headers(of record: [String: Any]) -> [String: String] { record["headers"] as? [String: String] ?? [:] }
+
+    private static func jsonObject(_ text: Substring) -> [String: Any]? {
+        let padded = text + String(repeating: "=", count: (4 - text.count % 4) % 4)
+        let base64 = padded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    }
+
+    // MARK: - The requests
+
+    func testAMessageReachesTheDoubleAsAppleSpecifies() throws {
+        let double = try APNsDouble()
+        var server = try startServer(double: double)
+        defer { server.stop() }
+        let (code, token) = try createApplication(&server)
+        let tokens = (0..<3).map(Self.token)
+        try register(tokens, application: code, on: &server)
+        let categoryID = try upsertCategory(&server, token: token)
+
+        var first = PushwireWire.Notification()
+        first.content = "Dinner at eight?"
+        first.iosCategoryID = categoryID
+        first.iosTTL = 3600
+        first.iosCollapseID = "dinner-plans"
+        first.iosInterruptionLevel = .passive
+        let firstCode = try createMessage(first, &server, token: token)
+        var second = PushwireWire.Notification()
+        second.content = "Plain news"
+        let secondCode = try createMessage(second, &server, token: token)
+
+        let firstDetails = try details(firstCode, &server, token: token)
+        let secondDetails = try details(secondCode, &server, token: token)
+        for details in [firstDetails, secondDetails] {
+            XCTAssertEqual(details.targeted, 3)
+            XCTAssertEqual(details.sent, 3)
+            XCTAssertEqual(details.failed, 0)
+        }
+
+        let records = double.records()
+        XCTAssertEqual(records.count, 6, "one request per device and message, no more")
+        var apnsIDs: Set<String> = []
+        var jwts: Set<String> = []
+        for (notification, details) in [(first, firstDetails), (second, secondDetails)] {
+            let mine = records.filter { ($0["body"] as? String)?.contains(notification.content) ?? false }
+            XCTAssertEqual(mine.compactMap(Self.deviceToken).sorted(), tokens.sorted(), "one request per device for \(notification.content)")
+            for record in mine {
+                let headers = Self.headers(of: record)
+                XCTAssertEqual(record["method"] as? String, "POST")
+                XCTAssertEqual(record["status"] as? Int, 200)
+                XCTAssertEqual(record["jwt_ok"] as? Bool, true, "the double verified the ES256 signature with the app's public key")
+                XCTAssertEqual(headers["apns-topic"], APNsDouble.topic)
+                XCTAssertEqual(headers["apns-push-type"], "alert")
+                XCTAssertEqual(headers["apns-priority"], notification.iosInterruptionLevel == .passive ? "5" : "10")
+                let expiration = notification.iosTTL == 0 ? 0 : details.sendAtMS / 1000 + Int64(notification.iosTTL)
+                XCTAssertEqual(headers["apns-expiration"], String(expiration))
+                XCTAssertEqual(headers["apns-collapse-id"], notification.iosCollapseID.isEmpty ? nil : notification.iosCollapseID)
+                let apnsID = try XCTUnwrap(headers["apns-id"])
+                XCTAssertNotNil(UUID(uuidString: apnsID), "apns-id \(apnsID) is a UUID")
+                apnsIDs.insert(apnsID.lowercased())
+                if let authorization = headers["authorization"] { jwts.insert(authorization) }
+
+                let body = try XCTUnwrap((record["body"] as? String).map { Data($0.utf8) })
+                let payload = try XCTUnwrap(JSONSerialization.jsonObject(with: body) as? [String: Any])
+                let aps = try XCTUnwrap(payload["aps"] as? [String: Any])
+                let alert = aps["alert"] as? [String: Any]
+                XCTAssertEqual(alert?["body"] as? String ?? aps["alert"] as? String, notification.content)
+                XCTAssertEqual(aps["category"] as? String, notification.iosCategoryID == 0 ? nil : String(notification.iosCategoryID))
+            }
+        }
+        XCTAssertEqual(apnsIDs.count, 6, "every request has its own apns-id")
+        // One provider token, reused, with the claims APNs wants.
+        XCTAssertEqual(jwts.count, 1)
+        let parts = try XCTUnwrap(jwts.first).dropFirst("bearer ".count).split(separator: ".")
+        XCTAssertEqual(parts.count, 3)
+        let header = try XCTUnwrap(Self.jsonObject(parts[0]))
+        let claims = try XCTUnwrap(Self.jsonObject(parts[1]))
+        XCTAssertEqual(header["alg"] as? String, "ES256")
+        XCTAssertEqual(header["kid"] as? String, APNsDouble.keyID)
+        XCTAssertEqual(claims["iss"] as? String, APNsDouble.teamID)
+    }
+
+    // MARK: - The answers
+
+    func testEachAnswerHasItsDocumentedEffect() throws {
+        let tokens = (0..<9).map(Self.token)
+        // Every request with the first provider token is answered 403 ExpiredProviderToken: the
+        // gateway signs a new one (once) and sends again. Then the rules: TIMES 1 answers only the
+        // first request for that token so, and the retry is accepted.
+        let double = try APNsDouble([
+            "--expire-first-jwt",
+            "--rule", "\(tokens[1])=410:Unregistered",
+            "--rule", "\(tokens[2])=400:BadDeviceToken",
+            "--rule", "\(tokens[3])=429:TooManyRequests::1",
+            "--rule", "\(tokens[4])=500:InternalServerError::1",
+            "--rule", "\(tokens[5])=503:ServiceUnavailable::1",
+            "--rule", "\(tokens[6])=500:InternalServerError",
+            "--rule", "\(tokens[7])=413:PayloadTooLarge",
+            "--rule", "\(tokens[8])=400:BadExpirationDate",
+        ])
+        var server = try startServer(double: double)
+        defer { server.stop() }
+        let (code, token) = try createApplication(&server)
+        try register(tokens, application: code, on: &server)
+
+        var notification = PushwireWire.Notification()
+        notification.content = "Every answer"
+        let messageCode = try createMessage(notification, &server, token: token)
+        // pushwired's pipeline makes 4 attempts, 1 s apart and doubling (±50 %): ≤ 10.5 s.
+        let details = try details(messageCode, &server, token: token)
+        XCTAssertEqual(details.targeted, 9)
+        XCTAssertEqual(details.sent, 4, "200 at once, and 429/500/503 once then 200")
+        XCTAssertEqual(details.failed, 5)
+        XCTAssertEqual(details.invalidTokens, 2, "410 Unregistered and 400 BadDeviceToken")
+        XCTAssertEqual(failures(details), [
+            "Unregistered": 1, "BadDeviceToken": 1, "InternalServerError": 1, "PayloadTooLarge": 1, "BadExpirationDate": 1,
+        ])
+
+        let records = double.records()
+        let byToken = Dictionary(grouping: records) { Self.deviceToken(of: $0) ?? "" }
+        // 403 ExpiredProviderToken → exactly one refresh: one rejected token, one new token after it.
+        let expired = records.filter { $0["reason"] as? String == "ExpiredProviderToken" }
+        XCTAssertEqual(expired.count, 9, "each device's first request carried the first token")
+        let firstJWTs = Set(expired.compactMap { Self.headers(of: $0)["authorization"] })
+        let laterJWTs = Set(records.filter { $0["reason"] as? String != "ExpiredProviderToken" }.compactMap { Self.headers(of: $0)["authorization"] })
+        XCTAssertEqual(firstJWTs.count, 1)
+        XCTAssertEqual(laterJWTs.count, 1, "one refresh, shared by every retried request")
+        XCTAssertTrue(firstJWTs.isDisjoint(with: laterJWTs))
+        XCTAssertTrue(records.allSatisfy { $0["jwt_ok"] as? Bool == true })
+        func statuses(_ index: Int) -> [Int] {
+            (byToken[tokens[index]] ?? []).filter { $0["reason"] as? String != "ExpiredProviderToken" }.compactMap { $0["status"] as? Int }
+        }
+        XCTAssertEqual(statuses(0), [200])
+        XCTAssertEqual(statuses(1), [410], "a dead token is not retried")
+        XCTAssertEqual(statuses(2), [400])
+        XCTAssertEqual(statuses(3), [429, 200])
+        XCTAssertEqual(statuses(4), [500, 200])
+        XCTAssertEqual(statuses(5), [503, 200])
+        XCTAssertEqual(statuses(6), [500, 500, 500, 500], "the pipeline's retry limit: 4 attempts")
+        XCTAssertEqual(statuses(7), [413], "permanent: not retried")
+        XCTAssertEqual(statuses(8), [400])
+
+        // The dead (410) and invalid (400 BadDeviceToken) tokens are no longer targeted.
+        var next = PushwireWire.Notification()
+        next.content = "After the answers"
+        var targeting = Targeting()
+        targeting.devices = ["hw-0", "hw-1", "hw-2", "hw-3"]
+        next.targeting = targeting
+        let nextCode = try createMessage(next, &server, token: token)
+        let nextDetails = try self.details(nextCode, &server, token: token)
+        let nextTokens = double.records().filter { ($0["body"] as? String)?.contains("After the answers") ?? false }.compactMap(Self.deviceToken)
+        XCTAssertEqual(nextTokens.sorted(), [tokens[0], tokens[3]].sorted(), "no request for the dead or invalid token")
+        XCTAssertEqual(nextDetails.sent, 2)
+        XCTAssertEqual(nextDetails.targeted, 2)
+    }
+
+    // MARK: - A restart of APNs
+
+    func testARestartOfTheDoubleMidFanOutLosesAndDuplicatesNothing() throws {
+        let total = 3000
+        let logPath = try APNsDouble.materialDirectory().appendingPathComponent("restart-\(UUID().uuidString).jsonl").path
+        var double = try APNsDouble(logPath: logPath)
+        let port = double.port
+        var server = try startServer(double: double)
+        defer { server.stop() }
+        let (code, token) = try createApplication(&server)
+        let tokens = (0..<total).map(Self.token)
+        try register(tokens, application: code, on: &server)
+
+        var notification = PushwireWire.Notification()
+        notification.content = "Through a restart"
+        let messageCode = try createMessage(notification, &server, token: token)
+        // Stop the double (SIGTERM: it closes every connection with requests unanswered) once part
+        // of the fan-out was answered, and start it again on the same port with the same log.
+        let deadline = Date().addingTimeInterval(30)
+        var answeredAtStop = 0
+        while Date() < deadline {
+            answeredAtStop = lineCount(logPath)
+            if answeredAtStop >= total / 5 { break }
+            usleep(2_000)
+        }
+        double.stop()
+        answeredAtStop = lineCount(logPath)
+        double = try APNsDouble(port: port, logPath: logPath)
+        print("APNs restart test: the double answered \(answeredAtStop) of \(total) before its restart")
+        XCTAssertGreaterThan(answeredAtStop, 0)
+        XCTAssertLessThan(answeredAtStop, total, "the restart happened in the middle of the fan-out")
+
+        let details = try details(messageCode, &server, token: token)
+        XCTAssertEqual(details.targeted, UInt64(total))
+        XCTAssertEqual(details.sent, UInt64(total), "nothing lost: \(failures(details))")
+        XCTAssertEqual(details.failed, 0)
+
+        let accepted = double.records().filter { $0["status"] as? Int == 200 }
+        let acceptedTokens = accepted.compactMap(Self.deviceToken)
+        XCTAssertEqual(Set(acceptedTokens), Set(tokens), "every device was delivered")
+        XCTAssertEqual(acceptedTokens.count, total, "no device was delivered twice")
+        let apnsIDs = Set(accepted.compactMap { Self.headers(of: $0)["apns-id"]?.lowercased() })
+        XCTAssertEqual(apnsIDs.count, total, "one apns-id per delivered notification")
+        double.stop()
+    }
+
+    private func lineCount(_ path: String) -> Int {
+        guard let data = FileManager.default.contents(atPath: path) else { return 0 }
+        return data.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+    }
+}
