@@ -145,6 +145,42 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
     }
 
+    // MARK: - The options
+
+    /// Runs pushwired with `arguments` to its exit; returns the status and what it wrote.
+    private func runPushwired(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func testTheAPNsEndpointOptionsAreDocumentedAndChecked() throws {
+        let help = try runPushwired(["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.output.contains("--apns-url <url>"), help.output)
+        XCTAssertTrue(help.output.contains("--apns-ca-file <file>"), help.output)
+
+        // Verification is never off: a plain-HTTP endpoint is a usage error.
+        let plain = try runPushwired(["--apns-url", "http://127.0.0.1:8443"])
+        XCTAssertEqual(plain.status, 64)
+        XCTAssertTrue(plain.output.contains("--apns-url: 'http://127.0.0.1:8443' is not an https:// URL"), plain.output)
+
+        // A CA file that cannot be read stops the start rather than every later delivery.
+        let dataDirectory = NSTemporaryDirectory() + "pushwire-apns-opts-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let missing = try runPushwired(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", Self.adminToken,
+                                        "--apns-url", "https://127.0.0.1:8443", "--apns-ca-file", dataDirectory + "/no-such-ca.pem"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.output.contains("cannot read the APNs CA file"), missing.output)
+    }
+
     // MARK: - The requests
 
     func testAMessageReachesTheDoubleAsAppleSpecifies() throws {
