@@ -1,18 +1,24 @@
 import PushwireDelivery
+import Synchronization
 
 /// Delivers notifications to Apple's push service over HTTP/2 with token authentication.
 ///
 /// One gateway per application and environment: it keeps up to `maxConnections` long-lived HTTP/2
 /// connections, multiplexes up to `maxConcurrentStreams` requests on each, and never has more than
-/// `maxInFlight` notifications outstanding — `deliver` suspends until there is room. Requests whose
+/// `maxInFlight` notifications outstanding — `deliver` suspends until there is room. Each connection
+/// has its own libcurl multi handle and thread (`HTTP2Client`): libcurl 7.88 spends 100+ µs of CPU
+/// per request, so one thread per connection is what lets a second core help. Requests whose
 /// connection failed or went away (GOAWAY) before APNs answered are sent again on a new connection;
 /// APNs' answers become `DeliveryOutcome`s (see `APNsResponse`).
 public final class APNsGateway: NotificationGateway {
-    private let client: HTTP2Client
+    private let clients: [HTTP2Client]
+    /// Where the next notification goes: round robin over `clients`.
+    private let nextClient = Atomic<Int>(0)
     private let window: InFlightWindow
     private let tokens: ProviderTokenCache
 
-    /// Creates a gateway and starts its HTTP/2 thread; connections open on the first delivery.
+    /// Creates a gateway and starts its HTTP/2 threads (one per connection); connections open on the
+    /// first delivery.
     /// - Throws: `APNsGatewayError.credentials` if the key does not parse, `.libcurl` if libcurl
     ///   cannot be initialised.
     public convenience init(credentials: APNsCredentials, configuration: APNsConfiguration = APNsConfiguration()) throws(APNsGatewayError) {
@@ -29,10 +35,21 @@ public final class APNsGateway: NotificationGateway {
         window = InFlightWindow(size: configuration.maxInFlight)
         var baseURL = configuration.baseURLOverride ?? credentials.environment.baseURL
         while baseURL.hasSuffix("/") { baseURL.removeLast() }
-        client = try HTTP2Client(baseURL: baseURL, topic: credentials.topic, configuration: configuration, tokens: tokens)
+        var perConnection = configuration
+        perConnection.maxConnections = 1
+        var clients: [HTTP2Client] = []
+        for _ in 0..<configuration.maxConnections {
+            do {
+                clients.append(try HTTP2Client(baseURL: baseURL, topic: credentials.topic, configuration: perConnection, tokens: tokens))
+            } catch {
+                for client in clients { client.stop() }
+                throw error
+            }
+        }
+        self.clients = clients
     }
 
-    deinit { client.stop() }
+    deinit { for client in clients { client.stop() } }
 
     /// Delivers `batch`, suspending while the in-flight window is full, and returns one outcome per
     /// notification in the batch's order.
@@ -63,19 +80,29 @@ public final class APNsGateway: NotificationGateway {
                 }
             }
             next += granted
-            client.submit(jobs)
+            submit(jobs)
         }
         return await collector.outcomes()
     }
 
-    /// Stops the HTTP/2 thread; notifications still in flight complete with `.retry`.
-    public func shutdown() { client.stop() }
+    /// Spreads `jobs` over the connections' clients, round robin, one hand-over per client.
+    private func submit(_ jobs: [APNsJob]) {
+        guard clients.count > 1 else { return clients[0].submit(jobs) }
+        // Unsigned arithmetic: the counter may wrap after 2^64 notifications without trapping.
+        let first = UInt(bitPattern: nextClient.wrappingAdd(jobs.count, ordering: .relaxed).oldValue)
+        var groups = Array(repeating: [APNsJob](), count: clients.count)
+        for (offset, job) in jobs.enumerated() { groups[Int((first &+ UInt(offset)) % UInt(clients.count))].append(job) }
+        for (client, group) in zip(clients, groups) { client.submit(group) }
+    }
+
+    /// Stops the HTTP/2 threads; notifications still in flight complete with `.retry`.
+    public func shutdown() { for client in clients { client.stop() } }
 
     /// The most notifications that were in flight at once.
     public var peakInFlight: Int { window.peakInUse }
 
     /// Requests sent again because their connection failed before APNs answered.
-    public var connectionRetryCount: Int { client.connectionRetryCount }
+    public var connectionRetryCount: Int { clients.reduce(0) { $0 + $1.connectionRetryCount } }
 
     /// Provider tokens signed so far.
     public var providerTokensSigned: Int { tokens.signedCount }

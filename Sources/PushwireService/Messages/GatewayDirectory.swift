@@ -26,14 +26,18 @@ final class GatewayDirectory: Sendable {
 
     func gateway(applicationID: Int64) -> any NotificationGateway {
         guard let settings = applications(applicationID)?.apns else { return sink }
-        if let cached = gateways.withLock({ $0[applicationID] }), cached.settings == settings { return cached.gateway }
-        // Stored settings were validated by UpdateApplication/CreateApplication; should a key still
-        // fail to load, the file sink keeps the message inspectable rather than lost.
-        guard let credentials = try? APNsCredentials(
-                  teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
-                  environment: settings.environment == 2 ? .production : .sandbox),
-              let gateway = try? APNsGateway(credentials: credentials, configuration: apns) else { return sink }
-        gateways.withLock { $0[applicationID] = (settings, gateway) }
-        return gateway
+        // Looked up and created under one lock: messages fanned out at once must share one gateway
+        // (one set of connections, one provider token), not each create their own.
+        return gateways.withLock { gateways -> any NotificationGateway in
+            if let cached = gateways[applicationID], cached.settings == settings { return cached.gateway }
+            // Stored settings were validated by UpdateApplication/CreateApplication; should a key
+            // still fail to load, the file sink keeps the message inspectable rather than lost.
+            guard let credentials = try? APNsCredentials(
+                      teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
+                      environment: settings.environment == 2 ? .production : .sandbox),
+                  let gateway = try? APNsGateway(credentials: credentials, configuration: apns) else { return sink }
+            gateways[applicationID] = (settings, gateway)
+            return gateway
+        }
     }
 }
