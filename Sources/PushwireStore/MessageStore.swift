@@ -23,8 +23,13 @@ public protocol MessageStore: Sendable {
     /// now); nil when the application has no such message.
     func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord?
 
-    /// Messages to work on now: scheduled ones whose time passed, and ones left sending; oldest first.
+    /// Messages to work on now: ones left sending first, then scheduled ones whose time passed,
+    /// oldest first.
     func dueMessages(nowMS: Int64, limit: Int) throws(StoreError) -> [MessageRecord]
+
+    /// The ids of `dueMessages`, in the same order: what the scheduler reads each time it wakes,
+    /// without decoding messages it has no room to start.
+    func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64]
 
     /// The earliest send time of a scheduled message, or nil when none is scheduled.
     func nextScheduledSendTime() throws(StoreError) -> Int64?
@@ -56,6 +61,13 @@ public protocol MessageStore: Sendable {
 
     /// The message's counters, failures by reason and taps.
     func statistics(messageID: Int64) throws(StoreError) -> MessageStatisticsRecord
+}
+
+extension MessageStore {
+    /// The ids of `dueMessages`; a store that can read them alone (SQLite, from its index) does.
+    public func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64] {
+        try dueMessages(nowMS: nowMS, limit: limit).map(\.id)
+    }
 }
 
 /// Where a message is in its life (the wire numbers of `MessageStatus`).

@@ -97,17 +97,26 @@ public final class DeliveryPipeline: Sendable {
 
     private func schedule() async {
         while !isStopped {
-            let due = (try? store.dueMessages(nowMS: Self.nowMS(), limit: 64)) ?? []
-            for message in due {
+            // Ids only (the store reads them from its index): the messages running now come
+            // first (they are sending), so twice the slots is enough to find the free ones, and
+            // only the messages started are read and decoded.
+            let slots = configuration.maxConcurrentMessages
+            let due = (try? store.dueMessageIDs(nowMS: Self.nowMS(), limit: 2 * slots)) ?? []
+            for id in due {
                 let claimed = state.withLock { state -> Bool in
-                    guard state.running.count < configuration.maxConcurrentMessages, !state.running.contains(message.id) else { return false }
-                    state.running.insert(message.id)
+                    guard state.running.count < slots, !state.running.contains(id) else { return false }
+                    state.running.insert(id)
                     return true
                 }
                 guard claimed else { continue }
+                // Read after the claim: a fan-out that finished since the ids were read left it done.
+                guard let message = try? store.message(id: id), message.status == .scheduled || message.status == .sending else {
+                    state.withLock { _ = $0.running.remove(id) }
+                    continue
+                }
                 Task { [self] in
                     await FanOut(pipeline: self, message: message).run()
-                    state.withLock { _ = $0.running.remove(message.id) }
+                    state.withLock { _ = $0.running.remove(id) }
                     wake()
                 }
             }

@@ -33,7 +33,7 @@ struct FanOut {
 
     func run() async {
         let store = pipeline.store
-        guard let spec = try? JSONDecoder().decode(MessageSpec.self, from: Data(message.spec.utf8)) else {
+        guard let spec = MessageSpecJSON.decode(message.spec) else {
             // Unreadable spec (a newer binary wrote it?): close the message rather than loop on it.
             _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, finish: true))
             return

@@ -30,7 +30,7 @@ public struct MessagesService: Sendable {
         var named: [String] = []
         for (index, notification) in request.notifications.enumerated() {
             let checked = try MessageValidation.check(notification, index: index, categories: categories, nowMS: now)
-            let spec = try encodeSpec(checked.spec)
+            let spec = MessageSpecJSON.encode(checked.spec)
             records.append(NewMessageRecord(
                 applicationID: application.id, code: MessageCodes.make(), transactionID: checked.transactionID,
                 sendAtMS: checked.sendAtMS, categoryID: checked.spec.categoryID, targeting: checked.targeting, spec: spec))
@@ -46,17 +46,6 @@ public struct MessagesService: Sendable {
         response.messageCodes = created.map(\.code)
         pipeline.wake()
         return response
-    }
-
-    private func encodeSpec(_ spec: MessageSpec) throws(RPCError) -> String {
-        do {
-            // Sorted keys: the stored spec of equal notifications is equal text.
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return String(decoding: try encoder.encode(spec), as: UTF8.self)
-        } catch {
-            throw RPCError(.internalError, "cannot encode the message: \(error)")
-        }
     }
 
     /// Cancels a scheduled message. FAILED_PRECONDITION once it started; deleting a cancelled one again is OK.
