@@ -48,8 +48,112 @@ enum TargetingJSON {
     }
 
     /// Reads a stored targeting (this encoding or `JSONEncoder`'s); nil when it is not one.
+    ///
+    /// Text in exactly the shape `encode` writes without tag conditions (what the fan-out reads
+    /// for every message it starts) is read by hand; anything else goes through `JSONDecoder`.
     static func decode(_ text: String) -> TargetingRecord? {
-        try? JSONDecoder().decode(TargetingRecord.self, from: Data(text.utf8))
+        var text = text
+        if let fast = text.withUTF8({ bytes -> TargetingRecord? in
+            var reader = Reader(bytes: bytes)
+            return reader.targetingWithoutConditions()
+        }) {
+            return fast
+        }
+        return try? JSONDecoder().decode(TargetingRecord.self, from: Data(text.utf8))
+    }
+
+    /// Reads `{"conditions":[],"hwids":[…],"platforms":[…],"userIDs":[…]}` with the escapes
+    /// `encode` writes; nil at the first byte it does not expect.
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        mutating func literal(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard position + count <= bytes.count else { return false }
+            let start = text.utf8Start
+            for offset in 0..<count where bytes[position + offset] != start[offset] { return false }
+            position += count
+            return true
+        }
+
+        mutating func targetingWithoutConditions() -> TargetingRecord? {
+            guard literal(#"{"conditions":[],"hwids":["#), let hwids = strings(),
+                  literal(#","platforms":["#), let platforms = integers(),
+                  literal(#","userIDs":["#), let userIDs = strings(),
+                  literal("}"), position == bytes.count else { return nil }
+            return TargetingRecord(hwids: hwids, userIDs: userIDs, platforms: platforms)
+        }
+
+        /// String literals up to and including the closing `]`.
+        mutating func strings() -> [String]? {
+            var values: [String] = []
+            if literal("]") { return values }
+            while true {
+                guard let value = string() else { return nil }
+                values.append(value)
+                if literal("]") { return values }
+                guard literal(",") else { return nil }
+            }
+        }
+
+        mutating func string() -> String? {
+            guard literal("\"") else { return nil }
+            var decoded: [UInt8] = []
+            while position < bytes.count {
+                let byte = bytes[position]
+                position += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return String(validating: decoded, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    guard position < bytes.count else { return nil }
+                    let escape = bytes[position]
+                    position += 1
+                    if escape == UInt8(ascii: "\"") || escape == UInt8(ascii: "\\") {
+                        decoded.append(escape)
+                    } else if escape == UInt8(ascii: "u"), position + 4 <= bytes.count,
+                              bytes[position] == UInt8(ascii: "0"), bytes[position + 1] == UInt8(ascii: "0"),
+                              let high = hexDigit(bytes[position + 2]), let low = hexDigit(bytes[position + 3]) {
+                        decoded.append(high << 4 | low)
+                        position += 4
+                    } else {
+                        return nil
+                    }
+                default:
+                    decoded.append(byte)
+                }
+            }
+            return nil
+        }
+
+        /// Integers up to and including the closing `]`.
+        mutating func integers() -> [Int32]? {
+            var values: [Int32] = []
+            if literal("]") { return values }
+            while true {
+                var value: Int64 = 0
+                let negative = literal("-")
+                let start = position
+                while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9"),
+                      position - start < 10 {
+                    value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0"))
+                    position += 1
+                }
+                guard position > start, let number = Int32(exactly: negative ? -value : value) else { return nil }
+                values.append(number)
+                if literal("]") { return values }
+                guard literal(",") else { return nil }
+            }
+        }
+
+        func hexDigit(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            default: nil
+            }
+        }
     }
 
     private static func appendStrings(_ values: [String], to out: inout [UInt8]) {

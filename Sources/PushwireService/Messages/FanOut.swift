@@ -47,8 +47,9 @@ struct FanOut {
         var pending: [DeliveryResultRecord] = []
         var retries: [Retry] = []
 
-        // Resume what a crash left open.
-        for open in (try? store.openDeliveries(messageID: message.id)) ?? [] {
+        // Resume what a crash left open (a message that was only scheduled has nothing open).
+        let open = message.status == .scheduled ? [] : (try? store.openDeliveries(messageID: message.id)) ?? []
+        for open in open {
             if open.handedOver {
                 pending.append(DeliveryResultRecord(deliveryID: open.deliveryID, hwid: open.hwid,
                                                     result: .failed(reason: FanOut.interruptedReason, invalidToken: false, deadToken: nil)))
@@ -77,7 +78,8 @@ struct FanOut {
                                   handOver: targets.map { NewDeliveryRecord(hwid: $0.hwid, attempt: 1) },
                                   cursor: last.hwid, targetedIncrement: targets.count, badges: badges)
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
-            let following = read(after: last.hwid)
+            // A short batch was the last one: no need to ask (most messages fit in one batch).
+            let following = targets.count < configuration.batchSize ? [] : read(after: last.hwid)
             guard let ids = await committed, ids.count == targets.count else { return }
             pending = []
             var batch: [OutgoingNotification] = []

@@ -8,6 +8,7 @@ public struct MessagesService: Sendable {
     let registry: Registry
     let store: any MessageStore
     let pipeline: DeliveryPipeline
+    let knownDevices = KnownDevices()
 
     /// Creates the service; `pipeline` is woken whenever a message is created.
     public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {
@@ -38,13 +39,13 @@ public struct MessagesService: Sendable {
         }
         var response = CreateMessageResponse()
         if !named.isEmpty {
-            let known = try storeCall { () throws(StoreError) in try store.knownDevices(applicationID: application.id, hwids: Array(Set(named))) }
-            var reported = Set<String>()
-            for hwid in named where !known.contains(hwid) && reported.insert(hwid).inserted { response.unknownDevices.append(hwid) }
+            response.unknownDevices = try storeCall { () throws(StoreError) in
+                try knownDevices.unknown(applicationID: application.id, hwids: named, store: store)
+            }
         }
         let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(records) }
         response.messageCodes = created.map(\.code)
-        pipeline.wake()
+        pipeline.messagesCreated(earliestSendAtMS: records.map(\.sendAtMS).min() ?? now)
         return response
     }
 
