@@ -284,10 +284,15 @@ public struct FanOutStep: Sendable, Equatable {
     public var badges: [(hwid: String, badge: Int64)]
     /// Marks the message done.
     public var finish: Bool
+    /// The first attempt record of an earlier batch that is still with the gateway (handed over,
+    /// its outcomes not in `results`): the open range starts there rather than at this step's
+    /// first record. Nil when every earlier record has its outcome here or before.
+    public var openSince: UInt64?
 
     /// Creates a step.
     public init(messageID: Int64, applicationID: Int64, results: [DeliveryResultRecord] = [], handOver: [NewDeliveryRecord] = [],
-                cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false) {
+                cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false,
+                openSince: UInt64? = nil) {
         self.messageID = messageID
         self.applicationID = applicationID
         self.results = results
@@ -296,11 +301,12 @@ public struct FanOutStep: Sendable, Equatable {
         self.targetedIncrement = targetedIncrement
         self.badges = badges
         self.finish = finish
+        self.openSince = openSince
     }
 
     public static func == (a: FanOutStep, b: FanOutStep) -> Bool {
         a.messageID == b.messageID && a.applicationID == b.applicationID && a.results == b.results && a.handOver == b.handOver
-            && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish
+            && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish && a.openSince == b.openSince
             && a.badges.map(\.hwid) == b.badges.map(\.hwid) && a.badges.map(\.badge) == b.badges.map(\.badge)
     }
 }

@@ -31,6 +31,14 @@ struct FanOut {
         var badge: Int64?
     }
 
+    /// Rendered payloads: the first few (language, badge) pairs in a short list compared without
+    /// hashing (a message to a million devices in three languages looks up a million times and
+    /// finds one of three), the rest by variant in a dictionary.
+    private struct Renders {
+        var recent: [(language: String, badge: Int64?, payload: [UInt8])] = []
+        var byKey: [RenderKey: [UInt8]] = [:]
+    }
+
     func run() async {
         let store = pipeline.store
         guard let spec = MessageSpecJSON.decode(message.spec) else {
@@ -43,7 +51,7 @@ struct FanOut {
         }
         let gateway = pipeline.chooseGateway(message.applicationID)
         let configuration = pipeline.configuration
-        var renders: [RenderKey: [UInt8]] = [:]
+        var renders = Renders()
         var pending: [DeliveryResultRecord] = []
         var retries: [Retry] = []
 
@@ -59,39 +67,70 @@ struct FanOut {
             }
         }
 
-        // The next batch is read while the current one's records commit: the read does not
-        // depend on the write, and the commit's fsync is the slow part.
+        // Three things overlap: batch k's records commit (the writer thread, mostly waiting for
+        // fsync) while batch k-1, committed in the previous step, goes to the gateway and batch
+        // k+1 is read. Outcomes are recorded with the step after they are known, so up to two
+        // batches are open (handed over without an outcome) at once; the step says where the
+        // older one starts, and a crash closes both as `Interrupted`.
         func read(after cursor: String?) -> [TargetDevice]? {
             try? store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
         }
+        struct HandedOver {
+            var batch: [OutgoingNotification]
+            var hwids: [String]
+        }
+        var handedOver: HandedOver?
+        var readFailed = false
         guard var targets = read(after: message.cursor) else { return }
         while !pipeline.isStopped, let last = targets.last {
             var badges: [(hwid: String, badge: Int64)] = []
             var payloads: [[UInt8]] = []
             payloads.reserveCapacity(targets.count)
+            var handOver: [NewDeliveryRecord] = []
+            handOver.reserveCapacity(targets.count)
             for target in targets {
                 let badge = spec.badge(after: target.badge)
                 if let badge { badges.append((target.hwid, badge)) }
                 payloads.append(payload(spec, language: target.language, badge: badge, cache: &renders))
+                handOver.append(NewDeliveryRecord(hwid: target.hwid, attempt: 1))
             }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
-                                  handOver: targets.map { NewDeliveryRecord(hwid: $0.hwid, attempt: 1) },
-                                  cursor: last.hwid, targetedIncrement: targets.count, badges: badges)
+                                  handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
+                                  openSince: handedOver?.batch.first?.deliveryID)
+            pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
+            if let previous = handedOver {
+                let outcomes = await gateway.deliver(previous.batch)
+                record(outcomes, batch: previous.batch, hwids: previous.hwids, attempts: nil, into: &pending, retries: &retries)
+                handedOver = nil
+            }
             // A short batch was the last one: no need to ask (most messages fit in one batch).
             let following = targets.count < configuration.batchSize ? [] : read(after: last.hwid)
+            // A failed commit ends this run; what is open is closed as Interrupted on the next.
             guard let ids = await committed, ids.count == targets.count else { return }
-            pending = []
             var batch: [OutgoingNotification] = []
             batch.reserveCapacity(targets.count)
+            var hwids: [String] = []
+            hwids.reserveCapacity(targets.count)
             for (index, target) in targets.enumerated() {
                 batch.append(outgoing(ids[index], token: target.pushToken, payload: payloads[index], spec: spec))
+                hwids.append(target.hwid)
             }
-            let outcomes = await gateway.deliver(batch)
-            record(outcomes, batch: batch, hwids: targets.map(\.hwid), attempts: nil, into: &pending, retries: &retries)
-            // A failed read ends this run; the stored cursor resumes it next time.
-            guard let following else { return }
+            handedOver = HandedOver(batch: batch, hwids: hwids)
+            // A failed read ends this run after the batch in hand; the stored cursor resumes it.
+            guard let following else {
+                readFailed = true
+                break
+            }
             targets = following
+        }
+        if let last = handedOver {
+            let outcomes = await gateway.deliver(last.batch)
+            record(outcomes, batch: last.batch, hwids: last.hwids, attempts: nil, into: &pending, retries: &retries)
+        }
+        if readFailed {
+            _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending))
+            return
         }
 
         while !retries.isEmpty, !pipeline.isStopped {
@@ -140,13 +179,19 @@ struct FanOut {
                                                          results: pending, finish: true))
     }
 
-    private func payload(_ spec: MessageSpec, language: String, badge: Int64?, cache: inout [RenderKey: [UInt8]]) -> [UInt8] {
+    private func payload(_ spec: MessageSpec, language: String, badge: Int64?, cache: inout Renders) -> [UInt8] {
+        for entry in cache.recent where entry.badge == badge && entry.language == language { return entry.payload }
         let key = RenderKey(variant: spec.variant(language: language), badge: badge)
-        if let rendered = cache[key] { return rendered }
-        // Badge increments can make many variants; keep the cache bounded.
-        if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
-        let rendered = PayloadRenderer.render(spec, texts: spec.texts(language: language), badge: badge, messageCode: message.code)
-        cache[key] = rendered
+        let rendered: [UInt8]
+        if let cached = cache.byKey[key] {
+            rendered = cached
+        } else {
+            // Badge increments can make many variants; keep the cache bounded.
+            if cache.byKey.count >= 4096 { cache.byKey.removeAll(keepingCapacity: true) }
+            rendered = PayloadRenderer.render(spec, texts: spec.texts(language: language), badge: badge, messageCode: message.code)
+            cache.byKey[key] = rendered
+        }
+        if cache.recent.count < 8 { cache.recent.append((language, badge, rendered)) }
         return rendered
     }
 
