@@ -67,19 +67,22 @@ struct FanOut {
             }
         }
 
-        // Three things overlap: batch k's records commit (the writer thread, mostly waiting for
-        // fsync) while batch k-1, committed in the previous step, goes to the gateway and batch
-        // k+1 is read. Outcomes are recorded with the step after they are known, so up to two
-        // batches are open (handed over without an outcome) at once; the step says where the
-        // older one starts, and a crash closes both as `Interrupted`.
+        // Batch k goes to the gateway as soon as its records commit, while batch k-1 may still be
+        // there and batch k+1's records are written: the commit's fsync and the gateway's work
+        // overlap instead of taking turns. Outcomes are recorded with the step after they are
+        // known, so up to two batches are with the gateway (handed over without an outcome) at
+        // once; the step says where the older one starts, and a crash closes both as
+        // `Interrupted` (handed over, so never resent).
         func read(after cursor: String?) -> [TargetDevice]? {
             try? store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
         }
-        struct HandedOver {
+        struct InGateway {
+            var firstID: UInt64?
             var batch: [OutgoingNotification]
             var hwids: [String]
+            var outcomes: Task<[DeliveryOutcome], Never>
         }
-        var handedOver: HandedOver?
+        var inGateway: InGateway?
         var readFailed = false
         guard var targets = read(after: message.cursor) else { return }
         while !pipeline.isStopped, let last = targets.last {
@@ -96,14 +99,9 @@ struct FanOut {
             }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
-                                  openSince: handedOver?.batch.first?.deliveryID)
+                                  openSince: inGateway?.firstID)
             pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
-            if let previous = handedOver {
-                let outcomes = await gateway.deliver(previous.batch)
-                record(outcomes, batch: previous.batch, hwids: previous.hwids, attempts: nil, into: &pending, retries: &retries)
-                handedOver = nil
-            }
             // A short batch was the last one: no need to ask (most messages fit in one batch).
             let following = targets.count < configuration.batchSize ? [] : read(after: last.hwid)
             // A failed commit ends this run; what is open is closed as Interrupted on the next.
@@ -116,7 +114,13 @@ struct FanOut {
                 batch.append(outgoing(ids[index], token: target.pushToken, payload: payloads[index], spec: spec))
                 hwids.append(target.hwid)
             }
-            handedOver = HandedOver(batch: batch, hwids: hwids)
+            let handed = batch
+            let delivering = Task { await gateway.deliver(handed) }
+            if let previous = inGateway {
+                record(await previous.outcomes.value, batch: previous.batch, hwids: previous.hwids, attempts: nil,
+                       into: &pending, retries: &retries)
+            }
+            inGateway = InGateway(firstID: ids.first, batch: batch, hwids: hwids, outcomes: delivering)
             // A failed read ends this run after the batch in hand; the stored cursor resumes it.
             guard let following else {
                 readFailed = true
@@ -124,9 +128,8 @@ struct FanOut {
             }
             targets = following
         }
-        if let last = handedOver {
-            let outcomes = await gateway.deliver(last.batch)
-            record(outcomes, batch: last.batch, hwids: last.hwids, attempts: nil, into: &pending, retries: &retries)
+        if let last = inGateway {
+            record(await last.outcomes.value, batch: last.batch, hwids: last.hwids, attempts: nil, into: &pending, retries: &retries)
         }
         if readFailed {
             _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending))
