@@ -53,7 +53,8 @@ public protocol MessageStore: Sendable {
     func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord]
 
     /// Records the outcomes of delivered attempts and hands over new attempts, in one transaction.
-    /// - Returns: the new attempt records' ids, in the order of `step.handOver`.
+    /// - Returns: the new attempt records' ids, in the order of `step.handOver`; none when the step
+    ///   `startsSending` a message that was cancelled meanwhile.
     func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64]
 
     /// Records a tap or an open. - Returns: false when the same action was already recorded.
@@ -288,11 +289,14 @@ public struct FanOutStep: Sendable, Equatable {
     /// its outcomes not in `results`): the open range starts there rather than at this step's
     /// first record. Nil when every earlier record has its outcome here or before.
     public var openSince: UInt64?
+    /// Moves a scheduled message to sending first; when it is no longer scheduled or sending
+    /// (cancelled), the step writes nothing and hands nothing over.
+    public var startsSending: Bool
 
     /// Creates a step.
     public init(messageID: Int64, applicationID: Int64, results: [DeliveryResultRecord] = [], handOver: [NewDeliveryRecord] = [],
                 cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false,
-                openSince: UInt64? = nil) {
+                openSince: UInt64? = nil, startsSending: Bool = false) {
         self.messageID = messageID
         self.applicationID = applicationID
         self.results = results
@@ -302,11 +306,13 @@ public struct FanOutStep: Sendable, Equatable {
         self.badges = badges
         self.finish = finish
         self.openSince = openSince
+        self.startsSending = startsSending
     }
 
     public static func == (a: FanOutStep, b: FanOutStep) -> Bool {
         a.messageID == b.messageID && a.applicationID == b.applicationID && a.results == b.results && a.handOver == b.handOver
             && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish && a.openSince == b.openSince
+            && a.startsSending == b.startsSending
             && a.badges.map(\.hwid) == b.badges.map(\.hwid) && a.badges.map(\.badge) == b.badges.map(\.badge)
     }
 }

@@ -160,6 +160,10 @@ extension SQLiteStore {
     }
 
     private static func apply(_ step: FanOutStep, on connection: SQLiteConnection) throws(SQLiteError) -> [UInt64] {
+        if step.startsSending {
+            try connection.statement("UPDATE messages SET status = 2 WHERE id = ?1 AND status IN (1, 2)").bind(.int(step.messageID)).run()
+            if connection.changes == 0 { return [] }
+        }
         var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
         var failuresByReason: [String: Int64] = [:]
         let setState = try connection.statement("UPDATE deliveries SET state = ?2, reason = ?3 WHERE id = ?1")

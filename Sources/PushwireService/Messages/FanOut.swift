@@ -46,9 +46,9 @@ struct FanOut {
             _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, finish: true))
             return
         }
-        if message.status == .scheduled {
-            guard (try? await store.startSending(messageID: message.id)) == true else { return }
-        }
+        // A scheduled message moves to sending in the transaction of its first batch (one write
+        // fewer per message); that step writes nothing when the message was cancelled meanwhile.
+        var startsSending = message.status == .scheduled
         let gateway = pipeline.chooseGateway(message.applicationID)
         let configuration = pipeline.configuration
         var renders = Renders()
@@ -85,6 +85,10 @@ struct FanOut {
         var inGateway: InGateway?
         var readFailed = false
         guard var targets = read(after: message.cursor) else { return }
+        if startsSending, targets.isEmpty {
+            guard (try? await store.startSending(messageID: message.id)) == true else { return }
+            startsSending = false
+        }
         while !pipeline.isStopped, let last = targets.last {
             var badges: [(hwid: String, badge: Int64)] = []
             var payloads: [[UInt8]] = []
@@ -99,7 +103,8 @@ struct FanOut {
             }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
-                                  openSince: inGateway?.firstID)
+                                  openSince: inGateway?.firstID, startsSending: startsSending)
+            startsSending = false
             pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
             // A short batch was the last one: no need to ask (most messages fit in one batch).
