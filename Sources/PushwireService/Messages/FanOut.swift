@@ -5,7 +5,7 @@ import PushwireStore
 /// Sends one message to its targets: streams them from the store in hwid order (keyset
 /// pagination, so memory stays flat however many match), renders each distinct (language, badge)
 /// payload once, writes the batch's attempt records *before* handing it to the gateway, and
-/// records the outcomes in the transaction that hands over the next batch.
+/// records the outcomes in a later batch's transaction (the gateway may hold two batches at once).
 ///
 /// At most once per attempt record: a record that was handed over is never handed over again.
 /// After a crash, records handed over without an outcome are closed as failures with reason
