@@ -10,7 +10,7 @@ public struct MessagesService: Sendable {
     let pipeline: DeliveryPipeline
     let knownDevices = KnownDevices()
 
-    /// Creates the service; `pipeline` is woken whenever a message is created.
+    /// Creates the service; `pipeline` is told of every message created (and woken when it can start it).
     public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {
         self.registry = registry
         self.store = store
