@@ -91,6 +91,10 @@ let usage = """
                                                        explicit hwids (default 10), registered
                                                        before the clock starts; needs the app's
                                                        access token (--token, or a created app)
+      pushwire-bench fanout [--devices N] [--application CODE] [--poll 20ms]
+                                                       one message to every device of an app,
+                                                       timed until GetMessageDetails says done
+                                                       (`pushwire-bench fanout --help`)
       pushwire-bench mix --weights ping=1,health=3 [options]
                                                        a weighted mix of scenarios (ping, health,
                                                        register, sync)

@@ -5,6 +5,11 @@ import Glibc
 import PushwireClient
 import PushwireRuntime
 
+// `fanout` is a one-message scenario with its own options (FanOutScenario.swift).
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fanout" {
+    exit(runFanOut(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let options: Options
 do {
     options = try parseOptions(Array(CommandLine.arguments.dropFirst()))

@@ -23,8 +23,13 @@ public protocol MessageStore: Sendable {
     /// now); nil when the application has no such message.
     func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord?
 
-    /// Messages to work on now: scheduled ones whose time passed, and ones left sending; oldest first.
+    /// Messages to work on now: ones left sending first, then scheduled ones whose time passed,
+    /// oldest first.
     func dueMessages(nowMS: Int64, limit: Int) throws(StoreError) -> [MessageRecord]
+
+    /// The ids of `dueMessages`, in the same order: what the scheduler reads each time it wakes,
+    /// without decoding messages it has no room to start.
+    func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64]
 
     /// The earliest send time of a scheduled message, or nil when none is scheduled.
     func nextScheduledSendTime() throws(StoreError) -> Int64?
@@ -48,7 +53,8 @@ public protocol MessageStore: Sendable {
     func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord]
 
     /// Records the outcomes of delivered attempts and hands over new attempts, in one transaction.
-    /// - Returns: the new attempt records' ids, in the order of `step.handOver`.
+    /// - Returns: the new attempt records' ids, in the order of `step.handOver`; none when the step
+    ///   `startsSending` a message that was cancelled meanwhile.
     func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64]
 
     /// Records a tap or an open. - Returns: false when the same action was already recorded.
@@ -56,6 +62,13 @@ public protocol MessageStore: Sendable {
 
     /// The message's counters, failures by reason and taps.
     func statistics(messageID: Int64) throws(StoreError) -> MessageStatisticsRecord
+}
+
+extension MessageStore {
+    /// The ids of `dueMessages`; a store that can read them alone (SQLite, from its index) does.
+    public func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64] {
+        try dueMessages(nowMS: nowMS, limit: limit).map(\.id)
+    }
 }
 
 /// Where a message is in its life (the wire numbers of `MessageStatus`).
@@ -272,10 +285,18 @@ public struct FanOutStep: Sendable, Equatable {
     public var badges: [(hwid: String, badge: Int64)]
     /// Marks the message done.
     public var finish: Bool
+    /// The first attempt record of an earlier batch that is still with the gateway (handed over,
+    /// its outcomes not in `results`): the open range starts there rather than at this step's
+    /// first record. Nil when every earlier record has its outcome here or before.
+    public var openSince: UInt64?
+    /// Moves a scheduled message to sending first; when it is no longer scheduled or sending
+    /// (cancelled), the step writes nothing and hands nothing over.
+    public var startsSending: Bool
 
     /// Creates a step.
     public init(messageID: Int64, applicationID: Int64, results: [DeliveryResultRecord] = [], handOver: [NewDeliveryRecord] = [],
-                cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false) {
+                cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false,
+                openSince: UInt64? = nil, startsSending: Bool = false) {
         self.messageID = messageID
         self.applicationID = applicationID
         self.results = results
@@ -284,11 +305,14 @@ public struct FanOutStep: Sendable, Equatable {
         self.targetedIncrement = targetedIncrement
         self.badges = badges
         self.finish = finish
+        self.openSince = openSince
+        self.startsSending = startsSending
     }
 
     public static func == (a: FanOutStep, b: FanOutStep) -> Bool {
         a.messageID == b.messageID && a.applicationID == b.applicationID && a.results == b.results && a.handOver == b.handOver
-            && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish
+            && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish && a.openSince == b.openSince
+            && a.startsSending == b.startsSending
             && a.badges.map(\.hwid) == b.badges.map(\.hwid) && a.badges.map(\.badge) == b.badges.map(\.badge)
     }
 }

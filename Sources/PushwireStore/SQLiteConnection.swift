@@ -141,7 +141,13 @@ final class Statement {
             switch value {
             case .null: rc = sqlite3_bind_null(raw, index)
             case .int(let v): rc = sqlite3_bind_int64(raw, index, v)
-            case .text(let v): rc = sqlite3_bind_text(raw, index, v, -1, Statement.transient)
+            case .text(var v):
+                // withUTF8 lends the string's own bytes (passing the String converts it to a new C string).
+                rc = v.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(raw, index, "", 0, Statement.transient) }
+                    return sqlite3_bind_text(raw, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+                                             Statement.transient)
+                }
             case .blob(let v):
                 rc = v.withUnsafeBytes { sqlite3_bind_blob(raw, index, $0.baseAddress, Int32($0.count), Statement.transient) }
             }

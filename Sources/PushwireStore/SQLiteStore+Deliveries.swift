@@ -7,6 +7,9 @@ extension SQLiteStore {
         case handedOver = 0, sent = 1, failed = 2, retryPending = 3, replaced = 4
     }
 
+    /// How much of the database file a reader that selects targets maps.
+    static let targetsMmapBytes = 1 << 30
+
     public func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) throws(StoreError) -> [TargetDevice] {
         let (clause, values) = SQLiteStore.targetingClause(targeting)
         let query = """
@@ -16,6 +19,9 @@ extension SQLiteStore {
             """
         return try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
+                // A fan-out reads every matching device row once: mapped pages save a copy and a
+                // pread(2) per page (a no-op after the first time on a pooled connection).
+                try connection.statement("PRAGMA mmap_size = \(SQLiteStore.targetsMmapBytes)").run()
                 let row = try connection.statement(query)
                 try row.bind([.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + values)
                 defer { row.reset() }
@@ -122,7 +128,42 @@ extension SQLiteStore {
         }
     }
 
+    /// Delivery records per multi-row INSERT: one statement per 256 devices instead of one per
+    /// device (a fan-out to a million devices writes a million records).
+    static let rowsPerInsert = 256
+
+    private static let multiRowInsert = "INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES "
+        + (0..<rowsPerInsert).map { "(?1, ?\(2 * $0 + 2), ?\(2 * $0 + 3), 0)" }.joined(separator: ", ")
+
+    /// Inserts `rowsPerInsert` records with one statement and appends their ids. Without an
+    /// explicit id, each row gets one more than the largest id in the table, so the ids of one
+    /// statement are consecutive and end at the last insert rowid; the first is checked anyway.
+    private static func insertRows(_ rows: ArraySlice<NewDeliveryRecord>, messageID: Int64, on connection: SQLiteConnection,
+                                   into ids: inout [UInt64]) throws(SQLiteError) {
+        var values: [SQLValue] = [.int(messageID)]
+        values.reserveCapacity(2 * rows.count + 1)
+        for row in rows {
+            values.append(.text(row.hwid))
+            values.append(.int(Int64(row.attempt)))
+        }
+        try connection.statement(multiRowInsert).bind(values).run()
+        let last = connection.lastInsertRowID
+        let first = last - Int64(rows.count) + 1
+        let check = try connection.statement("SELECT hwid FROM deliveries WHERE id = ?1")
+        try check.bind(.int(first))
+        let found = try check.step() ? check.text(0) : nil
+        check.reset()
+        guard connection.changes == rows.count, found == rows.first?.hwid else {
+            throw SQLiteError(code: 1, message: "delivery ids of a multi-row insert are not consecutive", context: "insert deliveries")
+        }
+        for offset in 0..<Int64(rows.count) { ids.append(UInt64(first + offset)) }
+    }
+
     private static func apply(_ step: FanOutStep, on connection: SQLiteConnection) throws(SQLiteError) -> [UInt64] {
+        if step.startsSending {
+            try connection.statement("UPDATE messages SET status = 2 WHERE id = ?1 AND status IN (1, 2)").bind(.int(step.messageID)).run()
+            if connection.changes == 0 { return [] }
+        }
         var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
         var failuresByReason: [String: Int64] = [:]
         let setState = try connection.statement("UPDATE deliveries SET state = ?2, reason = ?3 WHERE id = ?1")
@@ -157,20 +198,30 @@ extension SQLiteStore {
         var ids: [UInt64] = []
         ids.reserveCapacity(step.handOver.count)
         let insert = try connection.statement("INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES (?1, ?2, ?3, 0)")
-        for delivery in step.handOver {
-            if let replaced = delivery.replaces {
-                try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
+        var index = 0
+        while index < step.handOver.count {
+            let chunk = step.handOver[index..<min(index + rowsPerInsert, step.handOver.count)]
+            if chunk.count == rowsPerInsert, chunk.allSatisfy({ $0.replaces == nil }) {
+                try insertRows(chunk, messageID: step.messageID, on: connection, into: &ids)
+            } else {
+                for delivery in chunk {
+                    if let replaced = delivery.replaces {
+                        try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
+                    }
+                    try insert.bind(.int(step.messageID), .text(delivery.hwid), .int(Int64(delivery.attempt))).run()
+                    ids.append(UInt64(connection.lastInsertRowID))
+                }
             }
-            try insert.bind(.int(step.messageID), .text(delivery.hwid), .int(Int64(delivery.attempt))).run()
-            ids.append(UInt64(connection.lastInsertRowID))
+            index += chunk.count
         }
         for (hwid, badge) in step.badges {
             try connection.statement("UPDATE devices SET badge = ?3 WHERE app_id = ?1 AND hwid = ?2")
                 .bind(.int(step.applicationID), .text(hwid), .int(badge)).run()
         }
-        // The outcomes of the previous batch are recorded: the open range is now this batch's.
-        let openFrom = ids.first.map { Int64($0) } ?? 0
-        let openTo = ids.last.map { Int64($0) } ?? -1
+        // The outcomes recorded here close the older records: the open range is now this batch's,
+        // from the batch still with the gateway if there is one.
+        let openFrom = step.openSince.map { Int64($0) } ?? ids.first.map { Int64($0) } ?? 0
+        let openTo = ids.last.map { Int64($0) } ?? (step.openSince == nil ? -1 : Int64.max)
         try connection.statement("""
             UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
                 targeted = targeted + ?5, cursor = COALESCE(?6, cursor), status = CASE WHEN ?7 THEN 3 ELSE status END,

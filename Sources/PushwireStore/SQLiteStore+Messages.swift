@@ -8,7 +8,7 @@ extension SQLiteStore: MessageStore {
 
     static func readMessage(_ row: Statement) -> MessageRecord? {
         guard let status = MessageStatusRecord(rawValue: row.int(4)),
-              let targeting = try? JSONDecoder().decode(TargetingRecord.self, from: Data(row.text(7).utf8))
+              let targeting = TargetingJSON.decode(row.text(7))
         else { return nil }
         return MessageRecord(
             id: row.int(0), applicationID: row.int(1), code: row.text(2), transactionID: row.text(3), status: status,
@@ -27,7 +27,7 @@ extension SQLiteStore: MessageStore {
 
     public func createMessages(_ messages: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord] {
         let now = Int64(Date().timeIntervalSince1970)
-        let encoded = messages.map { String(decoding: (try? JSONEncoder().encode($0.targeting)) ?? Data("{}".utf8), as: UTF8.self) }
+        let encoded = messages.map { TargetingJSON.encode($0.targeting) }
         return try await writer.write { connection throws(StoreError) in
             var created: [MessageRecord] = []
             for (message, targeting) in zip(messages, encoded) {
@@ -82,19 +82,36 @@ extension SQLiteStore: MessageStore {
 
     public func dueMessages(nowMS: Int64, limit: Int) throws(StoreError) -> [MessageRecord] {
         try read { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
-                let row = try connection.statement("""
-                    SELECT \(SQLiteStore.messageColumns) FROM messages
-                    WHERE status = 2 OR (status = 1 AND send_at_ms <= ?1) ORDER BY send_at_ms, id LIMIT ?2
-                    """)
-                try row.bind(.int(nowMS), .int(Int64(limit)))
-                defer { row.reset() }
-                var due: [MessageRecord] = []
-                while try row.step() {
-                    if let message = SQLiteStore.readMessage(row) { due.append(message) }
-                }
-                return due
+            var due: [MessageRecord] = []
+            for id in try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit) {
+                if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { due.append(message) }
             }
+            return due
+        }
+    }
+
+    public func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64] {
+        try read { connection throws(StoreError) in try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit) }
+    }
+
+    /// Two walks of `messages_due` (status, send_at_ms), each already in order, so that LIMIT stops
+    /// them early: a backlog of scheduled messages costs nothing per wake-up (one query with
+    /// `status = 2 OR …` sorted every due row).
+    private static func dueMessageIDs(_ connection: SQLiteConnection, nowMS: Int64, limit: Int) throws(StoreError) -> [Int64] {
+        try sql { () throws(SQLiteError) in
+            var ids: [Int64] = []
+            let sending = try connection.statement("SELECT id FROM messages WHERE status = 2 ORDER BY send_at_ms, id LIMIT ?1")
+            try sending.bind(.int(Int64(limit)))
+            while try sending.step() { ids.append(sending.int(0)) }
+            sending.reset()
+            if ids.count >= limit { return ids }
+            let scheduled = try connection.statement("""
+                SELECT id FROM messages WHERE status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
+                """)
+            try scheduled.bind(.int(nowMS), .int(Int64(limit - ids.count)))
+            while try scheduled.step() { ids.append(scheduled.int(0)) }
+            scheduled.reset()
+            return ids
         }
     }
 
@@ -122,18 +139,31 @@ extension SQLiteStore: MessageStore {
     public func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> Set<String> {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
-                let row = try connection.statement("SELECT 1 FROM devices WHERE app_id = ?1 AND hwid = ?2")
+                // One statement per 16 hwids (unused places bound to NULL, which matches nothing):
+                // one prepared text whatever the count, one walk instead of a lookup per hwid.
+                let width = 16
+                let row = try connection.statement(SQLiteStore.knownDevicesQuery)
                 var known = Set<String>()
-                for hwid in hwids {
+                var start = 0
+                while start < hwids.count {
+                    let chunk = hwids[start..<min(start + width, hwids.count)]
+                    var values: [SQLValue] = [.int(applicationID)]
+                    values.reserveCapacity(width + 1)
+                    for hwid in chunk { values.append(.text(hwid)) }
+                    while values.count <= width { values.append(.null) }
                     row.reset()
-                    try row.bind(.int(applicationID), .text(hwid))
-                    if try row.step() { known.insert(hwid) }
+                    try row.bind(values)
+                    while try row.step() { known.insert(row.text(0)) }
+                    start += width
                 }
                 row.reset()
                 return known
             }
         }
     }
+
+    private static let knownDevicesQuery =
+        "SELECT hwid FROM devices WHERE app_id = ?1 AND hwid IN (" + (2...17).map { "?\($0)" }.joined(separator: ", ") + ")"
 
     public func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool {
         let now = Int64(Date().timeIntervalSince1970)

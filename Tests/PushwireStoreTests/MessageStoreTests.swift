@@ -1,6 +1,6 @@
 import Foundation
-import PushwireStore
 import XCTest
+@testable import PushwireStore
 
 final class MessageStoreTests: XCTestCase {
     func newMessage(_ appID: Int64, code: String, transaction: String = "", targeting: TargetingRecord = TargetingRecord()) -> NewMessageRecord {
@@ -80,5 +80,45 @@ final class MessageStoreTests: XCTestCase {
         XCTAssertEqual([stats.targeted, stats.sent, stats.failed, stats.invalidTokens], [5, 3, 1, 1])
         XCTAssertEqual(try reopened.message(id: first[0].id)?.status, .done)
         XCTAssertTrue(try reopened.dueMessages(nowMS: Int64.max, limit: 10).isEmpty)
+    }
+
+    /// Targetings with every kind of selector and awkward strings, as the store keeps them.
+    static let awkwardTargetings: [TargetingRecord] = [
+        TargetingRecord(),
+        TargetingRecord(hwids: ["a", "quote\"d", "back\\slash", "tab\tnew\nline\u{1}", "ümlaut-😀", "slash/"]),
+        TargetingRecord(userIDs: ["u1", ""], platforms: [1, 3, -2]),
+        TargetingRecord(hwids: ["h"], userIDs: ["u"], platforms: [1], conditions: [
+            TagConditionRecord(tag: "city", op: .eq, values: [.string("Zürich \"old\"")]),
+            TagConditionRecord(tag: "level", op: .between, values: [.int(-5), .int(Int64.max)]),
+            TagConditionRecord(tag: "vip", op: .in, values: [.bool(true), .bool(false), .string("x")]),
+            TagConditionRecord(tag: "seen", op: .gte, values: [.int(1_700_000_000)]),
+        ]),
+    ]
+
+    func testTargetingRoundTripsThroughTheStore() async throws {
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory())
+        defer { store.close() }
+        let app = try await store.createApplication(sampleApplication(code: "MSG01-00003"), initialCategories: [])
+        let created = try await store.createMessages(Self.awkwardTargetings.enumerated().map { index, targeting in
+            newMessage(app.id, code: "T\(index)", targeting: targeting)
+        })
+        for (index, targeting) in Self.awkwardTargetings.enumerated() {
+            XCTAssertEqual(try store.message(applicationID: app.id, code: "T\(index)")?.targeting, targeting)
+            XCTAssertEqual(try store.message(id: created[index].id)?.targeting, targeting)
+        }
+        XCTAssertEqual(try store.dueMessages(nowMS: 1, limit: 10).map(\.targeting), Self.awkwardTargetings)
+    }
+
+    func testTargetingTextReadsBothWays() throws {
+        for targeting in Self.awkwardTargetings {
+            // Text older binaries stored (JSONEncoder) reads; this encoding reads with JSONDecoder.
+            let old = String(decoding: try JSONEncoder().encode(targeting), as: UTF8.self)
+            XCTAssertEqual(TargetingJSON.decode(old), targeting, old)
+            let new = TargetingJSON.encode(targeting)
+            XCTAssertEqual(try JSONDecoder().decode(TargetingRecord.self, from: Data(new.utf8)), targeting, new)
+            XCTAssertEqual(TargetingJSON.decode(new), targeting, new)
+        }
+        XCTAssertNil(TargetingJSON.decode(#"{"conditions":[],"hwids":["a"#))
+        XCTAssertNil(TargetingJSON.decode("not json"))
     }
 }

@@ -5,7 +5,7 @@ import PushwireStore
 /// Sends one message to its targets: streams them from the store in hwid order (keyset
 /// pagination, so memory stays flat however many match), renders each distinct (language, badge)
 /// payload once, writes the batch's attempt records *before* handing it to the gateway, and
-/// records the outcomes in the transaction that hands over the next batch.
+/// records the outcomes in a later batch's transaction (the gateway may hold two batches at once).
 ///
 /// At most once per attempt record: a record that was handed over is never handed over again.
 /// After a crash, records handed over without an outcome are closed as failures with reason
@@ -31,24 +31,33 @@ struct FanOut {
         var badge: Int64?
     }
 
+    /// Rendered payloads: the first few (language, badge) pairs in a short list compared without
+    /// hashing (a message to a million devices in three languages looks up a million times and
+    /// finds one of three), the rest by variant in a dictionary.
+    private struct Renders {
+        var recent: [(language: String, badge: Int64?, payload: [UInt8])] = []
+        var byKey: [RenderKey: [UInt8]] = [:]
+    }
+
     func run() async {
         let store = pipeline.store
-        guard let spec = try? JSONDecoder().decode(MessageSpec.self, from: Data(message.spec.utf8)) else {
+        guard let spec = MessageSpecJSON.decode(message.spec) else {
             // Unreadable spec (a newer binary wrote it?): close the message rather than loop on it.
             _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, finish: true))
             return
         }
-        if message.status == .scheduled {
-            guard (try? await store.startSending(messageID: message.id)) == true else { return }
-        }
+        // A scheduled message moves to sending in the transaction of its first batch (one write
+        // fewer per message); that step writes nothing when the message was cancelled meanwhile.
+        var startsSending = message.status == .scheduled
         let gateway = pipeline.chooseGateway(message.applicationID)
         let configuration = pipeline.configuration
-        var renders: [RenderKey: [UInt8]] = [:]
+        var renders = Renders()
         var pending: [DeliveryResultRecord] = []
         var retries: [Retry] = []
 
-        // Resume what a crash left open.
-        for open in (try? store.openDeliveries(messageID: message.id)) ?? [] {
+        // Resume what a crash left open (a message that was only scheduled has nothing open).
+        let open = message.status == .scheduled ? [] : (try? store.openDeliveries(messageID: message.id)) ?? []
+        for open in open {
             if open.handedOver {
                 pending.append(DeliveryResultRecord(deliveryID: open.deliveryID, hwid: open.hwid,
                                                     result: .failed(reason: FanOut.interruptedReason, invalidToken: false, deadToken: nil)))
@@ -58,38 +67,78 @@ struct FanOut {
             }
         }
 
-        // The next batch is read while the current one's records commit: the read does not
-        // depend on the write, and the commit's fsync is the slow part.
+        // Batch k goes to the gateway as soon as its records commit, while batch k-1 may still be
+        // there and batch k+1's records are written: the commit's fsync and the gateway's work
+        // overlap instead of taking turns. Outcomes are recorded with the step after they are
+        // known, so up to two batches are with the gateway (handed over without an outcome) at
+        // once; the step says where the older one starts, and a crash closes both as
+        // `Interrupted` (handed over, so never resent).
         func read(after cursor: String?) -> [TargetDevice]? {
             try? store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
         }
+        struct InGateway {
+            var firstID: UInt64?
+            var batch: [OutgoingNotification]
+            var hwids: [String]
+            var outcomes: Task<[DeliveryOutcome], Never>
+        }
+        var inGateway: InGateway?
+        var readFailed = false
         guard var targets = read(after: message.cursor) else { return }
+        if startsSending, targets.isEmpty {
+            guard (try? await store.startSending(messageID: message.id)) == true else { return }
+            startsSending = false
+        }
         while !pipeline.isStopped, let last = targets.last {
             var badges: [(hwid: String, badge: Int64)] = []
             var payloads: [[UInt8]] = []
             payloads.reserveCapacity(targets.count)
+            var handOver: [NewDeliveryRecord] = []
+            handOver.reserveCapacity(targets.count)
             for target in targets {
                 let badge = spec.badge(after: target.badge)
                 if let badge { badges.append((target.hwid, badge)) }
                 payloads.append(payload(spec, language: target.language, badge: badge, cache: &renders))
+                handOver.append(NewDeliveryRecord(hwid: target.hwid, attempt: 1))
             }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
-                                  handOver: targets.map { NewDeliveryRecord(hwid: $0.hwid, attempt: 1) },
-                                  cursor: last.hwid, targetedIncrement: targets.count, badges: badges)
-            async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
-            let following = read(after: last.hwid)
-            guard let ids = await committed, ids.count == targets.count else { return }
+                                  handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
+                                  openSince: inGateway?.firstID, startsSending: startsSending)
+            startsSending = false
             pending = []
+            async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
+            // A short batch was the last one: no need to ask (most messages fit in one batch).
+            let following = targets.count < configuration.batchSize ? [] : read(after: last.hwid)
+            // A failed commit ends this run; what is open is closed as Interrupted on the next.
+            guard let ids = await committed, ids.count == targets.count else { return }
             var batch: [OutgoingNotification] = []
             batch.reserveCapacity(targets.count)
+            var hwids: [String] = []
+            hwids.reserveCapacity(targets.count)
             for (index, target) in targets.enumerated() {
                 batch.append(outgoing(ids[index], token: target.pushToken, payload: payloads[index], spec: spec))
+                hwids.append(target.hwid)
             }
-            let outcomes = await gateway.deliver(batch)
-            record(outcomes, batch: batch, hwids: targets.map(\.hwid), attempts: nil, into: &pending, retries: &retries)
-            // A failed read ends this run; the stored cursor resumes it next time.
-            guard let following else { return }
+            let handed = batch
+            let delivering = Task { await gateway.deliver(handed) }
+            if let previous = inGateway {
+                record(await previous.outcomes.value, batch: previous.batch, hwids: previous.hwids, attempts: nil,
+                       into: &pending, retries: &retries)
+            }
+            inGateway = InGateway(firstID: ids.first, batch: batch, hwids: hwids, outcomes: delivering)
+            // A failed read ends this run after the batch in hand; the stored cursor resumes it.
+            guard let following else {
+                readFailed = true
+                break
+            }
             targets = following
+        }
+        if let last = inGateway {
+            record(await last.outcomes.value, batch: last.batch, hwids: last.hwids, attempts: nil, into: &pending, retries: &retries)
+        }
+        if readFailed {
+            _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending))
+            return
         }
 
         while !retries.isEmpty, !pipeline.isStopped {
@@ -138,13 +187,19 @@ struct FanOut {
                                                          results: pending, finish: true))
     }
 
-    private func payload(_ spec: MessageSpec, language: String, badge: Int64?, cache: inout [RenderKey: [UInt8]]) -> [UInt8] {
+    private func payload(_ spec: MessageSpec, language: String, badge: Int64?, cache: inout Renders) -> [UInt8] {
+        for entry in cache.recent where entry.badge == badge && entry.language == language { return entry.payload }
         let key = RenderKey(variant: spec.variant(language: language), badge: badge)
-        if let rendered = cache[key] { return rendered }
-        // Badge increments can make many variants; keep the cache bounded.
-        if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
-        let rendered = PayloadRenderer.render(spec, texts: spec.texts(language: language), badge: badge, messageCode: message.code)
-        cache[key] = rendered
+        let rendered: [UInt8]
+        if let cached = cache.byKey[key] {
+            rendered = cached
+        } else {
+            // Badge increments can make many variants; keep the cache bounded.
+            if cache.byKey.count >= 4096 { cache.byKey.removeAll(keepingCapacity: true) }
+            rendered = PayloadRenderer.render(spec, texts: spec.texts(language: language), badge: badge, messageCode: message.code)
+            cache.byKey[key] = rendered
+        }
+        if cache.recent.count < 8 { cache.recent.append((language, badge, rendered)) }
         return rendered
     }
 

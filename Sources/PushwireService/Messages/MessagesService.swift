@@ -8,8 +8,9 @@ public struct MessagesService: Sendable {
     let registry: Registry
     let store: any MessageStore
     let pipeline: DeliveryPipeline
+    let knownDevices = KnownDevices()
 
-    /// Creates the service; `pipeline` is woken whenever a message is created.
+    /// Creates the service; `pipeline` is told of every message created (and woken when it can start it).
     public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {
         self.registry = registry
         self.store = store
@@ -30,7 +31,7 @@ public struct MessagesService: Sendable {
         var named: [String] = []
         for (index, notification) in request.notifications.enumerated() {
             let checked = try MessageValidation.check(notification, index: index, categories: categories, nowMS: now)
-            let spec = try encodeSpec(checked.spec)
+            let spec = MessageSpecJSON.encode(checked.spec)
             records.append(NewMessageRecord(
                 applicationID: application.id, code: MessageCodes.make(), transactionID: checked.transactionID,
                 sendAtMS: checked.sendAtMS, categoryID: checked.spec.categoryID, targeting: checked.targeting, spec: spec))
@@ -38,25 +39,14 @@ public struct MessagesService: Sendable {
         }
         var response = CreateMessageResponse()
         if !named.isEmpty {
-            let known = try storeCall { () throws(StoreError) in try store.knownDevices(applicationID: application.id, hwids: Array(Set(named))) }
-            var reported = Set<String>()
-            for hwid in named where !known.contains(hwid) && reported.insert(hwid).inserted { response.unknownDevices.append(hwid) }
+            response.unknownDevices = try storeCall { () throws(StoreError) in
+                try knownDevices.unknown(applicationID: application.id, hwids: named, store: store)
+            }
         }
         let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(records) }
         response.messageCodes = created.map(\.code)
-        pipeline.wake()
+        pipeline.messagesCreated(earliestSendAtMS: records.map(\.sendAtMS).min() ?? now)
         return response
-    }
-
-    private func encodeSpec(_ spec: MessageSpec) throws(RPCError) -> String {
-        do {
-            // Sorted keys: the stored spec of equal notifications is equal text.
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return String(decoding: try encoder.encode(spec), as: UTF8.self)
-        } catch {
-            throw RPCError(.internalError, "cannot encode the message: \(error)")
-        }
     }
 
     /// Cancels a scheduled message. FAILED_PRECONDITION once it started; deleting a cancelled one again is OK.

@@ -6,6 +6,9 @@ import PushwireStore
 extension MessagesService {
     /// The sink file's name in the data directory when `--sink` is not given.
     public static let defaultSinkFileName = "sink.jsonl"
+    /// `--sink /dev/null`: notifications of apps without APNs credentials are accepted and
+    /// dropped by the `NullGateway`, without being formatted.
+    public static let discardingSinkPath = "/dev/null"
 
     /// Builds the service with a running pipeline: applications with APNs settings go to the APNs
     /// gateway, the others to the file sink at `sinkPath` (default `<dataDirectory>/sink.jsonl`).
@@ -14,8 +17,13 @@ extension MessagesService {
     static func start(registry: Registry, store: some MessageStore, dataDirectory: String, sinkPath: String?,
                       apns: APNsConfiguration = APNsConfiguration()) throws(StoreError) -> MessagesService {
         let path = sinkPath ?? (dataDirectory as NSString).appendingPathComponent(defaultSinkFileName)
-        let sink: FileSinkGateway
-        do { sink = try FileSinkGateway(path: path) } catch { throw .cannotOpen(path: path, reason: error.description) }
+        let sink: any NotificationGateway
+        if path == discardingSinkPath {
+            // Nothing would read the lines: skip formatting them (fan-out benchmarks).
+            sink = NullGateway()
+        } else {
+            do { sink = try FileSinkGateway(path: path) } catch { throw .cannotOpen(path: path, reason: error.description) }
+        }
         let directory = registry.directory
         let gateways = GatewayDirectory(sink: sink, apns: apns) { id in directory.all().first { $0.id == id } }
         let pipeline = DeliveryPipeline(store: store) { gateways.gateway(applicationID: $0) }

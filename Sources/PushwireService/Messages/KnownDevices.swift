@@ -1,0 +1,45 @@
+import PushwireStore
+import Synchronization
+
+/// Which (application, hwid) pairs the store is known to hold, so that CreateMessage reports
+/// unknown devices without a store read for devices it already looked up.
+///
+/// Only positive answers are kept, and they stay true: a device row is never deleted
+/// (unregistering clears its token, and it stays known). A read transaction costs tens of
+/// microseconds while the writer commits hundreds of times a second, more than the rest of a
+/// CreateMessage to ten devices. Keys are 64-bit seeded hashes (8 bytes a device); a collision
+/// would at worst leave one hwid out of `unknown_devices`, never change who is targeted (the
+/// fan-out selects from the store). Bounded: past `capacity` entries it starts over.
+final class KnownDevices: Sendable {
+    private let keys = Mutex(Set<Int>())
+    private let capacity: Int
+
+    init(capacity: Int = 1_000_000) {
+        self.capacity = capacity
+    }
+
+    /// The hwids among `hwids` the application's store does not hold (each once, in order).
+    func unknown(applicationID: Int64, hwids: [String], store: any MessageStore) throws(StoreError) -> [String] {
+        let keyed = hwids.map { (hwid: $0, key: Self.key(applicationID, $0)) }
+        let missing = keys.withLock { keys in keyed.filter { !keys.contains($0.key) } }
+        if missing.isEmpty { return [] }
+        let known = try store.knownDevices(applicationID: applicationID, hwids: Array(Set(missing.map(\.hwid))))
+        keys.withLock { keys in
+            if keys.count + known.count > capacity { keys.removeAll() }
+            for entry in missing where known.contains(entry.hwid) { keys.insert(entry.key) }
+        }
+        var reported = Set<String>()
+        var unknown: [String] = []
+        for entry in missing where !known.contains(entry.hwid) && reported.insert(entry.hwid).inserted {
+            unknown.append(entry.hwid)
+        }
+        return unknown
+    }
+
+    private static func key(_ applicationID: Int64, _ hwid: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(applicationID)
+        hasher.combine(hwid)
+        return hasher.finalize()
+    }
+}

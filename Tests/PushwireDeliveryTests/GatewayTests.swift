@@ -1,0 +1,76 @@
+import Foundation
+import PushwireDelivery
+import XCTest
+
+/// The two gateways that need no network: the file sink (`pushwired --sink FILE`, and the default
+/// of applications without APNs credentials) and the null gateway (`--sink /dev/null`, benchmarks).
+final class GatewayTests: XCTestCase {
+    private func temporaryFile() -> String {
+        NSTemporaryDirectory() + "pushwire-sink-\(getpid())-\(UUID().uuidString.prefix(8)).jsonl"
+    }
+
+    private func notification(_ id: UInt64, payload: String = #"{"aps":{"alert":{"body":"hi"}}}"#) -> OutgoingNotification {
+        OutgoingNotification(deliveryID: id, messageCode: "3F9A1-0C77E2B4-91D0A6FF", deviceToken: String(format: "%064x", id),
+                             payload: Array(payload.utf8), priority: 5, expiration: 1_800_000_000, collapseID: "c\"q")
+    }
+
+    func testFileSinkWritesOneJSONLinePerNotificationAndReportsThemSent() async throws {
+        let path = temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = try FileSinkGateway(path: path)
+        let outcomes = await sink.deliver([notification(1), notification(2, payload: "")])
+        XCTAssertEqual(outcomes, [.sent(apnsID: ""), .sent(apnsID: "")])
+
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertEqual(text.filter { $0 == "\n" }.count, 2, "one line each, newline-terminated")
+        let lines = text.split(separator: "\n").map(String.init)
+        let expected = #"{"delivery_id":1,"message_code":"3F9A1-0C77E2B4-91D0A6FF","token":""# + String(format: "%064x", 1)
+            + #"","priority":5,"expiration":1800000000,"collapse_id":"c\"q","payload":{"aps":{"alert":{"body":"hi"}}}}"#
+        XCTAssertEqual(lines[0], expected, "the payload is embedded as JSON, byte for byte")
+        let second = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        XCTAssertTrue(second["payload"] is NSNull, "an empty payload is written as null")
+        XCTAssertEqual((second["delivery_id"] as? NSNumber)?.intValue, 2)
+    }
+
+    func testFileSinkAppendsAndConcurrentBatchesNeverInterleave() async throws {
+        let path = temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("earlier line\n".utf8).write(to: URL(fileURLWithPath: path))
+        let sink = try FileSinkGateway(path: path)
+        // 8 batches of 200 at once: each batch is one write(2) on an O_APPEND descriptor.
+        let batches = (0..<8).map { batch in (0..<200).map { notification(UInt64(batch * 1000 + $0)) } }
+        await withTaskGroup(of: Void.self) { group in
+            for batch in batches {
+                group.addTask { _ = await sink.deliver(batch) }
+            }
+        }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.first, "earlier line", "the sink appends")
+        let ids = try lines.dropFirst().map { line -> Int in
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            return try XCTUnwrap((object["delivery_id"] as? NSNumber)?.intValue)
+        }
+        XCTAssertEqual(ids.count, 1600)
+        // Each batch's lines are contiguous and in order.
+        for start in stride(from: 0, to: ids.count, by: 200) {
+            let batch = ids[start..<start + 200]
+            let base = try XCTUnwrap(batch.first)
+            XCTAssertEqual(Array(batch), Array(base..<base + 200))
+        }
+    }
+
+    func testFileSinkThatCannotBeOpenedSaysWhy() {
+        XCTAssertThrowsError(try FileSinkGateway(path: "/nonexistent-dir-\(getpid())/sink.jsonl")) { error in
+            XCTAssertTrue("\(error)".contains("cannot open sink file"), "\(error)")
+        }
+    }
+
+    func testNullGatewayAcceptsEverythingAndCounts() async {
+        let null = NullGateway()
+        let outcomes = await null.deliver([notification(1), notification(2)])
+        XCTAssertEqual(outcomes, [.sent(apnsID: ""), .sent(apnsID: "")])
+        _ = await null.deliver([notification(3, payload: "12345")])
+        XCTAssertEqual(null.accepted.notifications, 3)
+        XCTAssertEqual(null.accepted.payloadBytes, 2 * 31 + 5)
+    }
+}
