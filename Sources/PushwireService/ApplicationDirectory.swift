@@ -11,7 +11,18 @@ final class ApplicationDirectory: Sendable {
     struct Entry {
         var record: ApplicationRecord
         /// The categories of `record.categoriesVersion`, or nil when they must be read again.
-        var categories: [Category]?
+        /// Setting it (set the version first) encodes or drops the answers built from it.
+        var categories: [Category]? {
+            didSet { encoded = categories.map { EncodedCategoryResponses(categories: $0, version: record.categoriesVersion) } }
+        }
+        /// The fast paths' answers for `categories`; nil exactly when `categories` is.
+        private(set) var encoded: EncodedCategoryResponses?
+
+        init(record: ApplicationRecord, categories: [Category]?) {
+            self.record = record
+            self.categories = categories
+            encoded = categories.map { EncodedCategoryResponses(categories: $0, version: record.categoriesVersion) }
+        }
     }
 
     private struct State {
@@ -70,6 +81,12 @@ final class ApplicationDirectory: Sendable {
             guard let entry = state.byCode[code] else { return .unknownApplication }
             return .known(applicationID: entry.record.id, version: entry.record.categoriesVersion, categories: entry.categories)
         }
+    }
+
+    /// The encoded category answers of the application with this code, when its categories are
+    /// cached (nil for an unknown application too: the regular path answers that).
+    func encodedResponses(code: String) -> EncodedCategoryResponses? {
+        state.withLock { $0.byCode[code]?.encoded }
     }
 
     /// Records a new categories version after a durable change: the cached list is dropped.

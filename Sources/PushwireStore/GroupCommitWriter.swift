@@ -44,19 +44,24 @@ final class GroupCommitWriter: Sendable {
     /// Runs `body` in the next batch; returns its result once the batch is durable.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
         let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            let job = Job(run: { connection in
-                let outcome = GroupCommitWriter.runInSavepoint(connection, body)
-                return { commitError in
-                    if let commitError {
-                        continuation.resume(returning: .failure(commitError))
-                    } else {
-                        continuation.resume(returning: outcome)
-                    }
-                }
-            }, fail: { continuation.resume(returning: .failure($0)) })
-            if !enqueue(job) { continuation.resume(returning: .failure(.closed)) }
+            write(body) { continuation.resume(returning: $0) }
         }
         return try result.get()
+    }
+
+    /// Runs `body` in the next batch and hands its result to `completion` once the batch is
+    /// durable (or failed), on the writer's thread: `completion` must be quick (hop elsewhere
+    /// for real work). For callers that are not in a task, such as the server's event loop,
+    /// this saves a task and a continuation per write.
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T,
+        completion: @escaping @Sendable (Result<T, StoreError>) -> Void
+    ) {
+        let job = Job(run: { connection in
+            let outcome = GroupCommitWriter.runInSavepoint(connection, body)
+            return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
+        }, fail: { completion(.failure($0)) })
+        if !enqueue(job) { completion(.failure(.closed)) }
     }
 
     private static func runInSavepoint<T>(_ connection: SQLiteConnection,

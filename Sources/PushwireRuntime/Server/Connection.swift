@@ -233,16 +233,24 @@ final class Connection: EventHandler, @unchecked Sendable {
     private func processFrames() {
         var completedAny = false
         while case .open = state, !readingPaused {
-            let frame: Frame?
+            let step: FrameStep?
             do {
-                frame = try decoder.nextFrame()
+                step = try decoder.withNextPayload { payload in self.answerOrDecode(payload) }
             } catch {
                 protocolError(error)
                 return
             }
-            guard let frame else { break }
+            guard let step else { break }
             completedAny = true
-            dispatch(frame)
+            switch step {
+            case .answered:
+                break
+            case .decoded(let frame):
+                dispatch(frame)
+            case .failed(let error):
+                protocolError(error)
+                return
+            }
             // Checked per frame: one read can hold thousands of requests, and a peer that does not
             // read its responses must not make the buffer grow by all of their answers at once.
             if output.count - outputStart > shared.configuration.maxOutputBufferBytes {
@@ -255,6 +263,62 @@ final class Connection: EventHandler, @unchecked Sendable {
             partialFrameSince = nil
         } else if completedAny || partialFrameSince == nil {
             partialFrameSince = now
+        }
+    }
+
+    /// What became of one frame's payload.
+    private enum FrameStep {
+        /// A raw fast path took the call (answered, or off the loop).
+        case answered
+        /// Decoded, for `dispatch`.
+        case decoded(Frame)
+        case failed(FramingError)
+    }
+
+    /// Offers the payload to a raw fast path when it is a request for one; otherwise (or when the
+    /// fast path declines) decodes it as `FrameDecoder.nextFrame()` does.
+    private func answerOrDecode(_ payload: UnsafeRawBufferPointer) -> FrameStep {
+        let fastPaths = shared.table.rawFastPaths
+        if !fastPaths.isEmpty, let request = ScannedRequest(frame: payload),
+           let handler = fastPaths.handler(forPath: request.method), takeRaw(request, handler) {
+            return .answered
+        }
+        do throws(WireDecodingError) {
+            let frame = try Frame(decoding: payload)
+            return frame.kind == nil ? .failed(.emptyFrame) : .decoded(frame)
+        } catch {
+            return .failed(.undecodableFrame(error))
+        }
+    }
+
+    /// Runs a raw fast path when the call passes the checks `handleRequest` makes; returns false
+    /// (the frame then takes the regular path, which answers any refusal) otherwise or when the
+    /// fast path declines.
+    private func takeRaw(_ request: ScannedRequest, _ handler: RawHandler) -> Bool {
+        let callID = request.callID
+        guard callID != 0, !goAwaySent,
+              inFlight.isEmpty || (inFlight[callID] == nil && inFlight.count < shared.configuration.maxConcurrentCallsPerConnection)
+        else { return false }
+        switch handler(request.message) {
+        case .decline:
+            return false
+        case .response(let body):
+            if callID > highestCallID { highestCallID = callID }
+            respond(callID: callID, status: .ok, message: "", body: body)
+            return true
+        case .later(let start):
+            if callID > highestCallID { highestCallID = callID }
+            var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
+            if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
+            let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
+            let complete = trackOffLoop(callID: callID, deadline: deadline, timeoutNanos: timeoutNanos)
+            start { result in
+                switch result {
+                case .success(let body): complete(CallOutcome(status: .ok, message: "", body: body))
+                case .failure(let error): complete(.failure(error))
+                }
+            }
+            return true
         }
     }
 
@@ -333,6 +397,19 @@ final class Connection: EventHandler, @unchecked Sendable {
         _ handler: RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64
     ) {
         let call = InFlightCall()
+        let complete = trackOffLoop(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
+        let context = RequestContext(
+            callID: callID, method: request.method, metadata: request.metadata, peer: peer,
+            deadlineNanos: deadline, cancellation: call.cancellation)
+        handler(context, request.message, complete)
+    }
+
+    /// Tracks call `callID` as in flight and arms its deadline; returns the completion that hops
+    /// its outcome back to this loop (through the loop's task queue and eventfd) and answers it
+    /// unless a deadline, Cancel or close answered it first.
+    private func trackOffLoop(
+        callID: UInt32, call: InFlightCall = InFlightCall(), deadline: UInt64?, timeoutNanos: UInt64
+    ) -> @Sendable (CallOutcome) -> Void {
         inFlight[callID] = call
         if let deadline {
             let milliseconds = timeoutNanos / 1_000_000
@@ -342,11 +419,8 @@ final class Connection: EventHandler, @unchecked Sendable {
                             message: "deadline of \(milliseconds) ms exceeded", body: [])
             }
         }
-        let context = RequestContext(
-            callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-            deadlineNanos: deadline, cancellation: call.cancellation)
         let loop = owner.loop
-        handler(context, request.message) { [self] result in
+        return { [self] result in
             loop.execute {
                 self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
                 self.scheduleFlush()

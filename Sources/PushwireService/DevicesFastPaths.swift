@@ -1,0 +1,78 @@
+import PushwireRuntime
+import PushwireWire
+
+/// The raw fast paths of SyncCategories and RegisterDevice (`Server.registerRawFastPath`): the
+/// calls every device makes on every launch, answered from encoded responses cached per
+/// application version. Each path handles only the common, valid case and declines the rest to
+/// the regular handler (`DevicesService.syncCategories`, `registerDevice`), which therefore
+/// remains the one place that reports errors: unknown application, invalid fields, and so on.
+extension DevicesService {
+    /// SyncCategories: `not_modified` or the full set, from the cached encodings; a copy of a
+    /// cached array per call. Declines an unknown application, a request it cannot read in place
+    /// and an application whose categories are not cached (the regular path reads and caches them).
+    public func syncCategoriesFastPath(_ message: UnsafeRawBufferPointer) -> RawAnswer {
+        var reader = HotFrames.Reader(message)
+        var application = UnsafeRawBufferPointer(start: nil, count: 0)
+        var knownVersion: UInt64 = 0
+        while !reader.atEnd {
+            guard let (field, wireType) = reader.tag() else { return .decline }
+            switch (field, wireType) {
+            case (1, 2):  // application
+                guard let text = reader.submessage() else { return .decline }
+                application = text.bytes
+            case (2, 0):  // known_version
+                guard let value = reader.varint() else { return .decline }
+                knownVersion = value
+            default:
+                return .decline
+            }
+        }
+        guard let code = Self.asciiString(application),
+              let encoded = registry.directory.encodedResponses(code: code) else { return .decline }
+        return .response(encoded.sync(knownVersion: knownVersion))
+    }
+
+    /// RegisterDevice without tags: an unchanged device (its fingerprint matches) is answered at
+    /// once; any other is written through the store's callback path, straight from the writer's
+    /// commit back to the event loop, without a task. Declines tags (whose comparison needs a read),
+    /// anything invalid, and an application whose categories are not cached.
+    public func registerDeviceFastPath(_ message: UnsafeRawBufferPointer) -> RawAnswer {
+        let request: RegisterDeviceRequest
+        do throws(WireDecodingError) {
+            request = try RegisterDeviceRequest(decoding: message)
+        } catch {
+            return .decline
+        }
+        guard request.tags.isEmpty, let prepared = try? prepare(request),
+              let encoded = registry.directory.encodedResponses(code: request.application) else { return .decline }
+        let fingerprints = registry.fingerprints
+        if fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) {
+            return .response(encoded.register(knownVersion: request.knownCategoriesVersion))
+        }
+        let store = registry.store, directory = registry.directory
+        let code = request.application, knownVersion = request.knownCategoriesVersion
+        return .later { complete in
+            fingerprints.beginWrite(key: prepared.key)
+            store.upsertDevice(prepared.device) { error in
+                fingerprints.endWrite(key: prepared.key, fingerprint: error == nil ? prepared.fingerprint : nil)
+                if let error {
+                    complete(.failure(error.rpcError))
+                } else if let current = directory.encodedResponses(code: code) {
+                    // Categories as of the commit, as the regular path answers.
+                    complete(.success(current.register(knownVersion: knownVersion)))
+                } else {
+                    // A category change dropped the cache meanwhile: rebuilding it reads the
+                    // store, which must not happen on the writer's thread.
+                    complete(.success(encoded.register(knownVersion: knownVersion)))
+                }
+            }
+        }
+    }
+
+    /// The bytes as a `String` when they are ASCII (always valid UTF-8); nil otherwise, so that
+    /// other text is checked by the regular decoder.
+    static func asciiString(_ bytes: UnsafeRawBufferPointer) -> String? {
+        for byte in bytes where byte >= 0x80 { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
