@@ -31,6 +31,12 @@ final class ApplicationDirectory: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Bumped by every change of any application's categories version: lets a caller holding
+    /// `encodedResponses` check with one atomic load that they are still current.
+    private let generation = Atomic<UInt64>(0)
+
+    /// The current categories generation (see `encodedResponses`).
+    var categoriesGeneration: UInt64 { generation.load(ordering: .acquiring) }
 
     init(applications: [ApplicationRecord]) {
         for application in applications { install(application) }
@@ -45,7 +51,10 @@ final class ApplicationDirectory: Sendable {
                 let version = max(old.record.categoriesVersion, record.categoriesVersion)
                 entry.record = record
                 entry.record.categoriesVersion = version
-                if version != old.record.categoriesVersion { entry.categories = nil }
+                if version != old.record.categoriesVersion {
+                    entry.categories = nil
+                    generation.add(1, ordering: .releasing)
+                }
                 state.byCode[record.code] = entry
             } else {
                 state.byCode[record.code] = Entry(record: record, categories: nil)
@@ -84,7 +93,8 @@ final class ApplicationDirectory: Sendable {
     }
 
     /// The encoded category answers of the application with this code, when its categories are
-    /// cached (nil for an unknown application too: the regular path answers that).
+    /// cached (nil for an unknown application too: the regular path answers that). Read
+    /// `categoriesGeneration` before: while it stays the same, the answers stay current.
     func encodedResponses(code: String) -> EncodedCategoryResponses? {
         state.withLock { $0.byCode[code]?.encoded }
     }
@@ -96,6 +106,7 @@ final class ApplicationDirectory: Sendable {
             entry.record.categoriesVersion = version
             entry.categories = nil
             state.byCode[code] = entry
+            generation.add(1, ordering: .releasing)
         }
     }
 

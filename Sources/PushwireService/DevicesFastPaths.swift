@@ -43,27 +43,34 @@ extension DevicesService {
         } catch {
             return .decline
         }
+        let directory = registry.directory
+        let generation = directory.categoriesGeneration
         guard request.tags.isEmpty, let prepared = try? prepare(request),
-              let encoded = registry.directory.encodedResponses(code: request.application) else { return .decline }
+              let encoded = directory.encodedResponses(code: request.application) else { return .decline }
         let fingerprints = registry.fingerprints
         if fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) {
             return .response(encoded.register(knownVersion: request.knownCategoriesVersion))
         }
-        let store = registry.store, directory = registry.directory
+        let store = registry.store
         let code = request.application, knownVersion = request.knownCategoriesVersion
         return .later { complete in
             fingerprints.beginWrite(key: prepared.key)
+            // Runs on the writer's thread once the row is durable: kept short, since the writer
+            // runs every completion of a batch before it starts the next one.
             store.upsertDevice(prepared.device) { error in
                 fingerprints.endWrite(key: prepared.key, fingerprint: error == nil ? prepared.fingerprint : nil)
                 if let error {
                     complete(.failure(error.rpcError))
-                } else if let current = directory.encodedResponses(code: code) {
-                    // Categories as of the commit, as the regular path answers.
-                    complete(.success(current.register(knownVersion: knownVersion)))
-                } else {
-                    // A category change dropped the cache meanwhile: rebuilding it reads the
-                    // store, which must not happen on the writer's thread.
+                } else if directory.categoriesGeneration == generation {
                     complete(.success(encoded.register(knownVersion: knownVersion)))
+                } else {
+                    // Categories changed during the write: answer with them, as the regular path
+                    // does (it reads the categories after the write). If the new list is not
+                    // cached yet, rebuilding it reads the store, which must not happen on the
+                    // writer's thread: the version written before is still a correct answer
+                    // for a device that registered before the change committed.
+                    let current = directory.encodedResponses(code: code) ?? encoded
+                    complete(.success(current.register(knownVersion: knownVersion)))
                 }
             }
         }

@@ -18,6 +18,8 @@ final class GroupCommitWriter: Sendable {
     private struct State {
         var jobs: [Job] = []
         var sleeping = false
+        /// While sleeping: wake the writer once this many jobs are queued.
+        var wakeAt = 1
         var closed = false
         var transactions = 0
         var writes = 0
@@ -53,44 +55,63 @@ final class GroupCommitWriter: Sendable {
     /// durable (or failed), on the writer's thread: `completion` must be quick (hop elsewhere
     /// for real work). For callers that are not in a task, such as the server's event loop,
     /// this saves a task and a continuation per write.
+    ///
+    /// - Parameter isOneStatement: `body` runs a single statement. It then needs no savepoint of
+    ///   its own: SQLite undoes a failed statement's changes by itself (a constraint error aborts
+    ///   the statement, not the transaction), which saves two statements per write.
     func write<T: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T,
+        isOneStatement: Bool = false,
         completion: @escaping @Sendable (Result<T, StoreError>) -> Void
     ) {
         let job = Job(run: { connection in
-            let outcome = GroupCommitWriter.runInSavepoint(connection, body)
+            let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
             return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
         }, fail: { completion(.failure($0)) })
         if !enqueue(job) { completion(.failure(.closed)) }
     }
 
+    private static func runAlone<T>(_ connection: SQLiteConnection,
+                                    _ body: (SQLiteConnection) throws(StoreError) -> T) -> Result<T, StoreError> {
+        do {
+            return .success(try body(connection))
+        } catch {
+            return .failure(mapped(error))
+        }
+    }
+
     private static func runInSavepoint<T>(_ connection: SQLiteConnection,
                                           _ body: (SQLiteConnection) throws(StoreError) -> T) -> Result<T, StoreError> {
         do {
-            try connection.statement("SAVEPOINT job").run()
+            try connection.statement("SAVEPOINT job" as StaticString).run()
         } catch {
             return .failure(.sqlite(error))
         }
         do {
             let value = try body(connection)
-            try sql { () throws(SQLiteError) in try connection.statement("RELEASE job").run() }
+            try sql { () throws(SQLiteError) in try connection.statement("RELEASE job" as StaticString).run() }
             return .success(value)
         } catch {
             // Undo this job only; the rest of the batch stays.
-            _ = try? connection.statement("ROLLBACK TO job").run()
-            _ = try? connection.statement("RELEASE job").run()
-            if case .sqlite(let sqliteError) = error, sqliteError.primaryCode == 19 /* SQLITE_CONSTRAINT */ {
-                return .failure(.conflict(sqliteError.message))
-            }
-            return .failure(error)
+            _ = try? connection.statement("ROLLBACK TO job" as StaticString).run()
+            _ = try? connection.statement("RELEASE job" as StaticString).run()
+            return .failure(mapped(error))
         }
+    }
+
+    /// A constraint violation is a conflict (a unique name taken); other errors pass unchanged.
+    private static func mapped(_ error: StoreError) -> StoreError {
+        if case .sqlite(let sqliteError) = error, sqliteError.primaryCode == 19 /* SQLITE_CONSTRAINT */ {
+            return .conflict(sqliteError.message)
+        }
+        return error
     }
 
     private func enqueue(_ job: Job) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
             if state.closed { return (false, false) }
             state.jobs.append(job)
-            if state.sleeping {
+            if state.sleeping, state.jobs.count >= state.wakeAt {
                 state.sleeping = false
                 return (true, true)
             }
@@ -112,31 +133,70 @@ final class GroupCommitWriter: Sendable {
         stopped.wait()
     }
 
+    /// What the writer does next.
+    private enum Step {
+        case stop
+        /// Sleep until woken, or until the deadline (uptime nanoseconds) when there is one.
+        case sleep(until: UInt64?)
+        case commit([Job])
+    }
+
+    /// The longest the writer holds queued jobs back for the rest of a round (see `run`).
+    static let maximumPatienceNanos: UInt64 = 5_000_000
+
     private func run() {
+        // Group commit with patience, as PostgreSQL's commit_delay: when a batch commits, the
+        // callers it completes usually send their next write right away (a device registering,
+        // a client keeping 64 calls in flight). Committing whatever is queued at once splits them
+        // into two alternating half batches, each paying a full fsync. So after a commit the
+        // writer expects as many jobs as were in play (the batch it completed plus those queued
+        // meanwhile) and waits for them, but never longer than the last commit took (capped):
+        // at worst a write waits one more commit time, and a sequential caller, whose next write
+        // completes the expected count by itself, does not wait at all.
+        var expected = 1
+        var deadline: UInt64 = 0
         while true {
-            let batch = state.withLock { state -> [Job]? in
+            let step = state.withLock { state -> Step in
                 if state.jobs.isEmpty {
-                    if state.closed { return nil }
+                    if state.closed { return .stop }
                     state.sleeping = true
-                    return []
+                    state.wakeAt = 1
+                    return .sleep(until: nil)
                 }
+                if state.jobs.count < expected, !state.closed, DispatchTime.now().uptimeNanoseconds < deadline {
+                    state.sleeping = true
+                    state.wakeAt = expected
+                    return .sleep(until: deadline)
+                }
+                state.sleeping = false
                 let jobs = state.jobs
                 state.jobs.removeAll(keepingCapacity: true)
-                return jobs
+                return .commit(jobs)
             }
-            guard let batch else { break }
-            if batch.isEmpty {
+            switch step {
+            case .stop:
+                stopped.signal()
+                return
+            case .sleep(until: nil):
                 wakeUp.wait()
-                continue
+            case .sleep(until: let until?):
+                // A signal that arrives after the timeout is left in the semaphore and only
+                // causes one extra pass through this loop.
+                _ = wakeUp.wait(timeout: DispatchTime(uptimeNanoseconds: until))
+            case .commit(let batch):
+                let started = DispatchTime.now().uptimeNanoseconds
+                commit(batch)
+                let ended = DispatchTime.now().uptimeNanoseconds
+                let queued = state.withLock { $0.jobs.count }
+                expected = batch.count + queued
+                deadline = ended + min(ended - started, Self.maximumPatienceNanos)
             }
-            commit(batch)
         }
-        stopped.signal()
     }
 
     private func commit(_ batch: [Job]) {
         do {
-            try connection.statement("BEGIN IMMEDIATE").run()
+            try connection.statement("BEGIN IMMEDIATE" as StaticString).run()
         } catch {
             for job in batch { job.fail(.sqlite(error)) }
             return
@@ -144,7 +204,7 @@ final class GroupCommitWriter: Sendable {
         let completions = batch.map { $0.run(connection) }
         var commitError: StoreError?
         do {
-            try connection.statement("COMMIT").run()
+            try connection.statement("COMMIT" as StaticString).run()
         } catch {
             commitError = .sqlite(error)
             _ = try? connection.execute("ROLLBACK")

@@ -36,7 +36,7 @@ extension SQLiteStore {
                           .int(now))
                     .run()
             }
-        }, completion: { (result: Result<Void, StoreError>) in
+        }, isOneStatement: true, completion: { (result: Result<Void, StoreError>) in
             switch result {
             case .success: completion(nil)
             case .failure(let error): completion(error)
@@ -44,7 +44,7 @@ extension SQLiteStore {
         })
     }
 
-    static let upsertDeviceUnlessUnchanged = """
+    static let upsertDeviceUnlessUnchanged: StaticString = """
         INSERT INTO devices (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, updated_at)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
         ON CONFLICT (app_id, hwid) DO UPDATE SET push_token = excluded.push_token,
