@@ -99,6 +99,13 @@ final class ApplicationDirectory: Sendable {
         state.withLock { $0.byCode[code]?.encoded }
     }
 
+    /// What a registration needs of the application with this code, in one lookup: its id and
+    /// its encoded category answers (nil when its categories are not cached). Nil for an unknown
+    /// code. Cheaper than `application(code:)`, which copies the whole record.
+    func registration(code: String) -> (applicationID: Int64, encoded: EncodedCategoryResponses?)? {
+        state.withLock { state in state.byCode[code].map { ($0.record.id, $0.encoded) } }
+    }
+
     /// Records a new categories version after a durable change: the cached list is dropped.
     func categoriesChanged(code: String, version: UInt64) {
         state.withLock { state in

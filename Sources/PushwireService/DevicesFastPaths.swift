@@ -45,8 +45,14 @@ extension DevicesService {
         }
         let directory = registry.directory
         let generation = directory.categoriesGeneration
-        guard request.tags.isEmpty, let prepared = try? prepare(request),
-              let encoded = directory.encodedResponses(code: request.application) else { return .decline }
+        // The regular path's `prepare`, with one directory lookup instead of two (and no copy of
+        // the application record): the same checks, in `DeviceValidation.device`.
+        guard request.tags.isEmpty, let (applicationID, cached) = directory.registration(code: request.application),
+              let encoded = cached,
+              let device = try? DeviceValidation.device(request, applicationID: applicationID) else { return .decline }
+        let prepared = Prepared(device: device, tags: [],
+                                key: RegistrationFingerprints.key(applicationID: applicationID, hwid: device.hwid),
+                                fingerprint: RegistrationFingerprints.fingerprint(device, tags: []))
         let fingerprints = registry.fingerprints
         if fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) {
             return .response(encoded.register(knownVersion: request.knownCategoriesVersion))

@@ -62,7 +62,7 @@ public struct DevicesService: Sendable {
         var fingerprint: Int
     }
 
-    func prepare(_ request: RegisterDeviceRequest) throws(RPCError) -> Prepared {
+    private func prepare(_ request: RegisterDeviceRequest) throws(RPCError) -> Prepared {
         try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
         let application = try registry.application(code: request.application)
         let device = try DeviceValidation.device(request, applicationID: application.id)
@@ -87,7 +87,7 @@ public struct DevicesService: Sendable {
         return wanted.allSatisfy { byName[$0.key] == $0.value }
     }
 
-    func response(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse {
+    private func response(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse {
         var response = RegisterDeviceResponse()
         if request.knownCategoriesVersion != 0, registry.categoriesVersion(code: request.application) == request.knownCategoriesVersion {
             response.categoriesVersion = request.knownCategoriesVersion

@@ -7,7 +7,7 @@ import PushwireWire
 /// Built by `ApplicationDirectory` whenever it caches a category list and dropped with that list
 /// by every category change, so it can never outlive the version it describes. The messages are
 /// built exactly as `DevicesService.syncCategories` and `DevicesService.response(for:)` build
-/// theirs (`FastPathTests` compares them byte for byte).
+/// theirs (`RegistrationFastPathTests` compares them byte for byte).
 struct EncodedCategoryResponses: Sendable {
     /// The categories version these answers carry.
     let version: UInt64
