@@ -61,22 +61,21 @@ extension DevicesService {
         let code = request.application, knownVersion = request.knownCategoriesVersion
         return .later { complete in
             fingerprints.beginWrite(key: prepared.key)
-            // Runs on the writer's thread once the row is durable: kept short, since the writer
-            // runs every completion of a batch before it starts the next one.
             store.upsertDevice(prepared.device) { error in
-                fingerprints.endWrite(key: prepared.key, fingerprint: error == nil ? prepared.fingerprint : nil)
-                if let error {
-                    complete(.failure(error.rpcError))
-                } else if directory.categoriesGeneration == generation {
-                    complete(.success(encoded.register(knownVersion: knownVersion)))
-                } else {
+                // On the writer's thread, once the row is durable: hand over at once (the writer
+                // completes a whole batch before it starts the next); the rest runs on the loop.
+                complete {
+                    fingerprints.endWrite(key: prepared.key, fingerprint: error == nil ? prepared.fingerprint : nil)
+                    if let error { return .failure(error.rpcError) }
+                    if directory.categoriesGeneration == generation {
+                        return .success(encoded.register(knownVersion: knownVersion))
+                    }
                     // Categories changed during the write: answer with them, as the regular path
                     // does (it reads the categories after the write). If the new list is not
-                    // cached yet, rebuilding it reads the store, which must not happen on the
-                    // writer's thread: the version written before is still a correct answer
-                    // for a device that registered before the change committed.
+                    // cached yet, the version read before is still a correct answer for a device
+                    // that registered before the change committed, and it spares the loop a read.
                     let current = directory.encodedResponses(code: code) ?? encoded
-                    complete(.success(current.register(knownVersion: knownVersion)))
+                    return .success(current.register(knownVersion: knownVersion))
                 }
             }
         }

@@ -168,6 +168,19 @@ final class Statement {
         return self
     }
 
+    /// Binds an integer to `?index` (1-based): for the hottest statements, without the array
+    /// and enum of `bind(_:)`.
+    func bind(_ index: Int32, _ value: Int64) throws(SQLiteError) {
+        let rc = sqlite3_bind_int64(raw, index, value)
+        if rc != SQLITE_OK { throw connection.error(rc, "bind ?\(index) of \"\(sql.prefix(60))\"") }
+    }
+
+    /// Binds text to `?index` (1-based); SQLite copies it.
+    func bind(_ index: Int32, _ value: String) throws(SQLiteError) {
+        let rc = sqlite3_bind_text(raw, index, value, -1, Statement.transient)
+        if rc != SQLITE_OK { throw connection.error(rc, "bind ?\(index) of \"\(sql.prefix(60))\"") }
+    }
+
     /// Advances to the next row: true when a row is available, false when done.
     func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(raw)

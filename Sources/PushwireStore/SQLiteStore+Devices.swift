@@ -30,11 +30,17 @@ extension SQLiteStore {
                 // The WHERE leaves an identical row alone: re-registering an unchanged device
                 // that the caller could not tell apart from a new one (no fingerprint yet, e.g.
                 // after a restart) writes nothing, without a read before the write.
-                try connection.statement(SQLiteStore.upsertDeviceUnlessUnchanged)
-                    .bind(.int(device.applicationID), .text(device.hwid), .text(device.pushToken), .int(Int64(device.deviceType)),
-                          .text(device.language), .int(Int64(device.timezone)), .text(device.userID), .text(device.appVersion),
-                          .int(now))
-                    .run()
+                let statement = try connection.statement(SQLiteStore.upsertDeviceUnlessUnchanged)
+                try statement.bind(1, device.applicationID)
+                try statement.bind(2, device.hwid)
+                try statement.bind(3, device.pushToken)
+                try statement.bind(4, Int64(device.deviceType))
+                try statement.bind(5, device.language)
+                try statement.bind(6, Int64(device.timezone))
+                try statement.bind(7, device.userID)
+                try statement.bind(8, device.appVersion)
+                try statement.bind(9, now)
+                try statement.run()
             }
         }, isOneStatement: true, completion: { (result: Result<Void, StoreError>) in
             switch result {

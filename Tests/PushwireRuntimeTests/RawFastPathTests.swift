@@ -26,11 +26,11 @@ final class RawFastPathTests: XCTestCase {
                 return .response(Self.serving)
             case "later":
                 return .later { complete in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { complete(.success(Self.serving)) }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { complete { .success(Self.serving) } }
                 }
             case "later-error":
                 return .later { complete in
-                    DispatchQueue.global().async { complete(.failure(RPCError(.aborted, "store failed"))) }
+                    DispatchQueue.global().async { complete { .failure(RPCError(.aborted, "store failed")) } }
                 }
             case "never":
                 return .later { _ in }

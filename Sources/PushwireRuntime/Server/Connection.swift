@@ -311,11 +311,18 @@ final class Connection: EventHandler, @unchecked Sendable {
             var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
             if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
             let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
-            let complete = trackOffLoop(callID: callID, deadline: deadline, timeoutNanos: timeoutNanos)
-            start { result in
-                switch result {
-                case .success(let body): complete(CallOutcome(status: .ok, message: "", body: body))
-                case .failure(let error): complete(.failure(error))
+            let call = InFlightCall()
+            track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
+            let loop = owner.loop
+            start { [self] answer in
+                loop.execute {
+                    let outcome: CallOutcome
+                    switch answer() {
+                    case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
+                    case .failure(let error): outcome = .failure(error)
+                    }
+                    self.finish(callID: callID, call: call, status: outcome.status, message: outcome.message, body: outcome.body)
+                    self.scheduleFlush()
                 }
             }
             return true
@@ -397,19 +404,23 @@ final class Connection: EventHandler, @unchecked Sendable {
         _ handler: RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64
     ) {
         let call = InFlightCall()
-        let complete = trackOffLoop(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
+        track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
         let context = RequestContext(
             callID: callID, method: request.method, metadata: request.metadata, peer: peer,
             deadlineNanos: deadline, cancellation: call.cancellation)
-        handler(context, request.message, complete)
+        let loop = owner.loop
+        // The outcome hops back to this loop through its task queue (and eventfd), and answers
+        // the call unless a deadline, Cancel or close answered it first.
+        handler(context, request.message) { [self] result in
+            loop.execute {
+                self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
+                self.scheduleFlush()
+            }
+        }
     }
 
-    /// Tracks call `callID` as in flight and arms its deadline; returns the completion that hops
-    /// its outcome back to this loop (through the loop's task queue and eventfd) and answers it
-    /// unless a deadline, Cancel or close answered it first.
-    private func trackOffLoop(
-        callID: UInt32, call: InFlightCall = InFlightCall(), deadline: UInt64?, timeoutNanos: UInt64
-    ) -> @Sendable (CallOutcome) -> Void {
+    /// Tracks call `callID` as in flight and arms its deadline.
+    private func track(callID: UInt32, call: InFlightCall, deadline: UInt64?, timeoutNanos: UInt64) {
         inFlight[callID] = call
         if let deadline {
             let milliseconds = timeoutNanos / 1_000_000
@@ -417,13 +428,6 @@ final class Connection: EventHandler, @unchecked Sendable {
                 guard let self, let call else { return }
                 self.finish(callID: callID, call: call, status: .deadlineExceeded,
                             message: "deadline of \(milliseconds) ms exceeded", body: [])
-            }
-        }
-        let loop = owner.loop
-        return { [self] result in
-            loop.execute {
-                self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
-                self.scheduleFlush()
             }
         }
     }

@@ -9,12 +9,22 @@ public enum RawAnswer: Sendable {
     /// answering costs one copy into the connection's output).
     case response([UInt8])
     /// The answer comes later from another thread: the runtime tracks the call (deadline,
-    /// Cancel, connection close) and calls `start` once on the loop with a completion, which must
-    /// be called exactly once, from any thread, with the encoded response or the call's error.
-    case later(@Sendable (_ complete: @escaping @Sendable (Result<[UInt8], RPCError>) -> Void) -> Void)
+    /// Cancel, connection close) and calls `start` once on the loop with the call's completion.
+    case later(@Sendable (_ complete: @escaping RawCompletion) -> Void)
     /// Not handled here: the method's registered handler decodes and answers the call as usual.
     case decline
 }
+
+/// Computes a `.later` call's answer, on the call's event loop: the encoded response, or the
+/// call's error.
+public typealias RawResult = @Sendable () -> Result<[UInt8], RPCError>
+
+/// Ends a `.later` call: call it exactly once, from any thread, with the closure that computes
+/// the answer. That closure runs on the call's event loop — even when a deadline, a Cancel or a
+/// closed connection answered the call first, so that its bookkeeping always happens (unless
+/// the server stops first) — which keeps the completing thread's work to one hand-over: that
+/// thread is often the store's single writer, whose time bounds every write.
+public typealias RawCompletion = @Sendable (_ answer: @escaping RawResult) -> Void
 
 /// A raw fast path: the request message's bytes, in place in the connection's buffer (valid
 /// only during the call), in; what to do with the call out.
