@@ -50,22 +50,21 @@ extension DevicesService {
         guard request.tags.isEmpty, let (applicationID, cached) = directory.registration(code: request.application),
               let encoded = cached,
               let device = try? DeviceValidation.device(request, applicationID: applicationID) else { return .decline }
-        let prepared = Prepared(device: device, tags: [],
-                                key: RegistrationFingerprints.key(applicationID: applicationID, hwid: device.hwid),
-                                fingerprint: RegistrationFingerprints.fingerprint(device, tags: []))
+        let key = RegistrationFingerprints.key(applicationID: applicationID, hwid: device.hwid)
+        let fingerprint = RegistrationFingerprints.fingerprint(device, tags: [])
         let fingerprints = registry.fingerprints
-        if fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) {
+        if fingerprints.matches(key: key, fingerprint: fingerprint) {
             return .response(encoded.register(knownVersion: request.knownCategoriesVersion))
         }
         let store = registry.store
         let code = request.application, knownVersion = request.knownCategoriesVersion
         return .later { complete in
-            fingerprints.beginWrite(key: prepared.key)
-            store.upsertDevice(prepared.device) { error in
+            fingerprints.beginWrite(key: key)
+            store.upsertDevice(device) { error in
                 // On the writer's thread, once the row is durable: hand over at once (the writer
                 // completes a whole batch before it starts the next); the rest runs on the loop.
                 complete {
-                    fingerprints.endWrite(key: prepared.key, fingerprint: error == nil ? prepared.fingerprint : nil)
+                    fingerprints.endWrite(key: key, fingerprint: error == nil ? fingerprint : nil)
                     if let error { return .failure(error.rpcError) }
                     if directory.categoriesGeneration == generation {
                         return .success(encoded.register(knownVersion: knownVersion))

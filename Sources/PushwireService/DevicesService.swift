@@ -55,7 +55,7 @@ public struct DevicesService: Sendable {
         return (try response(for: request), .written)
     }
 
-    struct Prepared {
+    private struct Prepared {
         var device: DeviceRecord
         var tags: [TagChange]
         var key: Int

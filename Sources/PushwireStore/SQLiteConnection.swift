@@ -177,7 +177,15 @@ final class Statement {
 
     /// Binds text to `?index` (1-based); SQLite copies it.
     func bind(_ index: Int32, _ value: String) throws(SQLiteError) {
-        let rc = sqlite3_bind_text(raw, index, value, -1, Statement.transient)
+        var value = value
+        // The length given, so SQLite does not scan for the terminator; UTF-8 is contiguous
+        // after `withUTF8` (native strings already are: no copy).
+        let rc = value.withUTF8 { bytes -> Int32 in
+            guard let start = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(raw, index, "", 0, Statement.transient) }
+            return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(raw, index, $0, Int32(bytes.count), Statement.transient)
+            }
+        }
         if rc != SQLITE_OK { throw connection.error(rc, "bind ?\(index) of \"\(sql.prefix(60))\"") }
     }
 
