@@ -13,7 +13,7 @@ final class ApplicationDirectory: Sendable {
         /// The categories of `record.categoriesVersion`, or nil when they must be read again.
         /// Setting it (set the version first) encodes or drops the answers built from it.
         var categories: [Category]? {
-            didSet { encoded = categories.map { EncodedCategoryResponses(categories: $0, version: record.categoriesVersion) } }
+            didSet { encoded = categories.map { EncodedCategoryResponses(categories: $0, version: record.categoriesVersion, applicationID: record.id) } }
         }
         /// The fast paths' answers for `categories`; nil exactly when `categories` is.
         private(set) var encoded: EncodedCategoryResponses?
@@ -21,12 +21,18 @@ final class ApplicationDirectory: Sendable {
         init(record: ApplicationRecord, categories: [Category]?) {
             self.record = record
             self.categories = categories
-            encoded = categories.map { EncodedCategoryResponses(categories: $0, version: record.categoriesVersion) }
+            encoded = categories.map { EncodedCategoryResponses(categories: $0, version: record.categoriesVersion, applicationID: record.id) }
         }
     }
 
     private struct State {
-        var byCode: [String: Entry] = [:]
+        var byCode: [String: Entry] = [:] {
+            // Kept apart so that the fast paths' lookup copies one reference, not a whole entry
+            // (its record's strings, its categories): that copy was a fifth of a sync's cost.
+            // Rebuilt on every change of an entry, which is rare (applications are few).
+            didSet { encodedByCode = byCode.compactMapValues(\.encoded) }
+        }
+        private(set) var encodedByCode: [String: EncodedCategoryResponses] = [:]
         var codeByTokenHash: [[UInt8]: String] = [:]
     }
 
@@ -96,14 +102,7 @@ final class ApplicationDirectory: Sendable {
     /// cached (nil for an unknown application too: the regular path answers that). Read
     /// `categoriesGeneration` before: while it stays the same, the answers stay current.
     func encodedResponses(code: String) -> EncodedCategoryResponses? {
-        state.withLock { $0.byCode[code]?.encoded }
-    }
-
-    /// What a registration needs of the application with this code, in one lookup: its id and
-    /// its encoded category answers (nil when its categories are not cached). Nil for an unknown
-    /// code. Cheaper than `application(code:)`, which copies the whole record.
-    func registration(code: String) -> (applicationID: Int64, encoded: EncodedCategoryResponses?)? {
-        state.withLock { state in state.byCode[code].map { ($0.record.id, $0.encoded) } }
+        state.withLock { $0.encodedByCode[code] }
     }
 
     /// Records a new categories version after a durable change: the cached list is dropped.

@@ -46,10 +46,11 @@ extension DevicesService {
         let directory = registry.directory
         let generation = directory.categoriesGeneration
         // The regular path's `prepare`, with one directory lookup instead of two (and no copy of
-        // the application record): the same checks, in `DeviceValidation.device`.
-        guard request.tags.isEmpty, let (applicationID, cached) = directory.registration(code: request.application),
-              let encoded = cached,
-              let device = try? DeviceValidation.device(request, applicationID: applicationID) else { return .decline }
+        // the application record): the same checks, in `DeviceValidation.device`. An unknown
+        // application has no encoded answers, so it is declined here and reported there.
+        guard request.tags.isEmpty, let encoded = directory.encodedResponses(code: request.application),
+              let device = try? DeviceValidation.device(request, applicationID: encoded.applicationID) else { return .decline }
+        let applicationID = encoded.applicationID
         let key = RegistrationFingerprints.key(applicationID: applicationID, hwid: device.hwid)
         let fingerprint = RegistrationFingerprints.fingerprint(device, tags: [])
         let fingerprints = registry.fingerprints

@@ -8,7 +8,11 @@ import PushwireWire
 /// by every category change, so it can never outlive the version it describes. The messages are
 /// built exactly as `DevicesService.syncCategories` and `DevicesService.response(for:)` build
 /// theirs (`RegistrationFastPathTests` compares them byte for byte).
-struct EncodedCategoryResponses: Sendable {
+///
+/// A class so that handing it out under the directory's lock copies one reference.
+final class EncodedCategoryResponses: Sendable {
+    /// The application's id (what a registration stores).
+    let applicationID: Int64
     /// The categories version these answers carry.
     let version: UInt64
     /// `SyncCategoriesResponse { not_modified: true, version }`.
@@ -20,7 +24,8 @@ struct EncodedCategoryResponses: Sendable {
     /// `RegisterDeviceResponse { ios_categories, categories_version }`.
     let registerFull: [UInt8]
 
-    init(categories: [Category], version: UInt64) {
+    init(categories: [Category], version: UInt64, applicationID: Int64) {
+        self.applicationID = applicationID
         self.version = version
         var sync = SyncCategoriesResponse()
         sync.notModified = true
