@@ -54,7 +54,13 @@ final class Listener: EventHandler {
                 socket.close()
                 continue
             }
-            owner.adopt(socket, peer: peer)
+            let home = shared.balancer.reserveLoop(acceptedBy: owner)
+            if home === owner {
+                owner.adopt(socket, peer: peer)
+            } else {
+                let descriptor = socket.release()
+                home.loop.execute { home.adopt(FileDescriptor(descriptor), peer: peer) }
+            }
         }
     }
 

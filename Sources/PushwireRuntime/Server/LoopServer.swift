@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CPushwireLinux
 import PushwireWire
+import Synchronization
 
 /// The server's state on one event loop: its listener, its connections, the connections waiting
 /// for a flush at the end of the iteration, and the drain on shutdown.
@@ -19,6 +20,13 @@ final class LoopServer: @unchecked Sendable {
     private var pendingFlush: [Connection] = []
     private var drainDeadline: UInt64?
     private var stopped = false
+    private let stopping = Atomic<Bool>(false)
+    /// Connections living on this loop, counting those handed to it and not yet adopted; read by
+    /// other loops' balancer to choose where a new connection goes.
+    let openConnections = Atomic<Int>(0)
+
+    /// Whether this loop has begun to drain or stop (it takes no more connections).
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
     init(loop: EventLoop, shared: ServerShared, listenerFD: consuming FileDescriptor) throws(SystemError) {
         self.loop = loop
@@ -37,7 +45,16 @@ final class LoopServer: @unchecked Sendable {
 
     var connectionCount: Int { connections.count }
 
+    /// Takes a connection accepted by this loop or handed to it by another; its slot in
+    /// `openConnections` was reserved by the balancer.
     func adopt(_ socket: consuming FileDescriptor, peer: SocketAddress) {
+        if stopped || drainDeadline != nil {
+            // Handed over while this loop began to stop: refused like any connection after shutdown.
+            socket.close()
+            openConnections.subtract(1, ordering: .relaxed)
+            shared.connectionCount.subtract(1, ordering: .relaxed)
+            return
+        }
         // Small responses must leave at once, not wait for Nagle's algorithm.
         try? Syscall.setOption(socket.raw, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
         let connection = Connection(fd: socket, peer: peer, owner: self, now: monotonicNanos())
@@ -45,6 +62,7 @@ final class LoopServer: @unchecked Sendable {
             try connection.register()
         } catch {
             shared.logger.error("could not register a connection", ["error": "\(error)"])
+            openConnections.subtract(1, ordering: .relaxed)
             shared.connectionCount.subtract(1, ordering: .relaxed)
             return
         }
@@ -54,6 +72,7 @@ final class LoopServer: @unchecked Sendable {
 
     func connectionClosed(_ connection: Connection) {
         if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
+            openConnections.subtract(1, ordering: .relaxed)
             shared.connectionCount.subtract(1, ordering: .relaxed)
         }
         if drainDeadline != nil, connections.isEmpty { stop() }
@@ -87,6 +106,7 @@ final class LoopServer: @unchecked Sendable {
     /// once its calls are answered, and stop the loop when none is left or the drain time is up.
     func beginDrain(timeoutNanos: UInt64) {
         guard drainDeadline == nil else { return }
+        stopping.store(true, ordering: .relaxed)
         drainDeadline = monotonicNanos() &+ timeoutNanos
         listener?.close()
         listener = nil
@@ -107,6 +127,7 @@ final class LoopServer: @unchecked Sendable {
     private func stop() {
         guard !stopped else { return }
         stopped = true
+        stopping.store(true, ordering: .relaxed)
         listener?.close()
         listener = nil
         loop.stop()

@@ -137,6 +137,7 @@ public final class Server: Sendable {
                 let loop = try EventLoop(index: index)
                 loops.append(try LoopServer(loop: loop, shared: shared, listenerFD: fd))
             }
+            shared.balancer.install(loops)
             for loopServer in loops {
                 try loopServer.loop.start()
                 started += 1
@@ -171,6 +172,15 @@ public final class Server: Sendable {
             return shared.connectionCount.load(ordering: .relaxed)
         }
         return 0
+    }
+
+    /// Open connections on each event loop, in loop order (how evenly accepted connections were
+    /// spread; for tests and diagnostics).
+    public var connectionsPerLoop: [Int] {
+        if case .running(_, let loops, _) = phase.withLock({ $0 }) {
+            return loops.map { $0.openConnections.load(ordering: .relaxed) }
+        }
+        return []
     }
 
     /// Backpressure so far: how often a connection's input was paused because its client did not

@@ -10,6 +10,8 @@ final class ServerShared: Sendable {
     /// `PWIRE/1\n` followed by the Settings frame, encoded once and copied to each new connection.
     let greeting: [UInt8]
     let connectionCount = Atomic<Int>(0)
+    /// Which loop each accepted connection lives on.
+    let balancer = ConnectionBalancer()
     let draining = Atomic<Bool>(false)
     /// The most response bytes any connection held when its input was paused: what backpressure
     /// bounds, kept for tests and diagnostics.

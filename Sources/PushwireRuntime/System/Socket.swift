@@ -22,6 +22,14 @@ struct FileDescriptor: ~Copyable {
 
     var isOpen: Bool { raw >= 0 }
 
+    /// Gives up ownership without closing: the caller now owns the returned descriptor (used to
+    /// move a socket to another thread, where it is wrapped again).
+    consuming func release() -> Int32 {
+        let descriptor = raw
+        discard self
+        return descriptor
+    }
+
     deinit {
         if raw >= 0 { Syscall.close(raw) }
     }
