@@ -11,7 +11,7 @@ import Synchronization
 /// connection failed or went away (GOAWAY) before APNs answered are sent again on a new connection;
 /// APNs' answers become `DeliveryOutcome`s (see `APNsResponse`).
 public final class APNsGateway: NotificationGateway {
-    private let clients: [HTTP2Client]
+    private let clients: [any APNsConnectionClient]
     /// Where the next notification goes: round robin over `clients`.
     private let nextClient = Atomic<Int>(0)
     private let window: InFlightWindow
@@ -37,10 +37,16 @@ public final class APNsGateway: NotificationGateway {
         while baseURL.hasSuffix("/") { baseURL.removeLast() }
         var perConnection = configuration
         perConnection.maxConnections = 1
-        var clients: [HTTP2Client] = []
+        var clients: [any APNsConnectionClient] = []
         for _ in 0..<configuration.maxConnections {
-            do {
-                clients.append(try HTTP2Client(baseURL: baseURL, topic: credentials.topic, configuration: perConnection, tokens: tokens))
+            do throws(APNsGatewayError) {
+                switch configuration.transport {
+                case .libcurl:
+                    clients.append(try HTTP2Client(baseURL: baseURL, topic: credentials.topic, configuration: perConnection, tokens: tokens))
+                case .nghttp2:
+                    guard let endpoint = APNsEndpoint(baseURL: baseURL) else { throw .transport("not an https://host[:port] URL: \(baseURL)") }
+                    clients.append(try NGHTTP2Client(endpoint: endpoint, topic: credentials.topic, configuration: perConnection, tokens: tokens))
+                }
             } catch {
                 for client in clients { client.stop() }
                 throw error

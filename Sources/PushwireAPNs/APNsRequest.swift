@@ -1,0 +1,24 @@
+import PushwireDelivery
+
+/// The HTTP/2 request APNs expects for one notification: the one place that says which path and
+/// headers a push carries, whichever transport sends it.
+enum APNsRequest {
+    /// `/3/device/<token>`; the gateway has already checked the token is hex.
+    static func path(for notification: OutgoingNotification) -> String { "/3/device/\(notification.deviceToken)" }
+
+    /// The non-pseudo headers, lower-case names, in sending order.
+    static func headers(for job: APNsJob, topic: String, token: String) -> [(name: String, value: String)] {
+        let notification = job.notification
+        var headers: [(name: String, value: String)] = [
+            ("authorization", "bearer \(token)"),
+            ("apns-topic", topic),
+            ("apns-push-type", "alert"),
+            ("apns-priority", String(notification.priority)),
+            ("apns-expiration", String(notification.expiration)),
+            ("apns-id", job.apnsID),
+            ("content-type", "application/json"),
+        ]
+        if !notification.collapseID.isEmpty { headers.append(("apns-collapse-id", notification.collapseID)) }
+        return headers
+    }
+}
