@@ -266,6 +266,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         }
         var unfinished = jobs + queue[queueHead...] + delayed.map(\.job)
         if let connection {
+            connection.sayGoodbye()
             connection.close(reason: "gateway shut down")
             unfinished += connection.closed.map(\.stream.job)
             connection.closed = []

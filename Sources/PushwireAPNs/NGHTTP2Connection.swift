@@ -157,8 +157,10 @@ final class NGHTTP2Connection {
             }
         }
         while wantsWrite {
-            let result = outbound.withUnsafeBytes { bytes in
-                socket.write(bytes.baseAddress! + outboundOffset, count: bytes.count - outboundOffset)
+            let result = outbound.withUnsafeBytes { bytes -> TLSSocket.IOResult in
+                // wantsWrite means the buffer is not empty, so it has a base address.
+                guard let base = bytes.baseAddress else { return .bytes(0) }
+                return socket.write(base + outboundOffset, count: bytes.count - outboundOffset)
             }
             switch result {
             case .bytes(let written): outboundOffset += written
@@ -185,6 +187,17 @@ final class NGHTTP2Connection {
                 fail(why)
                 return
             }
+        }
+    }
+
+    /// Tells the server this client is done (GOAWAY, NO_ERROR) and writes it if the socket takes
+    /// it now; used when the gateway shuts down. Streams still open end as in `close`.
+    func sayGoodbye() {
+        guard let session, failure == nil else { return }
+        if nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) == 0 {
+            outbound.removeAll(keepingCapacity: true)
+            outboundOffset = 0
+            flush()
         }
     }
 

@@ -218,6 +218,46 @@ final class APNsGatewayTests: XCTestCase {
         }
     }
 
+    func testARequestWithoutAnAnswerInTimeIsResetAndRetried() async throws {
+        try await forEachTransport {
+            let double = try APNsDouble(["--delay-ms", "3000"])
+            let gateway = try makeGateway(double) {
+                $0.requestTimeout = .milliseconds(300)
+                $0.retryPolicy = APNsRetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10))
+            }
+            let started = ContinuousClock.now
+            let outcomes = await gateway.deliver([notification(0)])
+            guard case .retry(let reason, nil) = outcomes[0] else { return XCTFail("\(outcomes)") }
+            XCTAssertTrue(reason.hasPrefix("connection failed"), reason)
+            XCTAssertLessThan(started.duration(to: .now), .milliseconds(2500), "given up on before the double answered")
+            XCTAssertEqual(gateway.connectionRetryCount, 1)
+        }
+    }
+
+    func testIPv6AndHostNamesAreVerifiedAgainstTheCertificate() async throws {
+        try await forEachTransport {
+            let v6 = try APNsDouble(["--host", "::1"])
+            let overIPv6 = try makeGateway(v6) { $0.baseURLOverride = "https://[::1]:\(v6.port)" }
+            let first = await overIPv6.deliver([notification(0)])
+            guard case .sent = first[0] else { return XCTFail("[::1]: \(first)") }
+            // "localhost" is in the certificate's DNS names.
+            let v4 = try APNsDouble()
+            let byName = try makeGateway(v4) { $0.baseURLOverride = "https://localhost:\(v4.port)" }
+            let second = await byName.deliver([notification(1)])
+            guard case .sent = second[0] else { return XCTFail("localhost: \(second)") }
+            // 127.0.0.2 is loopback too, but not among the certificate's IP names: refused.
+            let elsewhere = try APNsDouble(["--host", "127.0.0.2"])
+            let wrongName = try makeGateway(elsewhere) {
+                $0.baseURLOverride = "https://127.0.0.2:\(elsewhere.port)"
+                $0.retryPolicy = APNsRetryPolicy(maxAttempts: 1)
+            }
+            let third = await wrongName.deliver([notification(2)])
+            guard case .retry(let reason, _) = third[0] else { return XCTFail("127.0.0.2: \(third)") }
+            XCTAssertTrue(reason.lowercased().contains("certificate"), reason)
+            XCTAssertEqual(elsewhere.records().count, 0)
+        }
+    }
+
     func testAnUntrustedServerIsRefused() async throws {
         try await forEachTransport {
             let double = try APNsDouble()
