@@ -206,6 +206,11 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         if queueHead == queue.count {
             queue.removeAll(keepingCapacity: true)
             queueHead = 0
+        } else if queueHead >= 1024 && queueHead * 2 >= queue.count {
+            // A queue that never empties (a window larger than the streams) must not keep its
+            // started prefix forever.
+            queue.removeFirst(queueHead)
+            queueHead = 0
         }
     }
 
