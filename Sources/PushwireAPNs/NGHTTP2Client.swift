@@ -65,6 +65,8 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             // The thread owns the +1 taken above until it returns.
             let client = Unmanaged<NGHTTP2Client>.fromOpaque(context!).takeRetainedValue()
             client.run()
+            // OpenSSL keeps random generators per thread; free this thread's now, not at exit.
+            OPENSSL_thread_stop()
             return nil
         }, context)
         guard created == 0 else {

@@ -140,6 +140,8 @@ final class TLSSocket {
         case SSL_ERROR_SYSCALL:
             let code = errno
             ERR_clear_error()
+            // A signal interrupted the call; nothing was lost, try again on the next round.
+            if code == EINTR { return .wouldBlock }
             return .closed(code == 0 ? "the server closed the connection" : String(cString: strerror(code)))
         default:
             let why = Self.lastError()
