@@ -34,6 +34,10 @@ final class NGHTTP2Connection {
     private(set) var failure: String?
     /// Whether the server sent GOAWAY: no new streams; the ones it processed still complete.
     private(set) var goingAway = false
+    /// Whether the server's first SETTINGS arrived. No request starts before: its
+    /// MAX_CONCURRENT_STREAMS may be lower than ours (APNs starts new connections at 1 until the
+    /// first request is authorised), and streams above it would be refused or end the connection.
+    private(set) var settingsReceived = false
 
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
@@ -78,7 +82,7 @@ final class NGHTTP2Connection {
     /// How many more streams may be opened now: the smaller of the configured limit and the
     /// server's SETTINGS_MAX_CONCURRENT_STREAMS, minus the open ones; 0 after GOAWAY or a failure.
     var room: Int {
-        guard let session, failure == nil, !goingAway, nghttp2_session_check_request_allowed(session) != 0 else { return 0 }
+        guard let session, failure == nil, settingsReceived, !goingAway, nghttp2_session_check_request_allowed(session) != 0 else { return 0 }
         let remote = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
         return max(0, min(maxStreams, remote) - streams.count)
     }
@@ -256,7 +260,14 @@ final class NGHTTP2Connection {
 
     private static let onFrame: nghttp2_on_frame_recv_callback = { _, frame, context in
         guard let frame, let connection = connection(context) else { return 0 }
-        if frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) { connection.goingAway = true }
+        switch frame.pointee.hd.type {
+        case UInt8(NGHTTP2_GOAWAY.rawValue):
+            connection.goingAway = true
+        case UInt8(NGHTTP2_SETTINGS.rawValue) where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+            connection.settingsReceived = true
+        default:
+            break
+        }
         return 0
     }
 

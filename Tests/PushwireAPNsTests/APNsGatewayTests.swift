@@ -201,6 +201,23 @@ final class APNsGatewayTests: XCTestCase {
         }
     }
 
+    func testTheServersConcurrentStreamLimitIsRespectedFromTheFirstRequest() async throws {
+        // nghttp2 only: libcurl 7.88 gets every notification through here too, but only after a
+        // connection retry each (40 for 40, about 30 s) — see docs/BENCHMARKS.md, APNs, third pass.
+        transport = .nghttp2
+        do {
+            // The double ends a connection that opens more streams than its SETTINGS allow.
+            let double = try APNsDouble(["--max-streams", "3", "--delay-ms", "10"])
+            let gateway = try makeGateway(double) { $0.maxConnections = 1 }
+            let outcomes = await gateway.deliver((0..<40).map { notification($0) })
+            XCTAssertEqual(sentIDs(outcomes).count, 40)
+            let records = double.records()
+            XCTAssertLessThanOrEqual(records.compactMap { $0["peak_open_streams"] as? Int }.max() ?? 0, 3)
+            XCTAssertEqual(Set(records.compactMap { $0["connection"] as? Int }).count, 1, "no connection was refused or dropped")
+            XCTAssertEqual(gateway.connectionRetryCount, 0)
+        }
+    }
+
     func testConnectionFailuresBecomeRetryAfterTheRetryPolicy() async throws {
         try await forEachTransport {
             let double = try APNsDouble()
