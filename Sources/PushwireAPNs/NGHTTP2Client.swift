@@ -157,6 +157,9 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     /// How long `poll` may sleep: until the next delayed retry or timeout scan, at most a second.
     private func pollTimeout(now: ContinuousClock.Instant) -> Int32 {
+        // Jobs waiting and no connection (it was just dropped): reconnect at once. A failed
+        // connect moves the queue to the delayed retries, so this cannot spin.
+        if connection == nil && queueHead < queue.count { return 0 }
         var next = now + .seconds(1)
         if let retry = delayed.map(\.deadline).min() { next = min(next, retry) }
         if connection.map({ !$0.streams.isEmpty }) ?? false { next = min(next, nextTimeoutScan) }
