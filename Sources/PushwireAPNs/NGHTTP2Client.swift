@@ -202,7 +202,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             let job = queue[queueHead]
             queueHead += 1
             let stream = NGHTTP2Stream(job: job, token: token, deadline: deadline)
-            if connection.start(stream, path: APNsRequest.path(for: job.notification), headers: APNsRequest.headers(for: job, topic: topic, token: token)) {
+            if connection.start(stream, path: APNsRequest.path(for: job.notification), topic: topic) {
                 room -= 1
             } else {
                 unanswered(job, reason: "nghttp2 refused the request")

@@ -39,6 +39,12 @@ final class NGHTTP2Connection {
     /// first request is authorised), and streams above it would be refused or end the connection.
     private(set) var settingsReceived = false
 
+    /// The provider token `sharedHeaders` was laid out for.
+    private var sharedToken = ""
+    private var sharedHeaders = NGHTTP2HeaderBlock()
+    private var ownHeaders = NGHTTP2HeaderBlock()
+    private var entries: [nghttp2_nv] = []
+
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
     private static let readSize = 16 * 1024
@@ -100,33 +106,35 @@ final class NGHTTP2Connection {
 
     /// Queues the request for `stream` (HEADERS, then the payload as DATA). Returns false if
     /// nghttp2 refused it; the stream is then not in the table.
-    func start(_ stream: NGHTTP2Stream, path: String, headers: [(name: String, value: String)]) -> Bool {
+    func start(_ stream: NGHTTP2Stream, path: String, topic: String) -> Bool {
         guard let session else { return false }
-        // Names and values are laid out in one buffer; nghttp2 copies them during the call.
-        let pseudo: [(name: String, value: String)] = [(":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path)]
-        let all = pseudo + headers
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(all.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-        var spans: [(name: Range<Int>, value: Range<Int>)] = []
-        spans.reserveCapacity(all.count)
-        for header in all {
-            let nameStart = bytes.count
-            bytes.append(contentsOf: header.name.utf8)
-            let valueStart = bytes.count
-            bytes.append(contentsOf: header.value.utf8)
-            spans.append((nameStart..<valueStart, valueStart..<bytes.count))
+        // The pseudo-headers but :path, and the headers shared by every request with this provider
+        // token, are laid out once per token; only :path and the notification's own headers are
+        // laid out per request.
+        if stream.token != sharedToken {
+            sharedToken = stream.token
+            sharedHeaders.removeAll()
+            sharedHeaders.append(":method", "POST")
+            sharedHeaders.append(":scheme", "https")
+            sharedHeaders.append(":authority", authority)
+            for header in APNsRequest.sharedHeaders(topic: topic, token: stream.token) { sharedHeaders.append(header.name, header.value) }
         }
-        let streamID: Int32 = bytes.withUnsafeMutableBufferPointer { buffer in
-            // A non-empty header list always has a base address; the fallback is never read.
-            let base = buffer.baseAddress ?? UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
-            let list = zip(all, spans).map { header, span in
-                // apns-id differs on every request: indexing it would only evict useful entries.
-                let flags = header.name == "apns-id" ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
-                return nghttp2_nv(name: base + span.name.lowerBound, value: base + span.value.lowerBound,
-                                  namelen: span.name.count, valuelen: span.value.count, flags: UInt8(flags.rawValue))
+        ownHeaders.removeAll()
+        ownHeaders.append(":path", path)
+        for header in APNsRequest.ownHeaders(for: stream.job) {
+            ownHeaders.append(header.name, header.value, indexed: header.name != "apns-id")
+        }
+        entries.removeAll(keepingCapacity: true)
+        // Pseudo-headers first (RFC 9113 §8.3): the shared three, :path, then the rest.
+        let streamID = sharedHeaders.withEntries(0..<3, appendedTo: &entries) { entries in
+            ownHeaders.withEntries(0..<1, appendedTo: &entries) { entries in
+                sharedHeaders.withEntries(3..<sharedHeaders.count, appendedTo: &entries) { entries in
+                    ownHeaders.withEntries(1..<ownHeaders.count, appendedTo: &entries) { entries in
+                        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
+                        return nghttp2_submit_request(session, nil, entries, entries.count, &provider, nil)
+                    }
+                }
             }
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
-            return nghttp2_submit_request(session, nil, list, list.count, &provider, nil)
         }
         guard streamID > 0 else { return false }
         streams[streamID] = stream
