@@ -11,8 +11,9 @@
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
 //   PushwireStore     the durable store: a Swift protocol and its SQLite engine; the only SQL
 //   PushwireDelivery  the gateway protocol and the simple gateways (file sink, null)
-//   CCurl, COpenSSL   libcurl (HTTP/2) and libcrypto (ES256), Debian system libraries
-//   PushwireAPNs      the APNs gateway: HTTP/2 on libcurl, JWT on libcrypto
+//   CCurl, COpenSSL   libcurl (HTTP/2) and OpenSSL (libssl TLS, libcrypto ES256), Debian system libraries
+//   CNGHTTP2          libnghttp2 (HTTP/2 framing), a Debian system library (apt: libnghttp2-dev)
+//   PushwireAPNs      the APNs gateway: HTTP/2 on libnghttp2 + libssl (or libcurl), JWT on libcrypto
 //   PushwireService   the push domain: applications, devices, categories, messages, handlers
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
 //   pushwired, pushwire, pushwire-bench, pushwire-codec-bench, pushwire-apns-bench: thin executables
@@ -51,6 +52,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
         // CPushwireLinux: epoll, eventfd and accept4, which Swift's Glibc module does not export.
@@ -59,7 +65,7 @@ let package = Package(
         .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
         .target(name: "PushwireStore", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", swiftSettings: swiftSettings),
-        .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(
             name: "PushwireService",
             dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs"],

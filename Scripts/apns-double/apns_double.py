@@ -14,6 +14,9 @@ Misbehaviour on demand:
   --goaway-after N                          after answering N requests on a connection, send
                                             GOAWAY and close it
   --delay-ms N                              answer each request N ms after it arrives
+  --alpn PROTO                              offer PROTO in ALPN instead of h2 (repeatable): with
+                                            --alpn http/1.1 the double does not speak HTTP/2, for
+                                            tests that a client refuses such a server
 On SIGTERM it stops accepting, closes every connection after flushing the answers already given,
 and exits: requests it had not answered were not recorded, so a client must send them again.
 
@@ -254,11 +257,12 @@ async def main():
     parser.add_argument("--goaway-after", type=int, default=0)
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--max-streams", type=int, default=1000)
+    parser.add_argument("--alpn", action="append")
     args = parser.parse_args()
 
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(args.cert, args.key)
-    context.set_alpn_protocols(["h2"])
+    context.set_alpn_protocols(args.alpn or ["h2"])
     double = Double(args)
     loop = asyncio.get_running_loop()
     server = await loop.create_server(lambda: Connection(double), args.host, args.port, ssl=context,

@@ -20,6 +20,8 @@ public struct APNsConfiguration: Sendable, Equatable {
     /// The age at which the provider token (JWT) is replaced; clamped to 20–50 minutes, since
     /// APNs rejects tokens older than an hour and refreshes more often than every 20 minutes.
     public var tokenRefreshAge: Duration
+    /// Which HTTP/2 implementation sends the requests (see `APNsTransport`).
+    public var transport: APNsTransport
 
     /// Creates a configuration; every parameter has a production default.
     public init(
@@ -31,7 +33,8 @@ public struct APNsConfiguration: Sendable, Equatable {
         requestTimeout: Duration = .seconds(30),
         connectTimeout: Duration = .seconds(10),
         retryPolicy: APNsRetryPolicy = APNsRetryPolicy(),
-        tokenRefreshAge: Duration = .seconds(40 * 60)
+        tokenRefreshAge: Duration = .seconds(40 * 60),
+        transport: APNsTransport = .nghttp2
     ) {
         self.baseURLOverride = baseURLOverride
         self.caFile = caFile
@@ -42,6 +45,7 @@ public struct APNsConfiguration: Sendable, Equatable {
         self.connectTimeout = connectTimeout
         self.retryPolicy = retryPolicy
         self.tokenRefreshAge = tokenRefreshAge
+        self.transport = transport
     }
 
     /// `tokenRefreshAge` clamped to what APNs tolerates, in seconds.

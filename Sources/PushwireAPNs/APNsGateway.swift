@@ -6,12 +6,12 @@ import Synchronization
 /// One gateway per application and environment: it keeps up to `maxConnections` long-lived HTTP/2
 /// connections, multiplexes up to `maxConcurrentStreams` requests on each, and never has more than
 /// `maxInFlight` notifications outstanding — `deliver` suspends until there is room. Each connection
-/// has its own libcurl multi handle and thread (`HTTP2Client`): libcurl 7.88 spends 100+ µs of CPU
-/// per request, so one thread per connection is what lets a second core help. Requests whose
-/// connection failed or went away (GOAWAY) before APNs answered are sent again on a new connection;
-/// APNs' answers become `DeliveryOutcome`s (see `APNsResponse`).
+/// has a client and thread of its own (`APNsConnectionClient`): `NGHTTP2Client` (libnghttp2 +
+/// OpenSSL, the default) or `HTTP2Client` (libcurl), as `APNsConfiguration.transport` says. Requests
+/// whose connection failed or went away (GOAWAY) before APNs answered are sent again on a new
+/// connection; APNs' answers become `DeliveryOutcome`s (see `APNsResponse`).
 public final class APNsGateway: NotificationGateway {
-    private let clients: [HTTP2Client]
+    private let clients: [any APNsConnectionClient]
     /// Where the next notification goes: round robin over `clients`.
     private let nextClient = Atomic<Int>(0)
     private let window: InFlightWindow
@@ -20,7 +20,8 @@ public final class APNsGateway: NotificationGateway {
     /// Creates a gateway and starts its HTTP/2 threads (one per connection); connections open on the
     /// first delivery.
     /// - Throws: `APNsGatewayError.credentials` if the key does not parse, `.libcurl` if libcurl
-    ///   cannot be initialised.
+    ///   cannot be initialised, `.transport` if the nghttp2 transport cannot be set up (a base URL
+    ///   that is not `https://host[:port]`, a CA file OpenSSL cannot load).
     public convenience init(credentials: APNsCredentials, configuration: APNsConfiguration = APNsConfiguration()) throws(APNsGatewayError) {
         try self.init(credentials: credentials, configuration: configuration, now: ProviderTokenCache.systemNow)
     }
@@ -37,10 +38,16 @@ public final class APNsGateway: NotificationGateway {
         while baseURL.hasSuffix("/") { baseURL.removeLast() }
         var perConnection = configuration
         perConnection.maxConnections = 1
-        var clients: [HTTP2Client] = []
+        var clients: [any APNsConnectionClient] = []
         for _ in 0..<configuration.maxConnections {
-            do {
-                clients.append(try HTTP2Client(baseURL: baseURL, topic: credentials.topic, configuration: perConnection, tokens: tokens))
+            do throws(APNsGatewayError) {
+                switch configuration.transport {
+                case .libcurl:
+                    clients.append(try HTTP2Client(baseURL: baseURL, topic: credentials.topic, configuration: perConnection, tokens: tokens))
+                case .nghttp2:
+                    guard let endpoint = APNsEndpoint(baseURL: baseURL) else { throw .transport("not an https://host[:port] URL: \(baseURL)") }
+                    clients.append(try NGHTTP2Client(endpoint: endpoint, topic: credentials.topic, configuration: perConnection, tokens: tokens))
+                }
             } catch {
                 for client in clients { client.stop() }
                 throw error

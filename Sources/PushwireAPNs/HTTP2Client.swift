@@ -12,7 +12,7 @@ import Synchronization
 /// callable from any thread). They call `curl_multi_wakeup` only while holding the lock and
 /// `stopping` is false, and the thread cleans the multi handle up only after it has seen
 /// `stopping` under that lock, so no wake-up can race with its destruction.
-final class HTTP2Client: @unchecked Sendable {
+final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private struct Shared {
         var pending: [APNsJob] = []
         var stopping = false
@@ -148,19 +148,10 @@ final class HTTP2Client: @unchecked Sendable {
             return
         }
         let notification = job.notification
-        var lines = [
-            "authorization: bearer \(token)",
-            "apns-topic: \(topic)",
-            "apns-push-type: alert",
-            "apns-priority: \(notification.priority)",
-            "apns-expiration: \(notification.expiration)",
-            "apns-id: \(job.apnsID)",
-            "content-type: application/json",
-        ]
-        if !notification.collapseID.isEmpty { lines.append("apns-collapse-id: \(notification.collapseID)") }
+        let lines = APNsRequest.headers(for: job, topic: topic, token: token).map { "\($0.name): \($0.value)" }
         let transfer = CurlTransfer(job: job, easy: easy, token: token, headerLines: lines)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
-        _ = ccurl_easy_setopt_string(easy, CURLOPT_URL, "\(baseURL)/3/device/\(notification.deviceToken)")
+        _ = ccurl_easy_setopt_string(easy, CURLOPT_URL, baseURL + APNsRequest.path(for: notification))
         _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, transfer.headers)
         _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(notification.payload.count))
         _ = notification.payload.withUnsafeBytes { payload in
@@ -260,4 +251,7 @@ public enum APNsGatewayError: Error, Sendable, Equatable {
     case credentials(APNsCredentialError)
     /// libcurl could not be set up; the text says how.
     case libcurl(String)
+    /// The nghttp2 transport could not be set up (a base URL that is not `https://host[:port]`,
+    /// a CA file that does not load, no thread); the text says how.
+    case transport(String)
 }

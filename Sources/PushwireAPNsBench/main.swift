@@ -20,17 +20,19 @@ struct Options {
     var payloadBytes = 256
     var maxAttempts = APNsRetryPolicy().maxAttempts
     var maxInFlight: Int?
+    var transport = APNsConfiguration().transport
 }
 
 let usage = """
     USAGE: pushwire-apns-bench --url URL --p8 FILE [--ca FILE] [--connections N] [--streams N]
                                [--count N] [--batch N] [--payload-bytes N] [--token HEX] [--max-attempts N]
-                               [--max-in-flight N]
+                               [--max-in-flight N] [--transport nghttp2|libcurl]
                                [--team-id ID] [--key-id ID] [--topic TOPIC]
 
     Sends --count notifications to URL/3/device/TOKEN through one APNsGateway with --connections
     HTTP/2 connections of --streams concurrent streams, feeding it batches of --batch, and prints
-    count, seconds, requests/s, latency-free outcome counts (like h2load's summary).
+    count, seconds, requests/s, latency-free outcome counts (like h2load's summary). --transport
+    picks the gateway's HTTP/2 implementation (default nghttp2, the gateway's default).
     """
 
 func printError(_ text: String) {
@@ -68,6 +70,9 @@ func parse() -> Options {
         case "--payload-bytes": options.payloadBytes = number()
         case "--max-attempts": options.maxAttempts = number()
         case "--max-in-flight": options.maxInFlight = number()
+        case "--transport":
+            guard let transport = APNsTransport(rawValue: value) else { fail("--transport is nghttp2 or libcurl") }
+            options.transport = transport
         default: fail("unknown option \(flag)")
         }
     }
@@ -97,7 +102,7 @@ do {
     gateway = try APNsGateway(credentials: credentials, configuration: APNsConfiguration(
         baseURLOverride: options.url, caFile: options.caFile,
         maxConnections: options.connections, maxConcurrentStreams: options.streams, maxInFlight: options.maxInFlight,
-        retryPolicy: APNsRetryPolicy(maxAttempts: options.maxAttempts)))
+        retryPolicy: APNsRetryPolicy(maxAttempts: options.maxAttempts), transport: options.transport))
 } catch {
     printError("pushwire-apns-bench: \(error)\n")
     exit(1)
@@ -145,7 +150,7 @@ func run() async -> (seconds: Double, outcomes: [String: Int]) {
 
 let result = await run()
 let rps = Double(options.count) / result.seconds
-print("pushwire-apns-bench: \(options.count) requests, \(options.connections) connections x \(options.streams) streams, payload \(payload.count) B")
+print("pushwire-apns-bench (\(options.transport)): \(options.count) requests, \(options.connections) connections x \(options.streams) streams, payload \(payload.count) B")
 print("finished in \(Double(Int(result.seconds * 100)) / 100)s, \(Int(rps.rounded())) req/s")
 for (outcome, count) in result.outcomes.sorted(by: { $0.key < $1.key }) { print("  \(outcome): \(count)") }
 print("peak in flight: \(gateway.peakInFlight), connection retries: \(gateway.connectionRetryCount)")

@@ -1,0 +1,295 @@
+import COpenSSL
+import Glibc
+import PushwireDelivery
+import Synchronization
+
+/// One HTTP/2 connection to an APNs host on libnghttp2 + OpenSSL, driven by a thread of its own:
+/// jobs queue here, go out as streams while the connection has room, and come back through their
+/// completions. Requests that got no answer (connection refused or lost, GOAWAY above the
+/// server's last stream id, timeout) are sent again on a new connection after a backoff.
+///
+/// `@unchecked Sendable`: the connection, the queue and the delayed jobs are touched only by the
+/// client's thread; other threads reach the client only through `submit` and `stop`, which use the
+/// `shared` mutex and write to the wake-up pipe while holding it and while `stopping` is false.
+/// The thread closes the pipe only after it has seen `stopping` under that lock, so no write can
+/// race with the close.
+final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
+    private struct Shared {
+        var pending: [APNsJob] = []
+        var stopping = false
+    }
+
+    private let shared = Mutex(Shared())
+    private let endpoint: APNsEndpoint
+    private let topic: String
+    private let configuration: APNsConfiguration
+    private let tokens: ProviderTokenCache
+    private let tlsContext: OpaquePointer
+    private let connectionRetries = Atomic<Int>(0)
+    /// The wake-up pipe: `submit` and `stop` write a byte, the thread polls the read end.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    // Client-thread state.
+    private var queue: [APNsJob] = []
+    private var queueHead = 0
+    private var delayed: [(deadline: ContinuousClock.Instant, job: APNsJob)] = []
+    private var connection: NGHTTP2Connection?
+    private var nextTimeoutScan = ContinuousClock.now
+
+    /// Sets up TLS and starts the thread; the connection opens when the first job arrives.
+    init(endpoint: APNsEndpoint, topic: String, configuration: APNsConfiguration, tokens: ProviderTokenCache) throws(APNsGatewayError) {
+        self.endpoint = endpoint
+        self.topic = topic
+        self.configuration = configuration
+        self.tokens = tokens
+        do {
+            tlsContext = try TLSSocket.makeContext(caFile: configuration.caFile)
+        } catch {
+            throw .transport(error.reason)
+        }
+        var ends: [Int32] = [0, 0]
+        // Glibc's Swift module has no pipe2; set the flags on both ends instead.
+        guard pipe(&ends) == 0,
+              ends.allSatisfy({ fcntl($0, F_SETFL, O_NONBLOCK) == 0 && fcntl($0, F_SETFD, FD_CLOEXEC) == 0 }) else {
+            for end in ends where end > 0 { close(end) }
+            SSL_CTX_free(tlsContext)
+            throw .transport("cannot create a wake-up pipe: \(String(cString: strerror(errno)))")
+        }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
+
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(&thread, nil, { context in
+            // The thread owns the +1 taken above until it returns.
+            let client = Unmanaged<NGHTTP2Client>.fromOpaque(context!).takeRetainedValue()
+            client.run()
+            // OpenSSL keeps random generators per thread; free this thread's now, not at exit.
+            OPENSSL_thread_stop()
+            return nil
+        }, context)
+        guard created == 0 else {
+            Unmanaged<NGHTTP2Client>.fromOpaque(context).release()
+            throw .transport("could not start the HTTP/2 thread (\(created))")
+        }
+        pthread_detach(thread)
+    }
+
+    deinit {
+        SSL_CTX_free(tlsContext)
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Requests that failed without an answer and were sent again.
+    var connectionRetryCount: Int { connectionRetries.load(ordering: .relaxed) }
+
+    /// Hands jobs to the client's thread. After `stop`, they complete at once with `.retry`.
+    func submit(_ jobs: [APNsJob]) {
+        guard !jobs.isEmpty else { return }
+        let accepted = shared.withLock { shared -> Bool in
+            guard !shared.stopping else { return false }
+            // One wake-up per drain is enough: the thread takes every pending job at once.
+            let wasEmpty = shared.pending.isEmpty
+            shared.pending.append(contentsOf: jobs)
+            if wasEmpty { wake() }
+            return true
+        }
+        if !accepted {
+            for job in jobs { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+        }
+    }
+
+    /// Stops the thread; notifications not yet answered complete with `.retry`.
+    func stop() {
+        shared.withLock { shared in
+            guard !shared.stopping else { return }
+            shared.stopping = true
+            wake()
+        }
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        // A full pipe already holds a wake-up; nothing is lost by a failed write.
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    // MARK: - The client's thread
+
+    private func run() {
+        let clock = ContinuousClock()
+        while true {
+            let (jobs, stopping) = shared.withLock { shared in
+                defer { shared.pending.removeAll(keepingCapacity: true) }
+                return (shared.pending, shared.stopping)
+            }
+            if stopping { break }
+            queue.append(contentsOf: jobs)
+            let now = clock.now
+            if !delayed.isEmpty { startDueRetries(now: now) }
+            if connection == nil && queueHead < queue.count { connect() }
+
+            if let connection {
+                if now >= nextTimeoutScan {
+                    connection.resetExpired(now: now)
+                    nextTimeoutScan = now + .milliseconds(100)
+                }
+                startStreams(on: connection)
+                connection.flush()
+                settle(connection)
+            }
+
+            var entries = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            if let connection {
+                entries.append(pollfd(fd: connection.socket.descriptor, events: Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
+            }
+            _ = poll(&entries, nfds_t(entries.count), pollTimeout(now: clock.now))
+            if entries[0].revents != 0 { drainWakePipe() }
+            if let connection, entries.count > 1, entries[1].revents != 0 {
+                connection.receive()
+                settle(connection)
+            }
+        }
+        shutDown()
+    }
+
+    /// How long `poll` may sleep: until the next delayed retry or timeout scan, at most a second.
+    private func pollTimeout(now: ContinuousClock.Instant) -> Int32 {
+        // Jobs waiting and no connection (it was just dropped): reconnect at once. A failed
+        // connect moves the queue to the delayed retries, so this cannot spin.
+        if connection == nil && queueHead < queue.count { return 0 }
+        var next = now + .seconds(1)
+        if let retry = delayed.map(\.deadline).min() { next = min(next, retry) }
+        if connection.map({ !$0.streams.isEmpty }) ?? false { next = min(next, nextTimeoutScan) }
+        let wait = now.duration(to: next)
+        return wait <= .zero ? 0 : Int32(Self.milliseconds(wait) + 1)
+    }
+
+    private func drainWakePipe() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(wakeRead, &bytes, bytes.count) > 0 {}
+    }
+
+    private func connect() {
+        let deadline = ContinuousClock.now + configuration.connectTimeout
+        do throws(ConnectionFailure) {
+            let socket = try TLSSocket.connect(to: endpoint, context: tlsContext, deadline: deadline)
+            connection = try NGHTTP2Connection(socket: socket, authority: endpoint.authority, maxConcurrentStreams: configuration.maxConcurrentStreams)
+        } catch {
+            // Nothing was sent: every queued job failed one attempt.
+            let waiting = queue[queueHead...]
+            queue = []
+            queueHead = 0
+            for job in waiting { unanswered(job, reason: error.reason) }
+        }
+    }
+
+    /// Opens streams for queued jobs while the connection has room.
+    private func startStreams(on connection: NGHTTP2Connection) {
+        var room = connection.room
+        guard room > 0, queueHead < queue.count else { return }
+        guard let token = tokens.current() else {
+            let waiting = queue[queueHead...]
+            queue = []
+            queueHead = 0
+            for job in waiting { job.completion(.retry(reason: "could not sign the provider token", after: nil)) }
+            return
+        }
+        let deadline = ContinuousClock.now + configuration.requestTimeout
+        while room > 0, queueHead < queue.count {
+            let job = queue[queueHead]
+            queueHead += 1
+            let stream = NGHTTP2Stream(job: job, token: token, deadline: deadline)
+            if connection.start(stream, path: APNsRequest.path(for: job.notification), topic: topic) {
+                room -= 1
+            } else {
+                unanswered(job, reason: "nghttp2 refused the request")
+            }
+        }
+        if queueHead == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+        } else if queueHead >= 1024 && queueHead * 2 >= queue.count {
+            // A queue that never empties (a window larger than the streams) must not keep its
+            // started prefix forever.
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
+    }
+
+    /// Acts on the streams that ended, and drops the connection once it is failed or finished.
+    private func settle(_ connection: NGHTTP2Connection) {
+        if connection.failure != nil || connection.isFinished {
+            connection.close(reason: connection.failure ?? "the server closed the connection")
+            self.connection = nil
+        }
+        let closed = connection.closed
+        connection.closed = []
+        for entry in closed {
+            if entry.answered { answered(entry.stream) } else { unanswered(entry.stream.job, reason: entry.reason) }
+        }
+    }
+
+    private func answered(_ stream: NGHTTP2Stream) {
+        var job = stream.job
+        switch APNsResponse.verdict(status: stream.status, body: stream.body, apnsID: job.apnsID, retryAfter: stream.retryAfter) {
+        case .outcome(let outcome):
+            job.completion(outcome)
+        case .refreshTokenAndRetry:
+            guard !job.refreshedToken, tokens.replace(expired: stream.token) != nil else {
+                job.completion(.retry(reason: "ExpiredProviderToken", after: .seconds(60)))
+                return
+            }
+            // The next round starts it with the new current token.
+            job.refreshedToken = true
+            queue.append(job)
+        }
+    }
+
+    /// A request that got no answer: sent again after a backoff, or given back as `.retry` once
+    /// the retry policy's attempts are used up.
+    private func unanswered(_ job: APNsJob, reason: String) {
+        var job = job
+        job.failedAttempts += 1
+        if job.failedAttempts < configuration.retryPolicy.maxAttempts {
+            connectionRetries.add(1, ordering: .relaxed)
+            delayed.append((ContinuousClock.now + configuration.retryPolicy.backoff(afterAttempt: job.failedAttempts), job))
+        } else {
+            job.completion(.retry(reason: "connection failed: \(reason)", after: nil))
+        }
+    }
+
+    private func startDueRetries(now: ContinuousClock.Instant) {
+        delayed.removeAll { entry in
+            guard entry.deadline <= now else { return false }
+            queue.append(entry.job)
+            return true
+        }
+    }
+
+    private func shutDown() {
+        let jobs = shared.withLock { shared in
+            defer { shared.pending = [] }
+            return shared.pending
+        }
+        var unfinished = jobs + queue[queueHead...] + delayed.map(\.job)
+        if let connection {
+            connection.sayGoodbye()
+            connection.close(reason: "gateway shut down")
+            unfinished += connection.closed.map(\.stream.job)
+            connection.closed = []
+        }
+        connection = nil
+        queue = []
+        queueHead = 0
+        delayed = []
+        for job in unfinished { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+    }
+
+    /// Whole milliseconds in `duration` (rounded down).
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

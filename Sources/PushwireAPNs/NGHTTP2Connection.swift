@@ -1,0 +1,298 @@
+import CNGHTTP2
+import Glibc
+
+/// One HTTP/2 connection to APNs: a `TLSSocket` and an nghttp2 client session over it.
+///
+/// nghttp2 does the framing only; this class moves bytes. `receive` feeds what `SSL_read` returns
+/// to `nghttp2_session_mem_recv`, and `flush` gathers everything `nghttp2_session_mem_send` has
+/// (every request started since the last round, acknowledgements, window updates) into one
+/// `SSL_write` — one TLS record and one `sendto` per loop round rather than several per request.
+/// Streams that end are put in `closed` for the client to act on after the call that ended them,
+/// so no completion runs inside nghttp2's callbacks.
+///
+/// Used on its `NGHTTP2Client`'s thread only. nghttp2's callbacks reach the connection through an
+/// unretained pointer; they run only inside the `nghttp2_session_*` calls this class makes, while
+/// it is alive.
+final class NGHTTP2Connection {
+    /// A stream that ended: `answered` when APNs sent a status (its `NGHTTP2Stream` holds it),
+    /// otherwise the request got no answer and may be sent again.
+    struct Closed {
+        var stream: NGHTTP2Stream
+        var answered: Bool
+        var reason: String
+    }
+
+    let socket: TLSSocket
+    private var session: OpaquePointer?
+    private let authority: String
+    private let maxStreams: Int
+    /// Open streams by id.
+    private(set) var streams: [Int32: NGHTTP2Stream] = [:]
+    /// Streams that ended since the client last looked.
+    var closed: [Closed] = []
+    /// Why the connection cannot be used any more; nil while it is healthy.
+    private(set) var failure: String?
+    /// Whether the server sent GOAWAY: no new streams; the ones it processed still complete.
+    private(set) var goingAway = false
+    /// Whether the server's first SETTINGS arrived. No request starts before: its
+    /// MAX_CONCURRENT_STREAMS may be lower than ours (APNs starts new connections at 1 until the
+    /// first request is authorised), and streams above it would be refused or end the connection.
+    private(set) var settingsReceived = false
+
+    /// The provider token `sharedHeaders` was laid out for.
+    private var sharedToken = ""
+    private var sharedHeaders = NGHTTP2HeaderBlock()
+    private var ownHeaders = NGHTTP2HeaderBlock()
+    private var entries: [nghttp2_nv] = []
+
+    private var outbound: [UInt8] = []
+    private var outboundOffset = 0
+    private static let readSize = 16 * 1024
+    private let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: NGHTTP2Connection.readSize, alignment: 16)
+
+    /// Starts an HTTP/2 session on `socket` (the client preface and SETTINGS go out with the
+    /// first `flush`).
+    init(socket: TLSSocket, authority: String, maxConcurrentStreams: Int) throws(ConnectionFailure) {
+        self.socket = socket
+        self.authority = authority
+        self.maxStreams = maxConcurrentStreams
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw ConnectionFailure(reason: "nghttp2: out of memory") }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, Self.onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, Self.onData)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, Self.onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, Self.onFrame)
+        var option: OpaquePointer?
+        guard nghttp2_option_new(&option) == 0, let option else { throw ConnectionFailure(reason: "nghttp2: out of memory") }
+        defer { nghttp2_option_del(option) }
+        // Until the server's SETTINGS arrive, assume no more streams than we would open anyway.
+        nghttp2_option_set_peer_max_concurrent_streams(option, UInt32(clamping: maxConcurrentStreams))
+        var created: OpaquePointer?
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard nghttp2_session_client_new2(&created, callbacks, context, option) == 0, let created else {
+            throw ConnectionFailure(reason: "nghttp2: cannot create a session")
+        }
+        session = created
+        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)]
+        guard nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
+            throw ConnectionFailure(reason: "nghttp2: cannot submit SETTINGS")
+        }
+    }
+
+    deinit {
+        if let session { nghttp2_session_del(session) }
+        readBuffer.deallocate()
+    }
+
+    /// How many more streams may be opened now: the smaller of the configured limit and the
+    /// server's SETTINGS_MAX_CONCURRENT_STREAMS, minus the open ones; 0 after GOAWAY or a failure.
+    var room: Int {
+        guard let session, failure == nil, settingsReceived, !goingAway, nghttp2_session_check_request_allowed(session) != 0 else { return 0 }
+        let remote = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+        return max(0, min(maxStreams, remote) - streams.count)
+    }
+
+    /// Whether bytes are waiting for the socket to take them.
+    var wantsWrite: Bool { outboundOffset < outbound.count }
+
+    /// Whether the session has nothing more to do: after GOAWAY with every stream ended, or after
+    /// both sides are done.
+    var isFinished: Bool {
+        guard let session, failure == nil else { return true }
+        if goingAway && streams.isEmpty { return true }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && !wantsWrite
+    }
+
+    /// Queues the request for `stream` (HEADERS, then the payload as DATA). Returns false if
+    /// nghttp2 refused it; the stream is then not in the table.
+    func start(_ stream: NGHTTP2Stream, path: String, topic: String) -> Bool {
+        guard let session else { return false }
+        // The pseudo-headers but :path, and the headers shared by every request with this provider
+        // token, are laid out once per token; only :path and the notification's own headers are
+        // laid out per request.
+        if stream.token != sharedToken {
+            sharedToken = stream.token
+            sharedHeaders.removeAll()
+            sharedHeaders.append(":method", "POST")
+            sharedHeaders.append(":scheme", "https")
+            sharedHeaders.append(":authority", authority)
+            for header in APNsRequest.sharedHeaders(topic: topic, token: stream.token) { sharedHeaders.append(header.name, header.value) }
+        }
+        ownHeaders.removeAll()
+        ownHeaders.append(":path", path)
+        for header in APNsRequest.ownHeaders(for: stream.job) {
+            ownHeaders.append(header.name, header.value, indexed: header.name != "apns-id")
+        }
+        entries.removeAll(keepingCapacity: true)
+        // Pseudo-headers first (RFC 9113 §8.3): the shared three, :path, then the rest.
+        let streamID = sharedHeaders.withEntries(0..<3, appendedTo: &entries) { entries in
+            ownHeaders.withEntries(0..<1, appendedTo: &entries) { entries in
+                sharedHeaders.withEntries(3..<sharedHeaders.count, appendedTo: &entries) { entries in
+                    ownHeaders.withEntries(1..<ownHeaders.count, appendedTo: &entries) { entries in
+                        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
+                        return nghttp2_submit_request(session, nil, entries, entries.count, &provider, nil)
+                    }
+                }
+            }
+        }
+        guard streamID > 0 else { return false }
+        streams[streamID] = stream
+        return true
+    }
+
+    /// Resets the streams whose deadline has passed; they end as unanswered.
+    func resetExpired(now: ContinuousClock.Instant) {
+        guard let session else { return }
+        for (id, stream) in streams where stream.deadline <= now && !stream.timedOut {
+            stream.timedOut = true
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        }
+    }
+
+    /// Serialises everything nghttp2 has to send and writes it with as few `SSL_write`s as the
+    /// socket allows; what it does not take now stays for the next round.
+    func flush() {
+        guard let session, failure == nil else { return }
+        if !wantsWrite {
+            outbound.removeAll(keepingCapacity: true)
+            outboundOffset = 0
+            while true {
+                var data: UnsafePointer<UInt8>?
+                let length = nghttp2_session_mem_send(session, &data)
+                if length < 0 {
+                    fail("nghttp2: \(String(cString: nghttp2_strerror(Int32(length))))")
+                    return
+                }
+                guard length > 0, let data else { break }
+                outbound.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+            }
+        }
+        while wantsWrite {
+            let result = outbound.withUnsafeBytes { bytes -> TLSSocket.IOResult in
+                // wantsWrite means the buffer is not empty, so it has a base address.
+                guard let base = bytes.baseAddress else { return .bytes(0) }
+                return socket.write(base + outboundOffset, count: bytes.count - outboundOffset)
+            }
+            switch result {
+            case .bytes(let written): outboundOffset += written
+            case .wouldBlock: return
+            case .closed(let why): fail(why); return
+            }
+        }
+    }
+
+    /// Reads everything the socket has and feeds it to nghttp2.
+    func receive() {
+        guard let session, failure == nil else { return }
+        while true {
+            switch socket.read(into: readBuffer, count: Self.readSize) {
+            case .bytes(let count):
+                let consumed = nghttp2_session_mem_recv(session, readBuffer.assumingMemoryBound(to: UInt8.self), count)
+                if consumed < 0 {
+                    fail("nghttp2: \(String(cString: nghttp2_strerror(Int32(consumed))))")
+                    return
+                }
+            case .wouldBlock:
+                return
+            case .closed(let why):
+                fail(why)
+                return
+            }
+        }
+    }
+
+    /// Tells the server this client is done (GOAWAY, NO_ERROR) and writes it if the socket takes
+    /// it now; used when the gateway shuts down. Streams still open end as in `close`.
+    func sayGoodbye() {
+        guard let session, failure == nil else { return }
+        if nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) == 0 {
+            outbound.removeAll(keepingCapacity: true)
+            outboundOffset = 0
+            flush()
+        }
+    }
+
+    /// Ends the connection: every stream still open is reported in `closed` as unanswered.
+    func close(reason: String) {
+        fail(reason)
+        for (_, stream) in streams { closed.append(Closed(stream: stream, answered: stream.status != 0 && !stream.timedOut, reason: reason)) }
+        streams = [:]
+        if let session { nghttp2_session_del(session) }
+        session = nil
+    }
+
+    private func fail(_ reason: String) {
+        if failure == nil { failure = reason }
+    }
+
+    // MARK: - nghttp2 callbacks (on this thread, inside mem_recv / mem_send)
+
+    private static func connection(_ context: UnsafeMutableRawPointer?) -> NGHTTP2Connection? {
+        context.map { Unmanaged<NGHTTP2Connection>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, context in
+        guard let connection = connection(context), let stream = connection.streams[streamID], let buffer, let flags else {
+            return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+        }
+        let payload = stream.job.notification.payload
+        let count = min(length, payload.count - stream.bodySent)
+        payload.withUnsafeBytes { bytes in
+            if count > 0, let base = bytes.baseAddress { buffer.update(from: base.assumingMemoryBound(to: UInt8.self) + stream.bodySent, count: count) }
+        }
+        stream.bodySent += count
+        if stream.bodySent == payload.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return count
+    }
+
+    private static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, context in
+        guard let frame, let name, let value, let connection = connection(context),
+              frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              let stream = connection.streams[frame.pointee.hd.stream_id] else { return 0 }
+        let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
+        if nameBytes.elementsEqual(":status".utf8) {
+            stream.status = Int(String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)) ?? 0
+        } else if nameBytes.elementsEqual("retry-after".utf8) {
+            stream.retryAfter = APNsResponse.retryAfter(Substring(String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))
+        }
+        return 0
+    }
+
+    private static let onData: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, context in
+        guard let data, let connection = connection(context), let stream = connection.streams[streamID] else { return 0 }
+        let room = max(0, NGHTTP2Stream.maxBodyBytes - stream.body.count)
+        stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: min(length, room)))
+        return 0
+    }
+
+    private static let onFrame: nghttp2_on_frame_recv_callback = { _, frame, context in
+        guard let frame, let connection = connection(context) else { return 0 }
+        switch frame.pointee.hd.type {
+        case UInt8(NGHTTP2_GOAWAY.rawValue):
+            connection.goingAway = true
+        case UInt8(NGHTTP2_SETTINGS.rawValue) where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+            connection.settingsReceived = true
+        default:
+            break
+        }
+        return 0
+    }
+
+    private static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, context in
+        guard let connection = connection(context), let stream = connection.streams.removeValue(forKey: streamID) else { return 0 }
+        // A status means APNs answered (a 200 has no body); a stream closed without one (GOAWAY
+        // above its last stream id, REFUSED_STREAM, our timeout reset) was not processed.
+        let answered = stream.status != 0 && !stream.timedOut
+        let reason: String
+        if stream.timedOut {
+            reason = "request timed out"
+        } else if connection.goingAway {
+            reason = "the server sent GOAWAY"
+        } else {
+            reason = "stream closed: \(String(cString: nghttp2_http2_strerror(errorCode)))"
+        }
+        connection.closed.append(Closed(stream: stream, answered: answered, reason: reason))
+        return 0
+    }
+}
