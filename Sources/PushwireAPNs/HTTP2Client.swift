@@ -8,18 +8,13 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the multi handle, the transfer table, the idle handles and the delayed
 /// jobs are touched only by the HTTP/2 thread; other threads reach the client only through
-/// `submit` and `stop`, which use the `shared` mutex and `curl_multi_wakeup` (documented as
+/// `submit` and `stop`, which use the inbox (`JobInbox`) and `curl_multi_wakeup` (documented as
 /// callable from any thread). They call `curl_multi_wakeup` only while holding the lock and
 /// `stopping` is false, and the thread cleans the multi handle up only after it has seen
 /// `stopping` under that lock, so no wake-up can race with its destruction.
 final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
-    private struct Shared {
-        var pending: [APNsJob] = []
-        var stopping = false
-    }
-
     private let multi: UnsafeMutableRawPointer
-    private let shared = Mutex(Shared())
+    private let inbox = JobInbox()
     private let baseURL: String
     private let topic: String
     private let configuration: APNsConfiguration
@@ -70,27 +65,12 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     /// Hands jobs to the HTTP/2 thread. After `stop`, they complete at once with `.retry`.
     func submit(_ jobs: [APNsJob]) {
-        guard !jobs.isEmpty else { return }
-        let accepted = shared.withLock { shared -> Bool in
-            guard !shared.stopping else { return false }
-            // One wake-up per drain is enough: the thread takes every pending job at once.
-            let wasEmpty = shared.pending.isEmpty
-            shared.pending.append(contentsOf: jobs)
-            if wasEmpty { curl_multi_wakeup(multi) }
-            return true
-        }
-        if !accepted {
-            for job in jobs { job.completion(.retry(reason: "gateway shut down", after: nil)) }
-        }
+        inbox.submit(jobs) { curl_multi_wakeup(multi) }
     }
 
     /// Stops the thread; notifications in flight complete with `.retry`.
     func stop() {
-        shared.withLock { shared in
-            guard !shared.stopping else { return }
-            shared.stopping = true
-            curl_multi_wakeup(multi)
-        }
+        inbox.stop { curl_multi_wakeup(multi) }
     }
 
     // MARK: - The HTTP/2 thread
@@ -98,10 +78,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private func run() {
         let clock = ContinuousClock()
         while true {
-            let (jobs, stopping) = shared.withLock { shared in
-                defer { shared.pending.removeAll(keepingCapacity: true) }
-                return (shared.pending, shared.stopping)
-            }
+            let (jobs, stopping) = inbox.take()
             if stopping { break }
             for job in jobs { start(job) }
             if !delayed.isEmpty { startDueRetries(now: clock.now) }
@@ -223,10 +200,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
     }
 
     private func shutDown() {
-        let jobs = shared.withLock { shared in
-            defer { shared.pending = [] }
-            return shared.pending
-        }
+        let jobs = inbox.takeRemaining()
         let unfinished = jobs + delayed.map(\.job) + transfers.values.map(\.job)
         for (easy, _) in transfers {
             curl_multi_remove_handle(multi, easy)

@@ -10,16 +10,11 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the connection, the queue and the delayed jobs are touched only by the
 /// client's thread; other threads reach the client only through `submit` and `stop`, which use the
-/// `shared` mutex and write to the wake-up pipe while holding it and while `stopping` is false.
+/// inbox (`JobInbox`) and write to the wake-up pipe while holding it and while `stopping` is false.
 /// The thread closes the pipe only after it has seen `stopping` under that lock, so no write can
 /// race with the close.
 final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
-    private struct Shared {
-        var pending: [APNsJob] = []
-        var stopping = false
-    }
-
-    private let shared = Mutex(Shared())
+    private let inbox = JobInbox()
     private let endpoint: APNsEndpoint
     private let topic: String
     private let configuration: APNsConfiguration
@@ -87,27 +82,12 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     /// Hands jobs to the client's thread. After `stop`, they complete at once with `.retry`.
     func submit(_ jobs: [APNsJob]) {
-        guard !jobs.isEmpty else { return }
-        let accepted = shared.withLock { shared -> Bool in
-            guard !shared.stopping else { return false }
-            // One wake-up per drain is enough: the thread takes every pending job at once.
-            let wasEmpty = shared.pending.isEmpty
-            shared.pending.append(contentsOf: jobs)
-            if wasEmpty { wake() }
-            return true
-        }
-        if !accepted {
-            for job in jobs { job.completion(.retry(reason: "gateway shut down", after: nil)) }
-        }
+        inbox.submit(jobs) { wake() }
     }
 
     /// Stops the thread; notifications not yet answered complete with `.retry`.
     func stop() {
-        shared.withLock { shared in
-            guard !shared.stopping else { return }
-            shared.stopping = true
-            wake()
-        }
+        inbox.stop { wake() }
     }
 
     private func wake() {
@@ -121,10 +101,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private func run() {
         let clock = ContinuousClock()
         while true {
-            let (jobs, stopping) = shared.withLock { shared in
-                defer { shared.pending.removeAll(keepingCapacity: true) }
-                return (shared.pending, shared.stopping)
-            }
+            let (jobs, stopping) = inbox.take()
             if stopping { break }
             queue.append(contentsOf: jobs)
             let now = clock.now
@@ -270,10 +247,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     }
 
     private func shutDown() {
-        let jobs = shared.withLock { shared in
-            defer { shared.pending = [] }
-            return shared.pending
-        }
+        let jobs = inbox.takeRemaining()
         var unfinished = jobs + queue[queueHead...] + delayed.map(\.job)
         if let connection {
             connection.sayGoodbye()
