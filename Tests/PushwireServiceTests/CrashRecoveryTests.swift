@@ -17,12 +17,19 @@ final class CrashRecoveryTests: XCTestCase {
     }
 
     /// Starts pushwired on a free port; returns the process and the port.
-    /// - Parameter skipIfSilent: skip (rather than fail) when this pushwired does not start a server,
-    ///   as the placeholder pushwired of an early checkout does.
-    static func startServer(_ path: String, dataDirectory: String, skipIfSilent: Bool = false) throws -> (Process, UInt16) {
+    /// - Parameters:
+    ///   - adminToken: the server's admin token.
+    ///   - extraArguments: more pushwired options (an APNs endpoint, a sink).
+    ///   - skipIfSilent: skip (rather than fail) when this pushwired does not start a server, as
+    ///     a pushwired built without its services would not.
+    static func startServer(
+        _ path: String, dataDirectory: String, adminToken: String = "crash-admin", extraArguments: [String] = [],
+        skipIfSilent: Bool = false
+    ) throws -> (Process, UInt16) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", "crash-admin", "--log-level", "error"]
+        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", adminToken, "--log-level", "error"]
+            + extraArguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()

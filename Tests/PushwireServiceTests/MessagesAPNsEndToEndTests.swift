@@ -32,24 +32,9 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
     private func startServer(double: APNsDouble) throws -> Server {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let dataDirectory = NSTemporaryDirectory() + "pushwire-apns-e2e-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", Self.adminToken,
-                             "--log-level", "error", "--apns-url", double.baseURL, "--apns-ca-file", try APNsDouble.caFile()]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var text = ""
-        while !text.contains("listening on") || !text.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        guard let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
-              let port = line.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespaces)) }) else {
-            process.terminate()
-            throw RawClient.Failure(description: "pushwired did not report its address: \(text)")
-        }
+        let (process, port) = try CrashRecoveryTests.startServer(
+            path, dataDirectory: dataDirectory, adminToken: Self.adminToken,
+            extraArguments: ["--apns-url", double.baseURL, "--apns-ca-file", try APNsDouble.caFile()])
         return Server(process: process, client: try RawClient(port: port))
     }
 
