@@ -11,15 +11,38 @@ final class ApplicationDirectory: Sendable {
     struct Entry {
         var record: ApplicationRecord
         /// The categories of `record.categoriesVersion`, or nil when they must be read again.
-        var categories: [Category]?
+        /// Setting it (set the version first) encodes or drops the answers built from it.
+        var categories: [Category]? {
+            didSet { encoded = categories.map { EncodedCategoryResponses(categories: $0, version: record.categoriesVersion, applicationID: record.id) } }
+        }
+        /// The fast paths' answers for `categories`; nil exactly when `categories` is.
+        private(set) var encoded: EncodedCategoryResponses?
+
+        init(record: ApplicationRecord, categories: [Category]?) {
+            self.record = record
+            self.categories = categories
+            encoded = categories.map { EncodedCategoryResponses(categories: $0, version: record.categoriesVersion, applicationID: record.id) }
+        }
     }
 
     private struct State {
-        var byCode: [String: Entry] = [:]
+        var byCode: [String: Entry] = [:] {
+            // Kept apart so that the fast paths' lookup copies one reference, not a whole entry
+            // (its record's strings, its categories): that copy was a fifth of a sync's cost.
+            // Rebuilt on every change of an entry, which is rare (applications are few).
+            didSet { encodedByCode = byCode.compactMapValues(\.encoded) }
+        }
+        private(set) var encodedByCode: [String: EncodedCategoryResponses] = [:]
         var codeByTokenHash: [[UInt8]: String] = [:]
     }
 
     private let state = Mutex(State())
+    /// Bumped by every change of any application's categories version: lets a caller holding
+    /// `encodedResponses` check with one atomic load that they are still current.
+    private let generation = Atomic<UInt64>(0)
+
+    /// The current categories generation (see `encodedResponses`).
+    var categoriesGeneration: UInt64 { generation.load(ordering: .acquiring) }
 
     init(applications: [ApplicationRecord]) {
         for application in applications { install(application) }
@@ -34,7 +57,10 @@ final class ApplicationDirectory: Sendable {
                 let version = max(old.record.categoriesVersion, record.categoriesVersion)
                 entry.record = record
                 entry.record.categoriesVersion = version
-                if version != old.record.categoriesVersion { entry.categories = nil }
+                if version != old.record.categoriesVersion {
+                    entry.categories = nil
+                    generation.add(1, ordering: .releasing)
+                }
                 state.byCode[record.code] = entry
             } else {
                 state.byCode[record.code] = Entry(record: record, categories: nil)
@@ -72,6 +98,13 @@ final class ApplicationDirectory: Sendable {
         }
     }
 
+    /// The encoded category answers of the application with this code, when its categories are
+    /// cached (nil for an unknown application too: the regular path answers that). Read
+    /// `categoriesGeneration` before: while it stays the same, the answers stay current.
+    func encodedResponses(code: String) -> EncodedCategoryResponses? {
+        state.withLock { $0.encodedByCode[code] }
+    }
+
     /// Records a new categories version after a durable change: the cached list is dropped.
     func categoriesChanged(code: String, version: UInt64) {
         state.withLock { state in
@@ -79,6 +112,7 @@ final class ApplicationDirectory: Sendable {
             entry.record.categoriesVersion = version
             entry.categories = nil
             state.byCode[code] = entry
+            generation.add(1, ordering: .releasing)
         }
     }
 

@@ -18,14 +18,27 @@ enum DeviceValidation {
         guard let type = WireConversions.deviceTypeCode(request.deviceType) else {
             throw invalid("device_type \(WireConversions.describe(request.deviceType)) is not a known device type (1 iOS, 3 Android, 7 macOS, …)")
         }
-        let token = request.pushToken
+        var token = request.pushToken
         if type == 1 {
-            if token.count > Limits.maxIOSPushTokenCharacters {
-                throw invalid("push_token is longer than \(Limits.maxIOSPushTokenCharacters) characters")
+            // One pass over the UTF-8 bytes (no `Character` walk, no copy): hex digits are ASCII,
+            // so for a token that passes, bytes and characters are the same count.
+            var hasUpperCase = false
+            var isHex = true
+            for byte in token.utf8 {
+                if byte >= 65 && byte <= 70 { hasUpperCase = true } else if !isHexDigit(byte) { isHex = false; break }
             }
-            if token.utf8.count % 2 != 0 || !token.utf8.allSatisfy(isHexDigit) {
+            if !isHex || token.utf8.count % 2 != 0 {
+                if token.count > Limits.maxIOSPushTokenCharacters {
+                    throw invalid("push_token is longer than \(Limits.maxIOSPushTokenCharacters) characters")
+                }
                 throw invalid("push_token of an iOS device must be hexadecimal with an even number of digits")
             }
+            if token.utf8.count > Limits.maxIOSPushTokenCharacters {
+                throw invalid("push_token is longer than \(Limits.maxIOSPushTokenCharacters) characters")
+            }
+            // iOS tokens are case-insensitive hex; store one spelling so that re-registering with
+            // the other case is recognised as unchanged (most tokens arrive lower-case already).
+            if hasUpperCase { token = token.lowercased() }
         } else if token.utf8.count > Limits.maxPushTokenBytes {
             throw invalid("push_token is longer than \(Limits.maxPushTokenBytes) bytes")
         }
@@ -39,10 +52,8 @@ enum DeviceValidation {
         if request.appVersion.utf8.count > Limits.maxAppVersionBytes {
             throw invalid("app_version is longer than \(Limits.maxAppVersionBytes) bytes")
         }
-        // iOS tokens are case-insensitive hex; store one spelling so that re-registering with the
-        // other case is recognised as unchanged.
         return DeviceRecord(applicationID: applicationID, hwid: request.hwid,
-                            pushToken: type == 1 ? token.lowercased() : token, deviceType: type,
+                            pushToken: token, deviceType: type,
                             language: request.language, timezone: request.timezone, userID: request.userID,
                             appVersion: request.appVersion)
     }

@@ -1,3 +1,4 @@
+import PushwireRuntime
 import PushwireWire
 
 /// Where the services register their handlers: the RPC server, or a test double.
@@ -18,6 +19,9 @@ public protocol MethodRegistrar {
     func addBlocking<Request, Response>(
         _ method: MethodDescriptor<Request, Response>,
         handler: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response)
+    /// A raw fast path in front of a method added with one of the other functions (a default
+    /// ignores it).
+    func addRawFastPath<Request, Response>(_ method: MethodDescriptor<Request, Response>, _ handler: @escaping RawHandler)
     /// A handler whose `fast` path may answer on the event loop, falling back to the awaiting
     /// `slow` path when it returns nil (a default runs both in a task).
     func addOnLoopWithFallback<Request, Response>(
@@ -27,6 +31,12 @@ public protocol MethodRegistrar {
 }
 
 extension MethodRegistrar {
+    /// A raw fast path in front of a method added with one of the other functions (see
+    /// `Server.registerRawFastPath`): it sees the request message's bytes before any decoding
+    /// and answers, answers later, or declines to the regular handler. This default ignores it,
+    /// so the regular handler answers every call.
+    public func addRawFastPath<Request, Response>(_ method: MethodDescriptor<Request, Response>, _ handler: @escaping RawHandler) {}
+
     /// A handler with a cheap path that may answer on the event loop (`fast` returns a response)
     /// and an awaiting path for the rest (`fast` returns nil). RegisterDevice uses it: an
     /// unchanged device is answered from its fingerprint, a new or changed one waits for the

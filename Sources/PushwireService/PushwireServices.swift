@@ -62,6 +62,8 @@ public final class PushwireServices: Sendable {
             Methods.Devices.registerDevice,
             fast: { _, request throws(RPCError) in try devices.registerDeviceIfUnchanged(request) },
             slow: { _, request async throws(RPCError) in try await devices.registerDevice(request) })
+        server.addRawFastPath(Methods.Devices.registerDevice) { devices.registerDeviceFastPath($0) }
+        server.addRawFastPath(Methods.Devices.syncCategories) { devices.syncCategoriesFastPath($0) }
         server.addAsync(Methods.Devices.unregisterDevice) { _, request async throws(RPCError) in
             try await devices.unregisterDevice(request)
         }

@@ -36,6 +36,13 @@ extension Server: MethodRegistrar {
     }
 }
 
+extension Server {
+    /// Forwards to `registerRawFastPath`.
+    public func addRawFastPath<Request, Response>(_ method: MethodDescriptor<Request, Response>, _ handler: @escaping RawHandler) {
+        registerRawFastPath(method, handler)
+    }
+}
+
 extension RequestContext {
     /// The metadata as key/value pairs.
     var metadataPairs: [(key: String, value: String)] { metadata.map { (key: $0.key, value: $0.value) } }

@@ -18,6 +18,8 @@ final class GroupCommitWriter: Sendable {
     private struct State {
         var jobs: [Job] = []
         var sleeping = false
+        /// While sleeping: wake the writer once this many jobs are queued.
+        var wakeAt = 1
         var closed = false
         var transactions = 0
         var writes = 0
@@ -44,48 +46,72 @@ final class GroupCommitWriter: Sendable {
     /// Runs `body` in the next batch; returns its result once the batch is durable.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
         let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            let job = Job(run: { connection in
-                let outcome = GroupCommitWriter.runInSavepoint(connection, body)
-                return { commitError in
-                    if let commitError {
-                        continuation.resume(returning: .failure(commitError))
-                    } else {
-                        continuation.resume(returning: outcome)
-                    }
-                }
-            }, fail: { continuation.resume(returning: .failure($0)) })
-            if !enqueue(job) { continuation.resume(returning: .failure(.closed)) }
+            write(body) { continuation.resume(returning: $0) }
         }
         return try result.get()
+    }
+
+    /// Runs `body` in the next batch and hands its result to `completion` once the batch is
+    /// durable (or failed), on the writer's thread: `completion` must be quick (hop elsewhere
+    /// for real work). For callers that are not in a task, such as the server's event loop,
+    /// this saves a task and a continuation per write.
+    ///
+    /// - Parameter isOneStatement: `body` runs a single statement. It then needs no savepoint of
+    ///   its own: SQLite undoes a failed statement's changes by itself (a constraint error aborts
+    ///   the statement, not the transaction), which saves two statements per write.
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T,
+        isOneStatement: Bool = false,
+        completion: @escaping @Sendable (Result<T, StoreError>) -> Void
+    ) {
+        let job = Job(run: { connection in
+            let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
+            return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
+        }, fail: { completion(.failure($0)) })
+        if !enqueue(job) { completion(.failure(.closed)) }
+    }
+
+    private static func runAlone<T>(_ connection: SQLiteConnection,
+                                    _ body: (SQLiteConnection) throws(StoreError) -> T) -> Result<T, StoreError> {
+        do {
+            return .success(try body(connection))
+        } catch {
+            return .failure(mapped(error))
+        }
     }
 
     private static func runInSavepoint<T>(_ connection: SQLiteConnection,
                                           _ body: (SQLiteConnection) throws(StoreError) -> T) -> Result<T, StoreError> {
         do {
-            try connection.statement("SAVEPOINT job").run()
+            try connection.statement("SAVEPOINT job" as StaticString).run()
         } catch {
             return .failure(.sqlite(error))
         }
         do {
             let value = try body(connection)
-            try sql { () throws(SQLiteError) in try connection.statement("RELEASE job").run() }
+            try sql { () throws(SQLiteError) in try connection.statement("RELEASE job" as StaticString).run() }
             return .success(value)
         } catch {
             // Undo this job only; the rest of the batch stays.
-            _ = try? connection.statement("ROLLBACK TO job").run()
-            _ = try? connection.statement("RELEASE job").run()
-            if case .sqlite(let sqliteError) = error, sqliteError.primaryCode == 19 /* SQLITE_CONSTRAINT */ {
-                return .failure(.conflict(sqliteError.message))
-            }
-            return .failure(error)
+            _ = try? connection.statement("ROLLBACK TO job" as StaticString).run()
+            _ = try? connection.statement("RELEASE job" as StaticString).run()
+            return .failure(mapped(error))
         }
+    }
+
+    /// A constraint violation is a conflict (a unique name taken); other errors pass unchanged.
+    private static func mapped(_ error: StoreError) -> StoreError {
+        if case .sqlite(let sqliteError) = error, sqliteError.primaryCode == 19 /* SQLITE_CONSTRAINT */ {
+            return .conflict(sqliteError.message)
+        }
+        return error
     }
 
     private func enqueue(_ job: Job) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
             if state.closed { return (false, false) }
             state.jobs.append(job)
-            if state.sleeping {
+            if state.sleeping, state.jobs.count >= state.wakeAt {
                 state.sleeping = false
                 return (true, true)
             }
@@ -107,50 +133,96 @@ final class GroupCommitWriter: Sendable {
         stopped.wait()
     }
 
-    private func run() {
-        while true {
-            let batch = state.withLock { state -> [Job]? in
-                if state.jobs.isEmpty {
-                    if state.closed { return nil }
-                    state.sleeping = true
-                    return []
-                }
-                let jobs = state.jobs
-                state.jobs.removeAll(keepingCapacity: true)
-                return jobs
-            }
-            guard let batch else { break }
-            if batch.isEmpty {
-                wakeUp.wait()
-                continue
-            }
-            commit(batch)
-        }
-        stopped.signal()
+    /// What the writer does next.
+    private enum Step {
+        case stop
+        /// Sleep until woken, or until the deadline (uptime nanoseconds) when there is one.
+        case sleep(until: UInt64?)
+        case commit([Job])
     }
 
-    private func commit(_ batch: [Job]) {
+    /// The longest the writer holds queued jobs back for the rest of a round (see `run`).
+    static let maximumPatienceNanos: UInt64 = 5_000_000
+
+    private func run() {
+        // Group commit with patience, as PostgreSQL's commit_delay: when a batch commits, the
+        // callers it completes usually send their next write right away (a device registering,
+        // a client keeping 64 calls in flight). Committing whatever is queued at once splits them
+        // into two alternating half batches, each paying a full fsync. So after a commit the
+        // writer expects as many jobs as were in play (the batch it completed plus those queued
+        // meanwhile) and waits for them, but never longer than the last COMMIT took (its fsync,
+        // capped): waiting is worth at most the fsync that a second, smaller batch would cost.
+        // So when fsync is cheap and CPU is the bound, the writer hardly waits, and the callers'
+        // work overlaps its own; when fsync is dear, each one carries a full round. A sequential
+        // caller, whose next write completes the expected count by itself, never waits.
+        var expected = 1
+        var deadline: UInt64 = 0
+        while true {
+            let step = state.withLock { state -> Step in
+                if state.jobs.isEmpty {
+                    if state.closed { return .stop }
+                    state.sleeping = true
+                    state.wakeAt = 1
+                    return .sleep(until: nil)
+                }
+                if state.jobs.count < expected, !state.closed, DispatchTime.now().uptimeNanoseconds < deadline {
+                    state.sleeping = true
+                    state.wakeAt = expected
+                    return .sleep(until: deadline)
+                }
+                state.sleeping = false
+                let jobs = state.jobs
+                state.jobs.removeAll(keepingCapacity: true)
+                return .commit(jobs)
+            }
+            switch step {
+            case .stop:
+                stopped.signal()
+                return
+            case .sleep(until: nil):
+                wakeUp.wait()
+            case .sleep(until: let until?):
+                // A signal that arrives after the timeout is left in the semaphore and only
+                // causes one extra pass through this loop.
+                _ = wakeUp.wait(timeout: DispatchTime(uptimeNanoseconds: until))
+            case .commit(let batch):
+                let commitNanos = commit(batch)
+                let queued = state.withLock { $0.jobs.count }
+                expected = batch.count + queued
+                deadline = DispatchTime.now().uptimeNanoseconds + min(commitNanos, Self.maximumPatienceNanos)
+            }
+        }
+    }
+
+    /// Runs and commits `batch`, then completes its jobs; returns how long the COMMIT (the WAL
+    /// write and its fsync) took, in nanoseconds.
+    private func commit(_ batch: [Job]) -> UInt64 {
         do {
-            try connection.statement("BEGIN IMMEDIATE").run()
+            try connection.statement("BEGIN IMMEDIATE" as StaticString).run()
         } catch {
             for job in batch { job.fail(.sqlite(error)) }
-            return
+            return 0
         }
         let completions = batch.map { $0.run(connection) }
         var commitError: StoreError?
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { for complete in completions { complete(commitError) } }
+        defer {
+            if commitError == nil {
+                state.withLock {
+                    $0.transactions += 1
+                    $0.writes += batch.count
+                }
+            }
+        }
         do {
-            try connection.statement("COMMIT").run()
+            try connection.statement("COMMIT" as StaticString).run()
+            return DispatchTime.now().uptimeNanoseconds - started
         } catch {
             commitError = .sqlite(error)
             _ = try? connection.execute("ROLLBACK")
+            return 0
         }
-        if commitError == nil {
-            state.withLock {
-                $0.transactions += 1
-                $0.writes += batch.count
-            }
-        }
-        for complete in completions { complete(commitError) }
     }
 }
 

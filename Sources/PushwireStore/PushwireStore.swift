@@ -19,6 +19,12 @@ public protocol PushwireStore: Sendable {
     /// Creates or replaces the device (by application and hwid) and applies `tags` to it, atomically.
     func upsertDevice(_ device: DeviceRecord, tags: [TagChange]) async throws(StoreError)
 
+    /// Creates or replaces the device (by application and hwid, without tags), leaving the row
+    /// untouched when it already holds exactly these values, and calls `completion` once that is
+    /// durable (nil) or failed, on any thread. For callers outside a task (the server's event
+    /// loop): it needs no task and no continuation.
+    func upsertDevice(_ device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void)
+
     /// The device, or nil.
     func device(applicationID: Int64, hwid: String) throws(StoreError) -> DeviceRecord?
 
@@ -48,4 +54,18 @@ public protocol PushwireStore: Sendable {
 
     /// Finishes queued writes and closes the store.
     func close()
+}
+
+extension PushwireStore {
+    /// The default for engines without a callback path: the async upsert, in a task.
+    public func upsertDevice(_ device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
+        Task {
+            do throws(StoreError) {
+                try await upsertDevice(device, tags: [])
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+    }
 }

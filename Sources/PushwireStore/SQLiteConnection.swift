@@ -31,6 +31,9 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
 final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
+    /// Statements whose SQL is a literal, keyed by the literal's address: found without hashing
+    /// the SQL text (the writer runs several per row; hashing a 400-byte upsert showed in profiles).
+    private var literalStatements: [UnsafeRawPointer: Statement] = [:]
     /// The path of the database file, for error messages.
     let path: String
 
@@ -54,6 +57,7 @@ final class SQLiteConnection: @unchecked Sendable {
 
     deinit {
         statements.removeAll()  // finalize every statement before closing
+        literalStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -85,6 +89,20 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         let statement = Statement(raw: raw, connection: self, sql: sql)
         statements[sql] = statement
+        return statement
+    }
+
+    /// The cached prepared statement for the literal `sql`, reset and with its bindings cleared:
+    /// the same as `statement(_: String)`, found by the literal's address.
+    func statement(_ sql: StaticString) throws(SQLiteError) -> Statement {
+        guard sql.hasPointerRepresentation else { return try statement(sql.description) }
+        let key = UnsafeRawPointer(sql.utf8Start)
+        if let cached = literalStatements[key] {
+            cached.reset()
+            return cached
+        }
+        let statement = try statement(sql.description)
+        literalStatements[key] = statement
         return statement
     }
 
@@ -154,6 +172,27 @@ final class Statement {
             if rc != SQLITE_OK { throw connection.error(rc, "bind ?\(index) of \"\(sql.prefix(60))\"") }
         }
         return self
+    }
+
+    /// Binds an integer to `?index` (1-based): for the hottest statements, without the array
+    /// and enum of `bind(_:)`.
+    func bind(_ index: Int32, _ value: Int64) throws(SQLiteError) {
+        let rc = sqlite3_bind_int64(raw, index, value)
+        if rc != SQLITE_OK { throw connection.error(rc, "bind ?\(index) of \"\(sql.prefix(60))\"") }
+    }
+
+    /// Binds text to `?index` (1-based); SQLite copies it.
+    func bind(_ index: Int32, _ value: String) throws(SQLiteError) {
+        var value = value
+        // The length given, so SQLite does not scan for the terminator; UTF-8 is contiguous
+        // after `withUTF8` (native strings already are: no copy).
+        let rc = value.withUTF8 { bytes -> Int32 in
+            guard let start = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(raw, index, "", 0, Statement.transient) }
+            return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(raw, index, $0, Int32(bytes.count), Statement.transient)
+            }
+        }
+        if rc != SQLITE_OK { throw connection.error(rc, "bind ?\(index) of \"\(sql.prefix(60))\"") }
     }
 
     /// Advances to the next row: true when a row is available, false when done.

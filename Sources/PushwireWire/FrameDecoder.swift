@@ -129,7 +129,10 @@ public struct FrameDecoder: Sendable {
     /// - Returns: what `body` returned, or nil when more bytes are needed.
     /// - Throws: `.badPreface` and `.frameTooLarge`, which end the stream (every later call throws
     ///   them again).
-    mutating func withNextPayload<Value>(_ body: (UnsafeRawBufferPointer) -> Value) throws(FramingError) -> Value? {
+    ///
+    /// Public for the server's raw fast paths, which scan a request in place before deciding
+    /// whether the frame needs decoding at all.
+    public mutating func withNextPayload<Value>(_ body: (UnsafeRawBufferPointer) -> Value) throws(FramingError) -> Value? {
         guard let payload = try nextPayloadRange() else { return nil }
         let result = storage.withUnsafeBytes { all in body(UnsafeRawBufferPointer(rebasing: all[payload])) }
         consume(upTo: payload.upperBound)

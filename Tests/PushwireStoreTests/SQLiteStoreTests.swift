@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import PushwireStore
 import XCTest
 
@@ -95,6 +96,71 @@ final class SQLiteStoreTests: XCTestCase {
             XCTAssertEqual(try reopened.device(applicationID: app.id, hwid: "dev-\(i)"), sampleDevice(app.id, "dev-\(i)"))
         }
         reopened.close()
+    }
+
+    func testCallbackUpsertsAreDurableAndLeaveUnchangedRowsAlone() async throws {
+        let dir = temporaryDataDirectory()
+        let store = try SQLiteStore(dataDirectory: dir)
+        let app = try await store.createApplication(sampleApplication(code: "EEEEE-55555"), initialCategories: [])
+        // Concurrent writers from plain threads, as the server's event loops call it.
+        let writers = 300
+        let done = DispatchGroup()
+        let failures = Mutex(0)
+        for i in 0..<writers {
+            done.enter()
+            DispatchQueue.global().async {
+                store.upsertDevice(sampleDevice(app.id, "cb-\(i)")) { error in
+                    if error != nil { failures.withLock { $0 += 1 } }
+                    done.leave()
+                }
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(failures.withLock { $0 }, 0)
+        XCTAssertLessThan(store.statistics.transactions, writers, "\(store.statistics)")
+
+        // An identical upsert leaves the row as it was (its updated_at, zeroed here by hand,
+        // stays zero); a changed one rewrites it.
+        try execute(dir, "UPDATE devices SET updated_at = 0 WHERE hwid = 'cb-1'")
+        try await upsert(store, sampleDevice(app.id, "cb-1"))
+        XCTAssertEqual(try integer(dir, "SELECT updated_at FROM devices WHERE hwid = 'cb-1'"), 0)
+        try await upsert(store, sampleDevice(app.id, "cb-1", token: "ffee"))
+        XCTAssertGreaterThan(try integer(dir, "SELECT updated_at FROM devices WHERE hwid = 'cb-1'"), 0)
+        store.close()
+
+        let reopened = try SQLiteStore(dataDirectory: dir)
+        for i in 0..<writers where i != 1 {
+            XCTAssertEqual(try reopened.device(applicationID: app.id, hwid: "cb-\(i)"), sampleDevice(app.id, "cb-\(i)"))
+        }
+        XCTAssertEqual(try reopened.device(applicationID: app.id, hwid: "cb-1")?.pushToken, "ffee")
+        reopened.close()
+    }
+
+    private func upsert(_ store: SQLiteStore, _ device: DeviceRecord) async throws {
+        let error: StoreError? = await withCheckedContinuation { continuation in
+            store.upsertDevice(device) { continuation.resume(returning: $0) }
+        }
+        if let error { throw error }
+    }
+
+    /// Runs `sql` on its own connection to the store's file (WAL: alongside the store's).
+    private func execute(_ dir: String, _ sql: String) throws {
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
+        defer { sqlite3_close(db) }
+        sqlite3_busy_timeout(db, 5000)
+        XCTAssertEqual(sqlite3_exec(db, sql, nil, nil, nil), SQLITE_OK)
+    }
+
+    private func integer(_ dir: String, _ sql: String) throws -> Int64 {
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
+        defer { sqlite3_close(db) }
+        var statement: OpaquePointer?
+        XCTAssertEqual(sqlite3_prepare_v2(db, sql, -1, &statement, nil), SQLITE_OK)
+        defer { sqlite3_finalize(statement) }
+        XCTAssertEqual(sqlite3_step(statement), SQLITE_ROW)
+        return sqlite3_column_int64(statement, 0)
     }
 
     func testFailingWriteDoesNotSpoilItsBatch() async throws {

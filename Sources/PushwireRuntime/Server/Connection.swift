@@ -13,6 +13,9 @@ final class InFlightCall: Sendable {
 /// One client connection: the preface, the frame decoder, the calls in flight, and one output
 /// buffer that every response of a read batch or loop iteration is appended to before one write.
 ///
+/// This file holds the socket side (preface, reads, output, backpressure, closing);
+/// Connection+Calls.swift holds the frames and calls.
+///
 /// `@unchecked Sendable`: every property is touched only on the owning loop's thread. Other
 /// threads only carry a reference back to that loop inside `EventLoop.execute`.
 final class Connection: EventHandler, @unchecked Sendable {
@@ -31,30 +34,30 @@ final class Connection: EventHandler, @unchecked Sendable {
     let peer: SocketAddress
     // unowned(unsafe): the loop server holds every connection it owns until the connection
     // closes, so it always outlives it; this skips an atomic check on every access.
-    private unowned(unsafe) let owner: LoopServer
-    private var shared: ServerShared { owner.shared }
+    unowned(unsafe) let owner: LoopServer
+    var shared: ServerShared { owner.shared }
 
     private(set) var state = State.awaitingPreface
     private var prefaceMatched = 0
-    private var decoder: FrameDecoder
-    private var output: [UInt8] = []
-    private var outputStart = 0
-    private var inFlight: [UInt32: InFlightCall] = [:]
-    private var highestCallID: UInt32 = 0
-    private var goAwaySent = false
-    private var closeWhenFlushed = false
+    var decoder: FrameDecoder
+    var output: [UInt8] = []
+    var outputStart = 0
+    var inFlight: [UInt32: InFlightCall] = [:]
+    var highestCallID: UInt32 = 0
+    var goAwaySent = false
+    var closeWhenFlushed = false
     private var writeShutDown = false
     private var lingerDeadline: UInt64 = 0
 
     private var interest: UInt32 = 0
-    private var readingPaused = false
+    var readingPaused = false
     private var wantsWritable = false
     private var flushScheduled = false
     private var readChunk = 2048
 
     private let openedAt: UInt64
-    private var lastFrameAt: UInt64
-    private var partialFrameSince: UInt64?
+    var lastFrameAt: UInt64
+    var partialFrameSince: UInt64?
 
     init(fd: consuming FileDescriptor, peer: SocketAddress, owner: LoopServer, now: UInt64) {
         self.fd = fd
@@ -228,154 +231,9 @@ final class Connection: EventHandler, @unchecked Sendable {
         }
     }
 
-    // MARK: Frames
-
-    private func processFrames() {
-        var completedAny = false
-        while case .open = state, !readingPaused {
-            let frame: Frame?
-            do {
-                frame = try decoder.nextFrame()
-            } catch {
-                protocolError(error)
-                return
-            }
-            guard let frame else { break }
-            completedAny = true
-            dispatch(frame)
-            // Checked per frame: one read can hold thousands of requests, and a peer that does not
-            // read its responses must not make the buffer grow by all of their answers at once.
-            if output.count - outputStart > shared.configuration.maxOutputBufferBytes {
-                pauseReading()
-            }
-        }
-        let now = monotonicNanos()
-        if completedAny { lastFrameAt = now }
-        if decoder.bufferedByteCount == 0 {
-            partialFrameSince = nil
-        } else if completedAny || partialFrameSince == nil {
-            partialFrameSince = now
-        }
-    }
-
-    private func dispatch(_ frame: Frame) {
-        switch frame.kind {
-        case .request(let request)?:
-            handleRequest(callID: frame.callID, request)
-        case .cancel?:
-            handleCancel(callID: frame.callID)
-        case .ping(let ping)?:
-            Frame.pong(ping.payload).encode(appendingTo: &output, lengthPrefixed: true)
-        case .pong?, .settings?, .goAway?, .response?:
-            // docs/PROTOCOL.md: ignored from a client (the server sends no pings, and a client's
-            // settings, go_away or response carry nothing for it).
-            break
-        case nil:
-            protocolError(.emptyFrame)
-        }
-    }
-
-    private func handleRequest(callID: UInt32, _ request: Request) {
-        guard callID != 0 else {
-            respond(callID: 0, status: .invalidArgument, message: "call id 0 is reserved for frames that belong to no call")
-            return
-        }
-        if goAwaySent {
-            respond(callID: callID, status: .unavailable, message: "server is shutting down: no calls after \(highestCallID)")
-            return
-        }
-        if inFlight[callID] != nil {
-            respond(callID: callID, status: .invalidArgument, message: "call id \(callID) is already in flight")
-            return
-        }
-        if inFlight.count >= shared.configuration.maxConcurrentCallsPerConnection {
-            respond(
-                callID: callID, status: .resourceExhausted,
-                message: "too many calls in flight: the limit is \(shared.configuration.maxConcurrentCallsPerConnection) per connection")
-            return
-        }
-        guard let method = shared.table.methods[request.method] else {
-            respond(callID: callID, status: .unimplemented, message: "unknown method \(request.method)")
-            return
-        }
-        if callID > highestCallID { highestCallID = callID }
-        var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
-        if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
-        let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
-
-        switch method.handler {
-        case .onLoop(let handler):
-            // Cheap work answers inline: no allocation for the call beyond its values, no hop.
-            let context = RequestContext(
-                callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-                deadlineNanos: deadline, cancellation: nil)
-            let result = handler(context, request.message)
-            respond(callID: callID, status: result.status, message: result.message, body: result.body)
-
-        case .offLoop(let handler):
-            startOffLoop(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
-
-        case .onLoopOrOffLoop(let fast, let slow):
-            let context = RequestContext(
-                callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-                deadlineNanos: deadline, cancellation: nil)
-            if let result = fast(context, request.message) {
-                respond(callID: callID, status: result.status, message: result.message, body: result.body)
-            } else {
-                startOffLoop(slow, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
-            }
-        }
-    }
-
-    /// Tracks the call as in flight, arms its deadline and hands it to `handler`; the outcome hops
-    /// back to this connection's loop.
-    private func startOffLoop(
-        _ handler: RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64
-    ) {
-        let call = InFlightCall()
-        inFlight[callID] = call
-        if let deadline {
-            let milliseconds = timeoutNanos / 1_000_000
-            owner.loop.schedule(at: deadline) { [weak self, weak call] in
-                guard let self, let call else { return }
-                self.finish(callID: callID, call: call, status: .deadlineExceeded,
-                            message: "deadline of \(milliseconds) ms exceeded", body: [])
-            }
-        }
-        let context = RequestContext(
-            callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-            deadlineNanos: deadline, cancellation: call.cancellation)
-        let loop = owner.loop
-        handler(context, request.message) { [self] result in
-            loop.execute {
-                self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
-                self.scheduleFlush()
-            }
-        }
-    }
-
-    private func handleCancel(callID: UInt32) {
-        guard let call = inFlight[callID] else { return }  // unknown or finished: ignored
-        finish(callID: callID, call: call, status: .cancelled, message: "cancelled by the client", body: [])
-    }
-
-    /// Answers `call` unless something (deadline, Cancel, the result) answered it first.
-    private func finish(callID: UInt32, call: InFlightCall, status: StatusCode, message: String, body: [UInt8]) {
-        guard let current = inFlight[callID], current === call else { return }
-        inFlight[callID] = nil
-        call.cancellation.set()
-        respond(callID: callID, status: status, message: message, body: body)
-        scheduleFlush()
-        if goAwaySent, inFlight.isEmpty { closeWhenFlushed = true }
-    }
-
-    private func respond(callID: UInt32, status: StatusCode, message: String, body: [UInt8] = []) {
-        HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body, to: &output)
-    }
-
     // MARK: Ending
 
-    private func protocolError(_ error: FramingError) {
+    func protocolError(_ error: FramingError) {
         // docs/PROTOCOL.md: an oversized frame is RESOURCE_EXHAUSTED, any other broken framing
         // INVALID_ARGUMENT; the message is the framing error's own sentence.
         let status: StatusCode
@@ -531,7 +389,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         if outputStart < output.count { flush() }
     }
 
-    private func pauseReading() {
+    func pauseReading() {
         shared.peakPausedOutputBytes.max(output.count - outputStart, ordering: .relaxed)
         shared.backpressurePauses.add(1, ordering: .relaxed)
         readingPaused = true

@@ -60,10 +60,14 @@ final class MethodTable: Sendable {
     let methods: [String: RegisteredMethod]
     /// The fully qualified names of the services with at least one method.
     let serviceNames: Set<String>
+    /// The raw fast paths, each in front of one of `methods`.
+    let rawFastPaths: RawFastPaths
 
-    init(_ methods: [String: RegisteredMethod]) {
+    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: RawHandler] = [:]) {
         self.methods = methods
         serviceNames = Set(methods.values.map(\.descriptor.service))
+        // A fast path may only stand in front of a registered method: a declined call needs it.
+        self.rawFastPaths = RawFastPaths(rawFastPaths.filter { methods[$0.key] != nil })
     }
 
     /// Every path with its message names, sorted by path (what Reflection lists).

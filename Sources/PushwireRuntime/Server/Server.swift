@@ -27,6 +27,8 @@ public final class Server: Sendable {
     public let logger: Logger
     private let phase: Mutex<Phase>
     private let signalWatcher = Mutex<SignalWatcher?>(nil)
+    /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
+    private let rawFastPaths = Mutex<[String: RawHandler]>([:])
 
     /// Creates a server; it listens once `start()` is called.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "pushwired")) {
@@ -46,6 +48,22 @@ public final class Server: Sendable {
             methods[method.descriptor.path] = method
             phase = .configuring(methods)
         }
+    }
+
+    /// Puts a raw fast path in front of `method`, which must also be registered with one of the
+    /// other functions: each request of `method` is first handed to `handler` as its message's
+    /// bytes, in place, before any decoding; `.response` answers at once, `.later` answers from
+    /// another thread (the runtime tracks the call's deadline and Cancel as for `registerAsync`),
+    /// and `.decline` sends the call to the registered handler, which then decodes and answers
+    /// it — so every error a call can get stays in that one handler. Metadata is not passed:
+    /// a method whose answer depends on it has no fast path. Call before `start()`.
+    ///
+    /// Why: a small unary call through the regular path unpacks the frame and the request with
+    /// protobuf-c, copies the metadata into Swift values and encodes the response through the
+    /// generated wrapper; for a call answered from a cache that is several times the work of the
+    /// answer (docs/BENCHMARKS.md, SyncCategories).
+    public func registerRawFastPath<Request, Response>(_ method: MethodDescriptor<Request, Response>, _ handler: @escaping RawHandler) {
+        rawFastPaths.withLock { $0[method.path] = handler }
     }
 
     /// Registers a handler that runs on the event loop, inline with the read that delivered the
@@ -103,7 +121,7 @@ public final class Server: Sendable {
         }
         let threads = max(1, configuration.threads)
         let reference = SharedReference()
-        let table = MethodTable(BuiltinServices.adding(to: methods, state: reference))
+        let table = MethodTable(BuiltinServices.adding(to: methods, state: reference), rawFastPaths: rawFastPaths.withLock { $0 })
         let shared = ServerShared(configuration: configuration, table: table, logger: logger)
         reference.shared = shared
 

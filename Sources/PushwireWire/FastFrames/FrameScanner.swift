@@ -120,27 +120,43 @@ extension HotFrames {
         return code
     }
 
-    /// A bounds-checked cursor over protobuf bytes.
-    struct Reader {
-        let base: UnsafeRawBufferPointer
-        var offset: Int
-        let end: Int
+    /// A bounds-checked cursor over protobuf bytes. Public so that the runtime's raw fast paths
+    /// (and the handlers behind them) read requests in place with the same primitives as the
+    /// harness; `@inlinable` because they run once per field per call.
+    public struct Reader {
+        /// The bytes read.
+        public let base: UnsafeRawBufferPointer
+        /// The next byte to read.
+        public var offset: Int
+        /// One past the last byte this reader may read.
+        public let end: Int
 
-        init(_ base: UnsafeRawBufferPointer) {
+        /// A reader over all of `base`.
+        @inlinable
+        public init(_ base: UnsafeRawBufferPointer) {
             self.base = base
             self.offset = 0
             self.end = base.count
         }
 
-        private init(base: UnsafeRawBufferPointer, offset: Int, end: Int) {
+        @usableFromInline
+        init(base: UnsafeRawBufferPointer, offset: Int, end: Int) {
             self.base = base
             self.offset = offset
             self.end = end
         }
 
-        var atEnd: Bool { offset >= end }
+        /// Whether every byte was read.
+        @inlinable
+        public var atEnd: Bool { offset >= end }
 
-        mutating func varint() -> UInt64? {
+        /// The bytes `[offset, end)` as a buffer.
+        @inlinable
+        public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: base[offset..<end]) }
+
+        /// Reads a varint; nil when it is truncated or longer than 10 bytes.
+        @inlinable
+        public mutating func varint() -> UInt64? {
             var result: UInt64 = 0
             var shift: UInt64 = 0
             while offset < end, shift < 64 {
@@ -153,20 +169,25 @@ extension HotFrames {
             return nil
         }
 
-        mutating func tag() -> (field: UInt64, wireType: UInt8)? {
+        /// Reads a field key; nil when truncated or field number 0.
+        @inlinable
+        public mutating func tag() -> (field: UInt64, wireType: UInt8)? {
             guard let key = varint(), key >> 3 != 0 else { return nil }
             return (key >> 3, UInt8(key & 7))
         }
 
         /// The next length-delimited field as a reader over its bytes.
-        mutating func submessage() -> Reader? {
+        @inlinable
+        public mutating func submessage() -> Reader? {
             guard let length = varint(), length <= UInt64(end - offset) else { return nil }
             let sub = Reader(base: base, offset: offset, end: offset + Int(length))
             offset += Int(length)
             return sub
         }
 
-        mutating func skip(wireType: UInt8) -> Bool {
+        /// Skips a field's value of `wireType`; false when it is truncated or of an unknown type.
+        @inlinable
+        public mutating func skip(wireType: UInt8) -> Bool {
             switch wireType {
             case 0: return varint() != nil
             case 1: guard end - offset >= 8 else { return false }; offset += 8; return true

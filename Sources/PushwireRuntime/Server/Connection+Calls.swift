@@ -1,0 +1,231 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushwireWire
+
+/// A connection's frames and calls: decoding each frame (or handing a request to a raw fast
+/// path), the checks every call passes, on-loop and off-loop handlers, deadlines, Cancel, and
+/// appending each answer to the connection's output. Loop thread only, like the rest of
+/// `Connection`.
+extension Connection {
+    func processFrames() {
+        var completedAny = false
+        while case .open = state, !readingPaused {
+            let step: FrameStep?
+            do {
+                step = try decoder.withNextPayload { payload in self.answerOrDecode(payload) }
+            } catch {
+                protocolError(error)
+                return
+            }
+            guard let step else { break }
+            completedAny = true
+            switch step {
+            case .answered:
+                break
+            case .decoded(let frame):
+                dispatch(frame)
+            case .failed(let error):
+                protocolError(error)
+                return
+            }
+            // Checked per frame: one read can hold thousands of requests, and a peer that does not
+            // read its responses must not make the buffer grow by all of their answers at once.
+            if output.count - outputStart > shared.configuration.maxOutputBufferBytes {
+                pauseReading()
+            }
+        }
+        let now = monotonicNanos()
+        if completedAny { lastFrameAt = now }
+        if decoder.bufferedByteCount == 0 {
+            partialFrameSince = nil
+        } else if completedAny || partialFrameSince == nil {
+            partialFrameSince = now
+        }
+    }
+
+    /// What became of one frame's payload.
+    private enum FrameStep {
+        /// A raw fast path took the call (answered, or off the loop).
+        case answered
+        /// Decoded, for `dispatch`.
+        case decoded(Frame)
+        case failed(FramingError)
+    }
+
+    /// Offers the payload to a raw fast path when it is a request for one; otherwise (or when the
+    /// fast path declines) decodes it as `FrameDecoder.nextFrame()` does.
+    private func answerOrDecode(_ payload: UnsafeRawBufferPointer) -> FrameStep {
+        let fastPaths = shared.table.rawFastPaths
+        if !fastPaths.isEmpty, let request = ScannedRequest(frame: payload),
+           let handler = fastPaths.handler(forPath: request.method), takeRaw(request, handler) {
+            return .answered
+        }
+        do throws(WireDecodingError) {
+            let frame = try Frame(decoding: payload)
+            return frame.kind == nil ? .failed(.emptyFrame) : .decoded(frame)
+        } catch {
+            return .failed(.undecodableFrame(error))
+        }
+    }
+
+    /// Runs a raw fast path when the call passes the checks `handleRequest` makes; returns false
+    /// (the frame then takes the regular path, which answers any refusal) otherwise or when the
+    /// fast path declines.
+    private func takeRaw(_ request: ScannedRequest, _ handler: RawHandler) -> Bool {
+        let callID = request.callID
+        guard callID != 0, !goAwaySent,
+              inFlight.isEmpty || (inFlight[callID] == nil && inFlight.count < shared.configuration.maxConcurrentCallsPerConnection)
+        else { return false }
+        switch handler(request.message) {
+        case .decline:
+            return false
+        case .response(let body):
+            if callID > highestCallID { highestCallID = callID }
+            respond(callID: callID, status: .ok, message: "", body: body)
+            return true
+        case .later(let start):
+            if callID > highestCallID { highestCallID = callID }
+            var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
+            if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
+            let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
+            let call = InFlightCall()
+            track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
+            let loop = owner.loop
+            start { [self] answer in
+                loop.execute {
+                    let outcome: CallOutcome
+                    switch answer() {
+                    case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
+                    case .failure(let error): outcome = .failure(error)
+                    }
+                    self.finish(callID: callID, call: call, status: outcome.status, message: outcome.message, body: outcome.body)
+                    self.scheduleFlush()
+                }
+            }
+            return true
+        }
+    }
+
+    private func dispatch(_ frame: Frame) {
+        switch frame.kind {
+        case .request(let request)?:
+            handleRequest(callID: frame.callID, request)
+        case .cancel?:
+            handleCancel(callID: frame.callID)
+        case .ping(let ping)?:
+            Frame.pong(ping.payload).encode(appendingTo: &output, lengthPrefixed: true)
+        case .pong?, .settings?, .goAway?, .response?:
+            // docs/PROTOCOL.md: ignored from a client (the server sends no pings, and a client's
+            // settings, go_away or response carry nothing for it).
+            break
+        case nil:
+            protocolError(.emptyFrame)
+        }
+    }
+
+    private func handleRequest(callID: UInt32, _ request: Request) {
+        guard callID != 0 else {
+            respond(callID: 0, status: .invalidArgument, message: "call id 0 is reserved for frames that belong to no call")
+            return
+        }
+        if goAwaySent {
+            respond(callID: callID, status: .unavailable, message: "server is shutting down: no calls after \(highestCallID)")
+            return
+        }
+        if inFlight[callID] != nil {
+            respond(callID: callID, status: .invalidArgument, message: "call id \(callID) is already in flight")
+            return
+        }
+        if inFlight.count >= shared.configuration.maxConcurrentCallsPerConnection {
+            respond(
+                callID: callID, status: .resourceExhausted,
+                message: "too many calls in flight: the limit is \(shared.configuration.maxConcurrentCallsPerConnection) per connection")
+            return
+        }
+        guard let method = shared.table.methods[request.method] else {
+            respond(callID: callID, status: .unimplemented, message: "unknown method \(request.method)")
+            return
+        }
+        if callID > highestCallID { highestCallID = callID }
+        var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
+        if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
+        let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
+
+        switch method.handler {
+        case .onLoop(let handler):
+            // Cheap work answers inline: no allocation for the call beyond its values, no hop.
+            let context = RequestContext(
+                callID: callID, method: request.method, metadata: request.metadata, peer: peer,
+                deadlineNanos: deadline, cancellation: nil)
+            let result = handler(context, request.message)
+            respond(callID: callID, status: result.status, message: result.message, body: result.body)
+
+        case .offLoop(let handler):
+            startOffLoop(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+
+        case .onLoopOrOffLoop(let fast, let slow):
+            let context = RequestContext(
+                callID: callID, method: request.method, metadata: request.metadata, peer: peer,
+                deadlineNanos: deadline, cancellation: nil)
+            if let result = fast(context, request.message) {
+                respond(callID: callID, status: result.status, message: result.message, body: result.body)
+            } else {
+                startOffLoop(slow, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+            }
+        }
+    }
+
+    /// Tracks the call as in flight, arms its deadline and hands it to `handler`; the outcome hops
+    /// back to this connection's loop.
+    private func startOffLoop(
+        _ handler: RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64
+    ) {
+        let call = InFlightCall()
+        track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
+        let context = RequestContext(
+            callID: callID, method: request.method, metadata: request.metadata, peer: peer,
+            deadlineNanos: deadline, cancellation: call.cancellation)
+        let loop = owner.loop
+        // The outcome hops back to this loop through its task queue (and eventfd), and answers
+        // the call unless a deadline, Cancel or close answered it first.
+        handler(context, request.message) { [self] result in
+            loop.execute {
+                self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
+                self.scheduleFlush()
+            }
+        }
+    }
+
+    /// Tracks call `callID` as in flight and arms its deadline.
+    private func track(callID: UInt32, call: InFlightCall, deadline: UInt64?, timeoutNanos: UInt64) {
+        inFlight[callID] = call
+        if let deadline {
+            let milliseconds = timeoutNanos / 1_000_000
+            owner.loop.schedule(at: deadline) { [weak self, weak call] in
+                guard let self, let call else { return }
+                self.finish(callID: callID, call: call, status: .deadlineExceeded,
+                            message: "deadline of \(milliseconds) ms exceeded", body: [])
+            }
+        }
+    }
+
+    private func handleCancel(callID: UInt32) {
+        guard let call = inFlight[callID] else { return }  // unknown or finished: ignored
+        finish(callID: callID, call: call, status: .cancelled, message: "cancelled by the client", body: [])
+    }
+
+    /// Answers `call` unless something (deadline, Cancel, the result) answered it first.
+    private func finish(callID: UInt32, call: InFlightCall, status: StatusCode, message: String, body: [UInt8]) {
+        guard let current = inFlight[callID], current === call else { return }
+        inFlight[callID] = nil
+        call.cancellation.set()
+        respond(callID: callID, status: status, message: message, body: body)
+        scheduleFlush()
+        if goAwaySent, inFlight.isEmpty { closeWhenFlushed = true }
+    }
+
+    private func respond(callID: UInt32, status: StatusCode, message: String, body: [UInt8] = []) {
+        HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body, to: &output)
+    }
+}

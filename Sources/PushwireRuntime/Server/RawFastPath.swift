@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushwireWire
+
+/// What a raw fast path does with a call (see `Server.registerRawFastPath`).
+public enum RawAnswer: Sendable {
+    /// The call succeeds now with this encoded response message (often a cached array, so
+    /// answering costs one copy into the connection's output).
+    case response([UInt8])
+    /// The answer comes later from another thread: the runtime tracks the call (deadline,
+    /// Cancel, connection close) and calls `start` once on the loop with the call's completion.
+    case later(@Sendable (_ complete: @escaping RawCompletion) -> Void)
+    /// Not handled here: the method's registered handler decodes and answers the call as usual.
+    case decline
+}
+
+/// Computes a `.later` call's answer, on the call's event loop: the encoded response, or the
+/// call's error.
+public typealias RawResult = @Sendable () -> Result<[UInt8], RPCError>
+
+/// Ends a `.later` call: call it exactly once, from any thread, with the closure that computes
+/// the answer. That closure runs on the call's event loop — even when a deadline, a Cancel or a
+/// closed connection answered the call first, so that its bookkeeping always happens (unless
+/// the server stops first) — which keeps the completing thread's work to one hand-over: that
+/// thread is often the store's single writer, whose time bounds every write.
+public typealias RawCompletion = @Sendable (_ answer: @escaping RawResult) -> Void
+
+/// A raw fast path: the request message's bytes, in place in the connection's buffer (valid
+/// only during the call), in; what to do with the call out.
+public typealias RawHandler = @Sendable (UnsafeRawBufferPointer) -> RawAnswer
+
+/// A request frame read in place: the fields the fast path needs, without unpacking the frame
+/// with protobuf-c nor building the `Request` wrapper and its metadata array.
+///
+/// Strict on purpose: anything but one well-formed `Frame { call_id, request { method,
+/// timeout_ms, metadata (ASCII), message } }` is not scanned (nil), and such a frame takes the
+/// regular path, whose decoder reports what is wrong with it. So the fast path never accepts a
+/// frame the regular path would reject.
+struct ScannedRequest {
+    var callID: UInt32 = 0
+    var method = UnsafeRawBufferPointer(start: nil, count: 0)
+    var timeoutMS: UInt32 = 0
+    var message = UnsafeRawBufferPointer(start: nil, count: 0)
+
+    init?(frame payload: UnsafeRawBufferPointer) {
+        var reader = HotFrames.Reader(payload)
+        var sawCallID = false, sawRequest = false
+        while !reader.atEnd {
+            guard let (field, wireType) = reader.tag() else { return nil }
+            switch (field, wireType) {
+            case (1, 0):
+                guard !sawCallID, let value = reader.varint(), value <= UInt64(UInt32.max) else { return nil }
+                callID = UInt32(value)
+                sawCallID = true
+            case (2, 2):
+                guard !sawRequest, let request = reader.submessage(), scanRequest(request) else { return nil }
+                sawRequest = true
+            default:
+                return nil
+            }
+        }
+        guard sawRequest else { return nil }
+    }
+
+    private mutating func scanRequest(_ request: HotFrames.Reader) -> Bool {
+        var reader = request
+        var sawMethod = false, sawTimeout = false, sawMessage = false
+        while !reader.atEnd {
+            guard let (field, wireType) = reader.tag() else { return false }
+            switch (field, wireType) {
+            case (1, 2):
+                guard !sawMethod, let path = reader.submessage() else { return false }
+                method = path.bytes
+                sawMethod = true
+            case (2, 0):
+                guard !sawTimeout, let value = reader.varint(), value <= UInt64(UInt32.max) else { return false }
+                timeoutMS = UInt32(value)
+                sawTimeout = true
+            case (3, 2):
+                // The fast paths ignore metadata, but the regular decoder checks it: only plain
+                // ASCII key/value pairs pass here, which that check accepts too.
+                guard let entry = reader.submessage(), Self.isASCIIMetadata(entry) else { return false }
+            case (4, 2):
+                guard !sawMessage, let body = reader.submessage() else { return false }
+                message = body.bytes
+                sawMessage = true
+            default:
+                return false
+            }
+        }
+        return sawMethod
+    }
+
+    private static func isASCIIMetadata(_ entry: HotFrames.Reader) -> Bool {
+        var reader = entry
+        while !reader.atEnd {
+            guard let (field, wireType) = reader.tag(), field <= 2, wireType == 2, let text = reader.submessage() else { return false }
+            for byte in text.bytes where byte >= 0x80 { return false }
+        }
+        return true
+    }
+}
+
+/// The raw fast paths of a started server, found by comparing method path bytes (there are a
+/// handful, so a linear scan beats hashing a `String` built for the lookup).
+struct RawFastPaths: Sendable {
+    private let entries: [(path: [UInt8], handler: RawHandler)]
+
+    init(_ handlers: [String: RawHandler]) {
+        entries = handlers.map { (Array($0.key.utf8), $0.value) }
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    func handler(forPath path: UnsafeRawBufferPointer) -> RawHandler? {
+        for entry in entries where entry.path.count == path.count {
+            let equal = entry.path.withUnsafeBytes { own in
+                guard let mine = own.baseAddress, let theirs = path.baseAddress else { return own.count == 0 }
+                return memcmp(mine, theirs, own.count) == 0
+            }
+            if equal { return entry.handler }
+        }
+        return nil
+    }
+}
