@@ -17,8 +17,16 @@ public final class DeliveryPipeline: Sendable {
         public var retryBaseDelay: Duration = .seconds(1)
         /// The longest delay between attempts.
         public var retryMaxDelay: Duration = .seconds(60)
-        /// Messages fanned out at once.
+        /// Messages fanned out at once, small ones (below) not counted.
         public var maxConcurrentMessages = 4
+        /// Small messages fanned out at once besides those: each waits for two group commits
+        /// and does little else, so a stream of them (CreateMessage to a few devices, thousands a
+        /// second) keeps up only when many share each commit. Memory per small message is a few
+        /// KiB.
+        public var maxConcurrentSmallMessages = 256
+        /// A message is small when it names at most this many devices explicitly (and nothing
+        /// else can widen it: explicit hwids are intersected with the other criteria).
+        public var smallMessageDevices = 100
         /// The scheduler looks at the outbox at least this often even when nothing woke it.
         public var idlePoll: Duration = .seconds(1)
 
@@ -35,6 +43,8 @@ public final class DeliveryPipeline: Sendable {
 
     private struct State {
         var running: Set<Int64> = []
+        /// How many of `running` are small messages (the others count against `maxConcurrentMessages`).
+        var runningSmall = 0
         var poked = false
         var waiter: CheckedContinuation<Void, Never>?
         var loop: Task<Void, Never>?
@@ -81,7 +91,7 @@ public final class DeliveryPipeline: Sendable {
         let needed = state.withLock { state -> Bool in
             guard let wakeAt = state.wakeAtMS else { return true }  // working: `poked` makes it look again
             if earliestSendAtMS >= wakeAt { return false }
-            if earliestSendAtMS <= Self.nowMS(), state.running.count >= configuration.maxConcurrentMessages { return false }
+            if earliestSendAtMS <= Self.nowMS(), state.running.count >= configuration.totalSlots { return false }
             return true
         }
         if needed { wake() }
@@ -116,7 +126,7 @@ public final class DeliveryPipeline: Sendable {
     private static let readAhead = 256
 
     private func schedule() async {
-        let slots = configuration.maxConcurrentMessages
+        let slots = configuration.totalSlots
         // Due ids read ahead, oldest first, none running: a fan-out that ends starts the next
         // one from here without a query. Every look at the store is a read transaction, which
         // costs more than it seems while the writer commits hundreds of times a second (each
@@ -124,11 +134,21 @@ public final class DeliveryPipeline: Sendable {
         // than these, so taking these first keeps the oldest-first order.
         var pending: [Int64] = []
         var next = 0
+        // Messages left sending (by a crash, or a fan-out that stopped on a store error) are
+        // looked for at start and then once per `idlePoll`: the rest of the time those rows are
+        // this scheduler's own running fan-outs, hundreds of them when small messages stream in,
+        // and walking past them on every look cost more than the look itself.
+        var sendingLookedAtMS: Int64?
+        // Small scheduled messages claimed in this pass, sent together (`SmallMessagesFanOut`).
+        var smallBatch: [MessageRecord] = []
         while !isStopped {
             if next == pending.count {
                 let running = state.withLock { $0.running }
-                pending = ((try? store.dueMessageIDs(nowMS: Self.nowMS(), limit: Self.readAhead + slots)) ?? [])
-                    .filter { !running.contains($0) }
+                let now = Self.nowMS()
+                let includeSending = sendingLookedAtMS.map { now - $0 >= Int64(configuration.idlePoll / .milliseconds(1)) } ?? true
+                if includeSending { sendingLookedAtMS = now }
+                let ids = try? store.dueMessageIDs(nowMS: now, limit: Self.readAhead + slots, includeSending: includeSending)
+                pending = (ids ?? []).filter { !running.contains($0) }
                 next = 0
             }
             while next < pending.count {
@@ -147,12 +167,31 @@ public final class DeliveryPipeline: Sendable {
                     state.withLock { _ = $0.running.remove(id) }
                     continue
                 }
-                Task { [self] in
-                    await FanOut(pipeline: self, message: message).run()
-                    state.withLock { _ = $0.running.remove(id) }
-                    wake()
+                let small = configuration.isSmall(message)
+                let admitted = state.withLock { state -> Bool in
+                    let large = state.running.count - 1 - state.runningSmall
+                    if small ? state.runningSmall >= configuration.maxConcurrentSmallMessages
+                             : large >= configuration.maxConcurrentMessages {
+                        state.running.remove(id)
+                        return false
+                    }
+                    if small { state.runningSmall += 1 }
+                    return true
                 }
+                // Its kind's slots are all busy: wait for one to end (which wakes this loop), and
+                // start nothing newer before it, to keep the oldest-first order.
+                guard admitted else {
+                    next -= 1
+                    break
+                }
+                if small, message.status == .scheduled {
+                    smallBatch.append(message)
+                    if smallBatch.count >= SmallMessagesFanOut.maxMessages { startSmallBatch(&smallBatch) }
+                    continue
+                }
+                startFanOut(FanOut(pipeline: self, message: message), small: small)
             }
+            startSmallBatch(&smallBatch)
             // With ids left, every slot is busy and the next fan-out to end wakes this loop;
             // otherwise sleep until the next scheduled message.
             var delay = configuration.idlePoll
@@ -165,8 +204,50 @@ public final class DeliveryPipeline: Sendable {
         while state.withLock({ !$0.running.isEmpty }) { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
+    /// Runs `fanOut` in a task of its own; its slot is given back when it ends.
+    private func startFanOut(_ fanOut: FanOut, small: Bool) {
+        Task { [self] in
+            await fanOut.run()
+            state.withLock { state in
+                state.running.remove(fanOut.message.id)
+                if small { state.runningSmall -= 1 }
+            }
+            wake()
+        }
+    }
+
+    /// Sends the claimed small messages together in one task and empties `batch`; those that go
+    /// on alone (retries) keep their slot until their own fan-out ends.
+    private func startSmallBatch(_ batch: inout [MessageRecord]) {
+        if batch.isEmpty { return }
+        let messages = batch
+        batch.removeAll()
+        Task { [self] in
+            let continuing = await SmallMessagesFanOut(pipeline: self, messages: messages).run()
+            let kept = Set(continuing.map(\.message.id))
+            state.withLock { state in
+                for message in messages where !kept.contains(message.id) {
+                    state.running.remove(message.id)
+                    state.runningSmall -= 1
+                }
+            }
+            for fanOut in continuing { startFanOut(fanOut, small: true) }
+            wake()
+        }
+    }
+
     /// Sleeps for `delay` or until `wake()`, whichever comes first.
     private func sleep(_ delay: Duration) async {
+        // Already woken (fan-outs end hundreds of times a second under a stream of small
+        // messages): no timer task to start and cancel.
+        let poked = state.withLock { state -> Bool in
+            if state.poked || state.stopped {
+                state.poked = false
+                return true
+            }
+            return false
+        }
+        if poked { return }
         let timer = Task { [self] in
             try? await Task.sleep(for: delay)
             if !Task.isCancelled { wake() }
@@ -189,4 +270,14 @@ public final class DeliveryPipeline: Sendable {
 
     /// Milliseconds since 1970.
     static func nowMS() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
+
+extension DeliveryPipeline.Configuration {
+    /// Every slot, large and small.
+    var totalSlots: Int { maxConcurrentMessages + maxConcurrentSmallMessages }
+
+    /// Whether `message` takes a small message's slot (see `smallMessageDevices`).
+    func isSmall(_ message: MessageRecord) -> Bool {
+        !message.targeting.hwids.isEmpty && message.targeting.hwids.count <= smallMessageDevices
+    }
 }
