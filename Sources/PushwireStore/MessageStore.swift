@@ -45,6 +45,9 @@ public protocol MessageStore: Sendable {
     /// The earliest send time of a scheduled message, or nil when none is scheduled.
     func nextScheduledSendTime() throws(StoreError) -> Int64?
 
+    /// The earliest send time after `nowMS` of a scheduled message, or nil.
+    func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64?
+
     /// Moves a scheduled message to sending. - Returns: false when it is no longer scheduled
     /// (cancelled, or already started).
     func startSending(messageID: Int64) async throws(StoreError) -> Bool
@@ -83,6 +86,12 @@ public protocol MessageStore: Sendable {
 }
 
 extension MessageStore {
+    /// From `nextScheduledSendTime()`: nil when the earliest is already due (the scheduler's
+    /// periodic look at the outbox finds later ones then).
+    public func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64? {
+        try nextScheduledSendTime().flatMap { $0 > nowMS ? $0 : nil }
+    }
+
     /// One `recordFanOutStep` after the other: for stores without a cheaper way (test doubles).
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
         var ids: [[UInt64]] = []

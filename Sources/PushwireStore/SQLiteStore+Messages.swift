@@ -161,6 +161,18 @@ extension SQLiteStore: MessageStore {
         }
     }
 
+    public func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64? {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status = 1 AND send_at_ms > ?1")
+                try row.bind(.int(nowMS))
+                defer { row.reset() }
+                guard try row.step(), !row.isNull(0) else { return nil }
+                return row.int(0)
+            }
+        }
+    }
+
     public func startSending(messageID: Int64) async throws(StoreError) -> Bool {
         try await writer.write { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in

@@ -51,6 +51,13 @@ public final class DeliveryPipeline: Sendable {
         var stopped = false
         /// When the sleeping scheduler wakes by itself, ms since 1970; nil while it works.
         var wakeAtMS: Int64?
+        /// Ids of messages created due now, oldest first, not yet taken by the scheduler.
+        var fresh: [Int64] = []
+        /// Some were not kept in `fresh` (it was full, or their ids were not given): the
+        /// scheduler must look at the outbox.
+        var freshOverflowed = false
+        /// The earliest send time of a message scheduled for later, as far as known.
+        var laterDueAtMS: Int64?
     }
     private let state = Mutex(State())
 
@@ -88,13 +95,48 @@ public final class DeliveryPipeline: Sendable {
     /// finishing fan-out wakes it) nor when it wakes before that time anyway. Under a stream of
     /// CreateMessage calls this saves a scheduler pass (two queries and a timer) per call.
     public func messagesCreated(earliestSendAtMS: Int64) {
+        let now = Self.nowMS()
         let needed = state.withLock { state -> Bool in
-            guard let wakeAt = state.wakeAtMS else { return true }  // working: `poked` makes it look again
-            if earliestSendAtMS >= wakeAt { return false }
-            if earliestSendAtMS <= Self.nowMS(), state.running.count >= configuration.totalSlots { return false }
-            return true
+            // Without their ids, due messages are found by a look at the outbox.
+            if earliestSendAtMS <= now {
+                state.freshOverflowed = true
+            } else {
+                state.laterDueAtMS = min(state.laterDueAtMS ?? earliestSendAtMS, earliestSendAtMS)
+            }
+            return Self.wakeNeeded(&state, earliestSendAtMS: earliestSendAtMS, nowMS: now, slots: configuration.totalSlots)
         }
         if needed { wake() }
+    }
+
+    /// The most created message ids kept for the scheduler in memory; past that it looks at the outbox.
+    static let freshCapacity = 4096
+
+    /// Tells the scheduler about these newly created messages (as `createMessages` returned
+    /// them): those due now are handed over by id, so that it starts them without looking for
+    /// them in the outbox; it is woken as `messagesCreated(earliestSendAtMS:)` says.
+    public func messagesCreated(_ created: [MessageRecord]) {
+        guard let earliest = created.map(\.sendAtMS).min() else { return }
+        let now = Self.nowMS()
+        let needed = state.withLock { state -> Bool in
+            for message in created where message.status == .scheduled {
+                if message.sendAtMS > now {
+                    state.laterDueAtMS = min(state.laterDueAtMS ?? message.sendAtMS, message.sendAtMS)
+                } else if state.fresh.count < Self.freshCapacity {
+                    state.fresh.append(message.id)
+                } else {
+                    state.freshOverflowed = true
+                }
+            }
+            return Self.wakeNeeded(&state, earliestSendAtMS: earliest, nowMS: now, slots: configuration.totalSlots)
+        }
+        if needed { wake() }
+    }
+
+    private static func wakeNeeded(_ state: inout State, earliestSendAtMS: Int64, nowMS: Int64, slots: Int) -> Bool {
+        guard let wakeAt = state.wakeAtMS else { return true }  // working: `poked` makes it look again
+        if earliestSendAtMS >= wakeAt { return false }
+        if earliestSendAtMS <= nowMS, state.running.count >= slots { return false }
+        return true
     }
 
     /// Stops the scheduler; fan-outs in progress stop after their current batch. What is left is
@@ -127,29 +169,63 @@ public final class DeliveryPipeline: Sendable {
 
     private func schedule() async {
         let slots = configuration.totalSlots
-        // Due ids read ahead, oldest first, none running: a fan-out that ends starts the next
-        // one from here without a query. Every look at the store is a read transaction, which
-        // costs more than it seems while the writer commits hundreds of times a second (each
-        // commit invalidates the reader's page cache). Messages created meanwhile are newer
-        // than these, so taking these first keeps the oldest-first order.
+        let idlePollMS = Int64(configuration.idlePoll / .milliseconds(1))
+        // Due ids, oldest first, none running: a fan-out that ends starts the next one from here
+        // without a query. They come from two places. Messages created by this process and due
+        // at once are handed over in memory (`messagesCreated(_:)`); the outbox (the messages
+        // table) is looked at only when that cannot be enough: at start, once per `idlePoll`,
+        // when a message scheduled for later comes due, when the in-memory list overflowed, and
+        // while the last look left more behind. Every look at the store is a read transaction
+        // that walks past the messages already running (hundreds, when small messages stream
+        // in), and looking on every wake-up cost more than sending the messages.
         var pending: [Int64] = []
         var next = 0
+        var lookedAtMS: Int64?
+        var moreInOutbox = false
         // Messages left sending (by a crash, or a fan-out that stopped on a store error) are
         // looked for at start and then once per `idlePoll`: the rest of the time those rows are
-        // this scheduler's own running fan-outs, hundreds of them when small messages stream in,
-        // and walking past them on every look cost more than the look itself.
+        // this scheduler's own running fan-outs.
         var sendingLookedAtMS: Int64?
         // Small scheduled messages claimed in this pass, sent together (`SmallMessagesFanOut`).
         var smallBatch: [MessageRecord] = []
         while !isStopped {
-            if next == pending.count {
-                let running = state.withLock { $0.running }
-                let now = Self.nowMS()
-                let includeSending = sendingLookedAtMS.map { now - $0 >= Int64(configuration.idlePoll / .milliseconds(1)) } ?? true
+            let now = Self.nowMS()
+            let (fresh, overflowed, laterDueAtMS) = state.withLock { state in
+                defer {
+                    state.fresh.removeAll(keepingCapacity: true)
+                    state.freshOverflowed = false
+                }
+                return (state.fresh, state.freshOverflowed, state.laterDueAtMS)
+            }
+            let look = next == pending.count
+                && (lookedAtMS.map { now - $0 >= idlePollMS } ?? true || moreInOutbox || overflowed
+                    || laterDueAtMS.map { $0 <= now } ?? false)
+            if look {
+                lookedAtMS = now
+                let running = state.withLock { state in
+                    // Creations from here on lower it again; the look below finds the rest.
+                    state.laterDueAtMS = nil
+                    return state.running
+                }
+                let includeSending = sendingLookedAtMS.map { now - $0 >= idlePollMS } ?? true
                 if includeSending { sendingLookedAtMS = now }
-                let ids = try? store.dueMessageIDs(nowMS: now, limit: Self.readAhead + slots, includeSending: includeSending)
-                pending = (ids ?? []).filter { !running.contains($0) }
+                // The fresh ids taken above are committed, so this look finds them too (or
+                // leaves `moreInOutbox` set).
+                let ids = (try? store.dueMessageIDs(nowMS: now, limit: Self.readAhead + slots, includeSending: includeSending)) ?? []
+                moreInOutbox = ids.count >= Self.readAhead + slots
+                pending = ids.filter { !running.contains($0) }
                 next = 0
+                let later = try? store.nextScheduledSendTime(after: now)
+                state.withLock { state in
+                    if let later { state.laterDueAtMS = min(state.laterDueAtMS ?? later, later) }
+                }
+            } else if !fresh.isEmpty {
+                if next == pending.count {
+                    pending = fresh
+                    next = 0
+                } else {
+                    pending.append(contentsOf: fresh)
+                }
             }
             while next < pending.count {
                 let id = pending[next]
@@ -192,13 +268,20 @@ public final class DeliveryPipeline: Sendable {
                 startFanOut(FanOut(pipeline: self, message: message), small: small)
             }
             startSmallBatch(&smallBatch)
-            // With ids left, every slot is busy and the next fan-out to end wakes this loop;
-            // otherwise sleep until the next scheduled message.
-            var delay = configuration.idlePoll
-            if next == pending.count, let nextSendAt = try? store.nextScheduledSendTime() {
-                delay = min(delay, .milliseconds(max(0, nextSendAt - Self.nowMS())))
+            if next == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                next = 0
             }
-            await sleep(delay)
+            // With ids left, every slot is busy and the next fan-out to end wakes this loop;
+            // otherwise sleep until the next look is due (a creation wakes it sooner).
+            var delay = configuration.idlePoll
+            if next == pending.count {
+                if moreInOutbox { delay = .zero }
+                if let later = state.withLock({ $0.laterDueAtMS }) {
+                    delay = min(delay, .milliseconds(max(0, later - Self.nowMS())))
+                }
+            }
+            if delay > .zero { await sleep(delay) }
         }
         // Let running fan-outs reach the end of their batch.
         while state.withLock({ !$0.running.isEmpty }) { try? await Task.sleep(for: .milliseconds(5)) }

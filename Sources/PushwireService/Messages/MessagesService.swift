@@ -29,7 +29,7 @@ public struct MessagesService: Sendable {
         }
         let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(prepared.records) }
         response.messageCodes = created.map(\.code)
-        pipeline.messagesCreated(earliestSendAtMS: prepared.earliestSendAtMS)
+        pipeline.messagesCreated(created)
         return response
     }
 
@@ -57,7 +57,7 @@ public struct MessagesService: Sendable {
             }
             return
         }
-        let pipeline = pipeline, earliest = prepared.earliestSendAtMS
+        let pipeline = pipeline
         store.createMessages(prepared.records) { result in
             switch result {
             case .failure(let error):
@@ -66,7 +66,7 @@ public struct MessagesService: Sendable {
                 var response = CreateMessageResponse()
                 response.unknownDevices = unknown
                 response.messageCodes = created.map(\.code)
-                pipeline.messagesCreated(earliestSendAtMS: earliest)
+                pipeline.messagesCreated(created)
                 complete(.success(response))
             }
         }
