@@ -172,10 +172,25 @@ extension SQLiteStore {
     /// device (a fan-out to a million devices writes a million records).
     static let rowsPerInsert = 256
 
-    private static let multiRowInsert = "INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES "
-        + (0..<rowsPerInsert).map { "(?1, ?\(2 * $0 + 2), ?\(2 * $0 + 3), 0)" }.joined(separator: ", ")
+    /// The multi-row INSERT of `count` records (each count's text is prepared once and cached:
+    /// a full chunk of a large fan-out, or the few records of each small message).
+    private static func multiRowInsert(_ count: Int) -> String {
+        count < smallMultiRowInserts.count ? smallMultiRowInserts[count] : multiRowInsertText(count)
+    }
 
-    /// Inserts `rowsPerInsert` records with one statement and appends their ids. Without an
+    private static func multiRowInsertText(_ count: Int) -> String {
+        "INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES "
+            + (0..<count).map { "(?1, ?\(2 * $0 + 2), ?\(2 * $0 + 3), 0)" }.joined(separator: ", ")
+    }
+
+    /// The texts for 0…`multiRowSmallLimit` records, built once.
+    private static let smallMultiRowInserts = (0...multiRowSmallLimit).map(multiRowInsertText)
+
+    /// Small chunks up to this many records go in one statement too; larger partial chunks
+    /// (the last of a large fan-out) row by row, so that the cache holds few statement texts.
+    static let multiRowSmallLimit = 128
+
+    /// Inserts the records with one statement and appends their ids. Without an
     /// explicit id, each row gets one more than the largest id in the table, so the ids of one
     /// statement are consecutive and end at the last insert rowid; the first is checked anyway.
     private static func insertRows(_ rows: ArraySlice<NewDeliveryRecord>, messageID: Int64, on connection: SQLiteConnection,
@@ -186,7 +201,7 @@ extension SQLiteStore {
             values.append(.text(row.hwid))
             values.append(.int(Int64(row.attempt)))
         }
-        try connection.statement(multiRowInsert).bind(values).run()
+        try connection.statement(multiRowInsert(rows.count)).bind(values).run()
         let last = connection.lastInsertRowID
         let first = last - Int64(rows.count) + 1
         let check = try connection.statement("SELECT hwid FROM deliveries WHERE id = ?1")
@@ -241,7 +256,8 @@ extension SQLiteStore {
         var index = 0
         while index < step.handOver.count {
             let chunk = step.handOver[index..<min(index + rowsPerInsert, step.handOver.count)]
-            if chunk.count == rowsPerInsert, chunk.allSatisfy({ $0.replaces == nil }) {
+            if chunk.count == rowsPerInsert || (chunk.count > 1 && chunk.count <= multiRowSmallLimit),
+               chunk.allSatisfy({ $0.replaces == nil }) {
                 try insertRows(chunk, messageID: step.messageID, on: connection, into: &ids)
             } else {
                 for delivery in chunk {
