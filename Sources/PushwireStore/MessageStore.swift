@@ -25,6 +25,9 @@ public protocol MessageStore: Sendable {
     /// The message by its internal id.
     func message(id: Int64) throws(StoreError) -> MessageRecord?
 
+    /// The messages with these ids that exist, by id, read together.
+    func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord]
+
     /// Cancels a scheduled message. - Returns: the status it had (`.scheduled` means it was cancelled
     /// now); nil when the application has no such message.
     func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord?
@@ -86,6 +89,13 @@ public protocol MessageStore: Sendable {
 }
 
 extension MessageStore {
+    /// One `message(id:)` call per id.
+    public func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord] {
+        var found: [Int64: MessageRecord] = [:]
+        for id in ids { if let message = try message(id: id) { found[id] = message } }
+        return found
+    }
+
     /// From `nextScheduledSendTime()`: nil when the earliest is already due (the scheduler's
     /// periodic look at the outbox finds later ones then).
     public func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64? {

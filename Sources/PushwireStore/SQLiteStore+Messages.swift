@@ -93,6 +93,18 @@ extension SQLiteStore: MessageStore {
         }
     }
 
+    public func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord] {
+        // One read transaction for all (the scheduler reads every message it starts).
+        try read { connection throws(StoreError) in
+            var found: [Int64: MessageRecord] = [:]
+            found.reserveCapacity(ids.count)
+            for id in ids {
+                if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { found[id] = message }
+            }
+            return found
+        }
+    }
+
     public func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? {
         try await writer.write { connection throws(StoreError) in
             guard let message = try SQLiteStore.messageRow(connection, where: "code = ?1 AND app_id = ?2",

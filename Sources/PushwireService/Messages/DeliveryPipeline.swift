@@ -43,8 +43,10 @@ public final class DeliveryPipeline: Sendable {
 
     private struct State {
         var running: Set<Int64> = []
-        /// How many of `running` are small messages (the others count against `maxConcurrentMessages`).
+        /// How many of `running` are started small messages, and started large ones (the rest
+        /// of `running` is claimed, not started yet).
         var runningSmall = 0
+        var runningLarge = 0
         var poked = false
         var waiter: CheckedContinuation<Void, Never>?
         var loop: Task<Void, Never>?
@@ -227,37 +229,45 @@ public final class DeliveryPipeline: Sendable {
                     pending.append(contentsOf: fresh)
                 }
             }
+            // Claim as many as there are free slots, then read them in one read transaction
+            // (one each cost a transaction while the writer commits hundreds of times a second).
+            var claimed: [(index: Int, id: Int64)] = []
             while next < pending.count {
                 let id = pending[next]
-                let claimed = state.withLock { state -> Bool? in
+                let outcome = state.withLock { state -> Bool? in
                     if state.running.count >= slots { return nil }
                     if state.running.contains(id) { return false }
                     state.running.insert(id)
                     return true
                 }
-                guard let claimed else { break }
+                guard let outcome else { break }
+                if outcome { claimed.append((next, id)) }
                 next += 1
-                guard claimed else { continue }
-                // Read after the claim; one cancelled (or finished) since its id was read is skipped.
-                guard let message = try? store.message(id: id), message.status == .scheduled || message.status == .sending else {
-                    state.withLock { _ = $0.running.remove(id) }
+            }
+            // Read after the claim; one cancelled (or finished) since its id was read is skipped.
+            let read = claimed.isEmpty ? [:] : ((try? store.messages(ids: claimed.map(\.id))) ?? [:])
+            for (position, entry) in claimed.enumerated() {
+                guard let message = read[entry.id], message.status == .scheduled || message.status == .sending else {
+                    state.withLock { _ = $0.running.remove(entry.id) }
                     continue
                 }
                 let small = configuration.isSmall(message)
                 let admitted = state.withLock { state -> Bool in
-                    let large = state.running.count - 1 - state.runningSmall
                     if small ? state.runningSmall >= configuration.maxConcurrentSmallMessages
-                             : large >= configuration.maxConcurrentMessages {
-                        state.running.remove(id)
+                             : state.runningLarge >= configuration.maxConcurrentMessages {
                         return false
                     }
-                    if small { state.runningSmall += 1 }
+                    if small { state.runningSmall += 1 } else { state.runningLarge += 1 }
                     return true
                 }
                 // Its kind's slots are all busy: wait for one to end (which wakes this loop), and
-                // start nothing newer before it, to keep the oldest-first order.
+                // start nothing newer before it, to keep the oldest-first order. It and the ones
+                // claimed after it are claimed again then.
                 guard admitted else {
-                    next -= 1
+                    state.withLock { state in
+                        for later in claimed[position...] { state.running.remove(later.id) }
+                    }
+                    next = entry.index
                     break
                 }
                 if small, message.status == .scheduled {
@@ -293,7 +303,7 @@ public final class DeliveryPipeline: Sendable {
             await fanOut.run()
             state.withLock { state in
                 state.running.remove(fanOut.message.id)
-                if small { state.runningSmall -= 1 }
+                if small { state.runningSmall -= 1 } else { state.runningLarge -= 1 }
             }
             wake()
         }
