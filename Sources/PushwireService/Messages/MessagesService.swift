@@ -78,7 +78,6 @@ public struct MessagesService: Sendable {
         var records: [NewMessageRecord]
         /// Every hwid the notifications name, for `unknown_devices`.
         var named: [String]
-        var earliestSendAtMS: Int64
     }
 
     /// Authorizes the caller and checks every notification (INVALID_ARGUMENT names the first bad one).
@@ -90,7 +89,7 @@ public struct MessagesService: Sendable {
         }
         let categories = try registry.categories(code: application.code).categories
         let now = DeliveryPipeline.nowMS()
-        var prepared = Prepared(applicationID: application.id, records: [], named: [], earliestSendAtMS: Int64.max)
+        var prepared = Prepared(applicationID: application.id, records: [], named: [])
         prepared.records.reserveCapacity(count)
         for (index, notification) in request.notifications.enumerated() {
             let checked = try MessageValidation.check(notification, index: index, categories: categories, nowMS: now)
@@ -98,7 +97,6 @@ public struct MessagesService: Sendable {
             prepared.records.append(NewMessageRecord(
                 applicationID: application.id, code: MessageCodes.make(), transactionID: checked.transactionID,
                 sendAtMS: checked.sendAtMS, categoryID: checked.spec.categoryID, targeting: checked.targeting, spec: spec))
-            prepared.earliestSendAtMS = min(prepared.earliestSendAtMS, checked.sendAtMS)
             if let devices = notification.targeting?.devices { prepared.named.append(contentsOf: devices) }
         }
         return prepared
