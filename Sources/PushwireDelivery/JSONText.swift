@@ -5,7 +5,12 @@ public enum JSONText {
     /// characters (as `\n`, `\t`, … or `\u00XX`); everything else is copied as UTF-8.
     public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(0x22)
-        for byte in value.utf8 { appendEscaped(byte, to: &out) }
+        // Most text needs no escape: then one copy of its bytes instead of one append per byte.
+        if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            for byte in value.utf8 { appendEscaped(byte, to: &out) }
+        } else {
+            out.append(contentsOf: value.utf8)
+        }
         out.append(0x22)
     }
 

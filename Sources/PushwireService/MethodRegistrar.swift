@@ -19,6 +19,12 @@ public protocol MethodRegistrar {
     func addBlocking<Request, Response>(
         _ method: MethodDescriptor<Request, Response>,
         handler: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response)
+    /// A handler run on the event loop that answers later through `complete`, called exactly once
+    /// from any thread; it must not block (a default runs it in a task).
+    func addCallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        handler: @escaping @Sendable ([(key: String, value: String)], Request,
+                                      _ complete: @escaping @Sendable (Result<Response, RPCError>) -> Void) -> Void)
     /// A raw fast path in front of a method added with one of the other functions (a default
     /// ignores it).
     func addRawFastPath<Request, Response>(_ method: MethodDescriptor<Request, Response>, _ handler: @escaping RawHandler)
@@ -31,6 +37,20 @@ public protocol MethodRegistrar {
 }
 
 extension MethodRegistrar {
+    /// Runs `handler` in a task and awaits its completion: for registrars without a loop.
+    public func addCallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        handler: @escaping @Sendable ([(key: String, value: String)], Request,
+                                      _ complete: @escaping @Sendable (Result<Response, RPCError>) -> Void) -> Void
+    ) {
+        addAsync(method) { metadata, request async throws(RPCError) in
+            let result: Result<Response, RPCError> = await withCheckedContinuation { continuation in
+                handler(metadata, request) { continuation.resume(returning: $0) }
+            }
+            return try result.get()
+        }
+    }
+
     /// A raw fast path in front of a method added with one of the other functions (see
     /// `Server.registerRawFastPath`): it sees the request message's bytes before any decoding
     /// and answers, answers later, or declines to the regular handler. This default ignores it,

@@ -24,6 +24,14 @@ extension Server: MethodRegistrar {
         registerBlocking(method) { context, request throws(RPCError) in try handler(context.metadataPairs, request) }
     }
 
+    public func addCallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        handler: @escaping @Sendable ([(key: String, value: String)], Request,
+                                      _ complete: @escaping @Sendable (Result<Response, RPCError>) -> Void) -> Void
+    ) {
+        registerCallback(method) { context, request, complete in handler(context.metadataPairs, request, complete) }
+    }
+
     public func addOnLoopWithFallback<Request, Response>(
         _ method: MethodDescriptor<Request, Response>,
         fast: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response?,

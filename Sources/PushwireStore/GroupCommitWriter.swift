@@ -13,10 +13,16 @@ final class GroupCommitWriter: Sendable {
     struct Job: Sendable {
         let run: @Sendable (SQLiteConnection) -> @Sendable (StoreError?) -> Void
         let fail: @Sendable (StoreError) -> Void
+        /// Not counted when the writer waits for the next round's jobs (see `run`): its caller
+        /// does not send another write as soon as this one completes (a fan-out's step, whose
+        /// next write waits for a gateway), so waiting for it only delays everyone else.
+        var isBackground = false
     }
 
     private struct State {
         var jobs: [Job] = []
+        /// Jobs in `jobs` that are not `isBackground`.
+        var foreground = 0
         var sleeping = false
         /// While sleeping: wake the writer once this many jobs are queued.
         var wakeAt = 1
@@ -44,9 +50,12 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Runs `body` in the next batch; returns its result once the batch is durable.
-    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
+    ///
+    /// - Parameter isBackground: see `Job.isBackground`.
+    func write<T: Sendable>(isBackground: Bool = false,
+                            _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
         let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            write(body) { continuation.resume(returning: $0) }
+            write(body, isBackground: isBackground) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
@@ -62,12 +71,13 @@ final class GroupCommitWriter: Sendable {
     func write<T: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T,
         isOneStatement: Bool = false,
+        isBackground: Bool = false,
         completion: @escaping @Sendable (Result<T, StoreError>) -> Void
     ) {
         let job = Job(run: { connection in
             let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
             return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
-        }, fail: { completion(.failure($0)) })
+        }, fail: { completion(.failure($0)) }, isBackground: isBackground)
         if !enqueue(job) { completion(.failure(.closed)) }
     }
 
@@ -111,7 +121,10 @@ final class GroupCommitWriter: Sendable {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
             if state.closed { return (false, false) }
             state.jobs.append(job)
-            if state.sleeping, state.jobs.count >= state.wakeAt {
+            if !job.isBackground { state.foreground += 1 }
+            // A background job wakes a writer that sleeps for want of any job, not one that
+            // waits for the rest of a round.
+            if state.sleeping, job.isBackground ? state.wakeAt == 0 : state.foreground >= state.wakeAt {
                 state.sleeping = false
                 return (true, true)
             }
@@ -162,10 +175,10 @@ final class GroupCommitWriter: Sendable {
                 if state.jobs.isEmpty {
                     if state.closed { return .stop }
                     state.sleeping = true
-                    state.wakeAt = 1
+                    state.wakeAt = 0
                     return .sleep(until: nil)
                 }
-                if state.jobs.count < expected, !state.closed, DispatchTime.now().uptimeNanoseconds < deadline {
+                if state.foreground < expected, !state.closed, DispatchTime.now().uptimeNanoseconds < deadline {
                     state.sleeping = true
                     state.wakeAt = expected
                     return .sleep(until: deadline)
@@ -173,6 +186,7 @@ final class GroupCommitWriter: Sendable {
                 state.sleeping = false
                 let jobs = state.jobs
                 state.jobs.removeAll(keepingCapacity: true)
+                state.foreground = 0
                 return .commit(jobs)
             }
             switch step {
@@ -187,8 +201,8 @@ final class GroupCommitWriter: Sendable {
                 _ = wakeUp.wait(timeout: DispatchTime(uptimeNanoseconds: until))
             case .commit(let batch):
                 let commitNanos = commit(batch)
-                let queued = state.withLock { $0.jobs.count }
-                expected = batch.count + queued
+                let queued = state.withLock { $0.foreground }
+                expected = batch.reduce(0) { $0 + ($1.isBackground ? 0 : 1) } + queued
                 deadline = DispatchTime.now().uptimeNanoseconds + min(commitNanos, Self.maximumPatienceNanos)
             }
         }

@@ -13,11 +13,20 @@ public protocol MessageStore: Sendable {
     /// already stored is not created again: the stored one is returned in its place.
     func createMessages(_ messages: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord]
 
+    /// `createMessages` for a caller that is not in a task (the server's event loop): `completion`
+    /// gets the result once the transaction is durable (or failed), on whatever thread finished
+    /// it, and must be quick.
+    func createMessages(_ messages: [NewMessageRecord],
+                        completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void)
+
     /// The application's message with this code, or nil (also when another application owns it).
     func message(applicationID: Int64, code: String) throws(StoreError) -> MessageRecord?
 
     /// The message by its internal id.
     func message(id: Int64) throws(StoreError) -> MessageRecord?
+
+    /// The messages with these ids that exist, by id, read together.
+    func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord]
 
     /// Cancels a scheduled message. - Returns: the status it had (`.scheduled` means it was cancelled
     /// now); nil when the application has no such message.
@@ -31,8 +40,16 @@ public protocol MessageStore: Sendable {
     /// without decoding messages it has no room to start.
     func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64]
 
+    /// `dueMessageIDs`, leaving out the messages left sending when `includeSending` is false: a
+    /// scheduler that runs them itself looks for those (a crash's, a failed fan-out's) only now
+    /// and then, rather than walking past its own running ones on every look.
+    func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) throws(StoreError) -> [Int64]
+
     /// The earliest send time of a scheduled message, or nil when none is scheduled.
     func nextScheduledSendTime() throws(StoreError) -> Int64?
+
+    /// The earliest send time after `nowMS` of a scheduled message, or nil.
+    func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64?
 
     /// Moves a scheduled message to sending. - Returns: false when it is no longer scheduled
     /// (cancelled, or already started).
@@ -57,6 +74,13 @@ public protocol MessageStore: Sendable {
     ///   `startsSending` a message that was cancelled meanwhile.
     func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64]
 
+    /// Several messages' steps in one transaction (small messages fanned out together): all of
+    /// them or, on an error, none. - Returns: each step's new attempt record ids, in order.
+    func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]]
+
+    /// The first `limit` targets of each message (as `targets` with no cursor), read together.
+    func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]]
+
     /// Records a tap or an open. - Returns: false when the same action was already recorded.
     func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool
 
@@ -65,6 +89,53 @@ public protocol MessageStore: Sendable {
 }
 
 extension MessageStore {
+    /// One `message(id:)` call per id.
+    public func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord] {
+        var found: [Int64: MessageRecord] = [:]
+        for id in ids { if let message = try message(id: id) { found[id] = message } }
+        return found
+    }
+
+    /// From `nextScheduledSendTime()`: nil when the earliest is already due (the scheduler's
+    /// periodic look at the outbox finds later ones then).
+    public func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64? {
+        try nextScheduledSendTime().flatMap { $0 > nowMS ? $0 : nil }
+    }
+
+    /// One `recordFanOutStep` after the other: for stores without a cheaper way (test doubles).
+    public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
+        var ids: [[UInt64]] = []
+        for step in steps { ids.append(try await recordFanOutStep(step)) }
+        return ids
+    }
+
+    /// One `targets` call per message.
+    public func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]] {
+        var all: [[TargetDevice]] = []
+        for message in messages {
+            all.append(try targets(applicationID: message.applicationID, message.targeting, afterHWID: nil, limit: limit))
+        }
+        return all
+    }
+
+    /// From `dueMessages`; a store that can read them alone (SQLite, from its index) does.
+    public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) throws(StoreError) -> [Int64] {
+        if includeSending { return try dueMessageIDs(nowMS: nowMS, limit: limit) }
+        return try dueMessages(nowMS: nowMS, limit: limit).filter { $0.status == .scheduled }.map(\.id)
+    }
+
+    /// Runs the async `createMessages` in a task: for stores without a cheaper way (test doubles).
+    public func createMessages(_ messages: [NewMessageRecord],
+                               completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void) {
+        Task {
+            do throws(StoreError) {
+                completion(.success(try await createMessages(messages)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
     /// The ids of `dueMessages`; a store that can read them alone (SQLite, from its index) does.
     public func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64] {
         try dueMessages(nowMS: nowMS, limit: limit).map(\.id)

@@ -11,28 +11,56 @@ extension SQLiteStore {
     static let targetsMmapBytes = 1 << 30
 
     public func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) throws(StoreError) -> [TargetDevice] {
-        let (clause, values) = SQLiteStore.targetingClause(targeting)
-        let query = """
-            SELECT hwid, push_token, language, badge FROM devices
-            WHERE app_id = ?1 AND hwid > ?2 AND push_token <> '' AND push_token <> dead_token\(clause)
-            ORDER BY hwid LIMIT ?3
-            """
-        return try read { connection throws(StoreError) in
+        try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 // A fan-out reads every matching device row once: mapped pages save a copy and a
                 // pread(2) per page (a no-op after the first time on a pooled connection).
                 try connection.statement("PRAGMA mmap_size = \(SQLiteStore.targetsMmapBytes)").run()
-                let row = try connection.statement(query)
-                try row.bind([.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + values)
-                defer { row.reset() }
-                var targets: [TargetDevice] = []
-                targets.reserveCapacity(limit)
-                while try row.step() {
-                    targets.append(TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3)))
-                }
-                return targets
+                return try SQLiteStore.targets(applicationID: applicationID, targeting, afterHWID: afterHWID, limit: limit,
+                                               on: connection)
             }
         }
+    }
+
+    public func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]] {
+        // One read transaction for all: each costs tens of microseconds while the writer commits
+        // hundreds of times a second, more than a small message's query itself.
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                try connection.statement("PRAGMA mmap_size = \(SQLiteStore.targetsMmapBytes)").run()
+                var all: [[TargetDevice]] = []
+                all.reserveCapacity(messages.count)
+                for message in messages {
+                    all.append(try SQLiteStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
+                                                       limit: limit, on: connection))
+                }
+                return all
+            }
+        }
+    }
+
+    private static func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int,
+                                on connection: SQLiteConnection) throws(SQLiteError) -> [TargetDevice] {
+        let (clause, values) = SQLiteStore.targetingClause(targeting)
+        // With explicit hwids, `+` keeps the cursor's range off the primary key, so that SQLite
+        // looks up each named device (in hwid order, so ORDER BY costs nothing) instead of
+        // walking every device of the application after the cursor and filtering: a message to
+        // 10 devices of an application with a million used to read a million rows.
+        let cursorTerm = targeting.hwids.isEmpty ? "hwid > ?2" : "+hwid > ?2"
+        let query = """
+            SELECT hwid, push_token, language, badge FROM devices
+            WHERE app_id = ?1 AND \(cursorTerm) AND push_token <> '' AND push_token <> dead_token\(clause)
+            ORDER BY hwid LIMIT ?3
+            """
+        let row = try connection.statement(query)
+        try row.bind([.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + values)
+        defer { row.reset() }
+        var targets: [TargetDevice] = []
+        targets.reserveCapacity(min(limit, 1024))
+        while try row.step() {
+            targets.append(TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3)))
+        }
+        return targets
     }
 
     /// The SQL that narrows `devices` to the targeting, with its values bound from `?4` on. The
@@ -123,8 +151,21 @@ extension SQLiteStore {
     }
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
-        try await writer.write { connection throws(StoreError) in
+        // Background: the writer does not hold a round back waiting for a fan-out's next step.
+        try await writer.write(isBackground: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in try SQLiteStore.apply(step, on: connection) }
+        }
+    }
+
+    public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
+        // One writer job (one savepoint) for all of them; background, as above.
+        try await writer.write(isBackground: true) { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                var ids: [[UInt64]] = []
+                ids.reserveCapacity(steps.count)
+                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection)) }
+                return ids
+            }
         }
     }
 
@@ -132,10 +173,25 @@ extension SQLiteStore {
     /// device (a fan-out to a million devices writes a million records).
     static let rowsPerInsert = 256
 
-    private static let multiRowInsert = "INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES "
-        + (0..<rowsPerInsert).map { "(?1, ?\(2 * $0 + 2), ?\(2 * $0 + 3), 0)" }.joined(separator: ", ")
+    /// The multi-row INSERT of `count` records (each count's text is prepared once and cached:
+    /// a full chunk of a large fan-out, or the few records of each small message).
+    private static func multiRowInsert(_ count: Int) -> String {
+        count < smallMultiRowInserts.count ? smallMultiRowInserts[count] : multiRowInsertText(count)
+    }
 
-    /// Inserts `rowsPerInsert` records with one statement and appends their ids. Without an
+    private static func multiRowInsertText(_ count: Int) -> String {
+        "INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES "
+            + (0..<count).map { "(?1, ?\(2 * $0 + 2), ?\(2 * $0 + 3), 0)" }.joined(separator: ", ")
+    }
+
+    /// The texts for 0…`multiRowSmallLimit` records, built once.
+    private static let smallMultiRowInserts = (0...multiRowSmallLimit).map(multiRowInsertText)
+
+    /// Small chunks up to this many records go in one statement too; larger partial chunks
+    /// (the last of a large fan-out) row by row, so that the cache holds few statement texts.
+    static let multiRowSmallLimit = 128
+
+    /// Inserts the records with one statement and appends their ids. Without an
     /// explicit id, each row gets one more than the largest id in the table, so the ids of one
     /// statement are consecutive and end at the last insert rowid; the first is checked anyway.
     private static func insertRows(_ rows: ArraySlice<NewDeliveryRecord>, messageID: Int64, on connection: SQLiteConnection,
@@ -146,7 +202,7 @@ extension SQLiteStore {
             values.append(.text(row.hwid))
             values.append(.int(Int64(row.attempt)))
         }
-        try connection.statement(multiRowInsert).bind(values).run()
+        try connection.statement(multiRowInsert(rows.count)).bind(values).run()
         let last = connection.lastInsertRowID
         let first = last - Int64(rows.count) + 1
         let check = try connection.statement("SELECT hwid FROM deliveries WHERE id = ?1")
@@ -201,7 +257,8 @@ extension SQLiteStore {
         var index = 0
         while index < step.handOver.count {
             let chunk = step.handOver[index..<min(index + rowsPerInsert, step.handOver.count)]
-            if chunk.count == rowsPerInsert, chunk.allSatisfy({ $0.replaces == nil }) {
+            if chunk.count == rowsPerInsert || (chunk.count > 1 && chunk.count <= multiRowSmallLimit),
+               chunk.allSatisfy({ $0.replaces == nil }) {
                 try insertRows(chunk, messageID: step.messageID, on: connection, into: &ids)
             } else {
                 for delivery in chunk {

@@ -26,34 +26,60 @@ extension SQLiteStore: MessageStore {
     }
 
     public func createMessages(_ messages: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord] {
+        let result: Result<[MessageRecord], StoreError> = await withCheckedContinuation { continuation in
+            createMessages(messages) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    public func createMessages(_ messages: [NewMessageRecord],
+                               completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void) {
         let now = Int64(Date().timeIntervalSince1970)
+        // Encoded here, on the caller's thread: the writer's time bounds every write.
         let encoded = messages.map { TargetingJSON.encode($0.targeting) }
-        return try await writer.write { connection throws(StoreError) in
+        // One message changes the store with one statement (the transaction-id lookup only
+        // reads), so it needs no savepoint of its own: a failed INSERT undoes itself. Several
+        // must stand or fall together, which the savepoint gives.
+        writer.write({ connection throws(StoreError) in
             var created: [MessageRecord] = []
+            created.reserveCapacity(messages.count)
             for (message, targeting) in zip(messages, encoded) {
-                if !message.transactionID.isEmpty,
-                   let existing = try SQLiteStore.messageRow(connection, where: "app_id = ?1 AND transaction_id = ?2",
-                                                             [.int(message.applicationID), .text(message.transactionID)]) {
-                    created.append(existing)
-                    continue
-                }
-                try sql { () throws(SQLiteError) in
-                    try connection.statement("""
-                        INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
-                        VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)
-                        """)
-                        .bind(.int(message.applicationID), .text(message.code), .text(message.transactionID), .int(message.sendAtMS),
-                              .int(Int64(message.categoryID)), .text(targeting), .text(message.spec), .int(now))
-                        .run()
-                }
-                created.append(MessageRecord(
-                    id: connection.lastInsertRowID, applicationID: message.applicationID, code: message.code,
-                    transactionID: message.transactionID, status: .scheduled, sendAtMS: message.sendAtMS,
-                    categoryID: message.categoryID, targeting: message.targeting, spec: message.spec, cursor: nil))
+                created.append(try SQLiteStore.insertMessage(message, targeting: targeting, createdAt: now, on: connection))
             }
             return created
-        }
+        }, isOneStatement: messages.count == 1, completion: completion)
     }
+
+    /// Inserts one message, or returns the stored one with the same (application, transaction id).
+    private static func insertMessage(_ message: NewMessageRecord, targeting: String, createdAt now: Int64,
+                                      on connection: SQLiteConnection) throws(StoreError) -> MessageRecord {
+        if !message.transactionID.isEmpty,
+           let existing = try SQLiteStore.messageRow(connection, where: "app_id = ?1 AND transaction_id = ?2",
+                                                     [.int(message.applicationID), .text(message.transactionID)]) {
+            return existing
+        }
+        try sql { () throws(SQLiteError) in
+            let insert = try connection.statement(SQLiteStore.insertMessageSQL)
+            try insert.bind(1, message.applicationID)
+            try insert.bind(2, message.code)
+            try insert.bind(3, message.transactionID)
+            try insert.bind(4, message.sendAtMS)
+            try insert.bind(5, Int64(message.categoryID))
+            try insert.bind(6, targeting)
+            try insert.bind(7, message.spec)
+            try insert.bind(8, now)
+            try insert.run()
+        }
+        return MessageRecord(
+            id: connection.lastInsertRowID, applicationID: message.applicationID, code: message.code,
+            transactionID: message.transactionID, status: .scheduled, sendAtMS: message.sendAtMS,
+            categoryID: message.categoryID, targeting: message.targeting, spec: message.spec, cursor: nil)
+    }
+
+    private static let insertMessageSQL: StaticString = """
+        INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
+        VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)
+        """
 
     public func message(applicationID: Int64, code: String) throws(StoreError) -> MessageRecord? {
         try read { connection throws(StoreError) in
@@ -64,6 +90,18 @@ extension SQLiteStore: MessageStore {
     public func message(id: Int64) throws(StoreError) -> MessageRecord? {
         try read { connection throws(StoreError) in
             try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)])
+        }
+    }
+
+    public func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord] {
+        // One read transaction for all (the scheduler reads every message it starts).
+        try read { connection throws(StoreError) in
+            var found: [Int64: MessageRecord] = [:]
+            found.reserveCapacity(ids.count)
+            for id in ids {
+                if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { found[id] = message }
+            }
+            return found
         }
     }
 
@@ -94,17 +132,26 @@ extension SQLiteStore: MessageStore {
         try read { connection throws(StoreError) in try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit) }
     }
 
+    public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) throws(StoreError) -> [Int64] {
+        try read { connection throws(StoreError) in
+            try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
+        }
+    }
+
     /// Two walks of `messages_due` (status, send_at_ms), each already in order, so that LIMIT stops
     /// them early: a backlog of scheduled messages costs nothing per wake-up (one query with
     /// `status = 2 OR …` sorted every due row).
-    private static func dueMessageIDs(_ connection: SQLiteConnection, nowMS: Int64, limit: Int) throws(StoreError) -> [Int64] {
+    private static func dueMessageIDs(_ connection: SQLiteConnection, nowMS: Int64, limit: Int,
+                                      includeSending: Bool = true) throws(StoreError) -> [Int64] {
         try sql { () throws(SQLiteError) in
             var ids: [Int64] = []
+            if includeSending {
             let sending = try connection.statement("SELECT id FROM messages WHERE status = 2 ORDER BY send_at_ms, id LIMIT ?1")
             try sending.bind(.int(Int64(limit)))
             while try sending.step() { ids.append(sending.int(0)) }
             sending.reset()
             if ids.count >= limit { return ids }
+            }
             let scheduled = try connection.statement("""
                 SELECT id FROM messages WHERE status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
                 """)
@@ -119,6 +166,18 @@ extension SQLiteStore: MessageStore {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status = 1")
+                defer { row.reset() }
+                guard try row.step(), !row.isNull(0) else { return nil }
+                return row.int(0)
+            }
+        }
+    }
+
+    public func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64? {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status = 1 AND send_at_ms > ?1")
+                try row.bind(.int(nowMS))
                 defer { row.reset() }
                 guard try row.step(), !row.isNull(0) else { return nil }
                 return row.int(0)

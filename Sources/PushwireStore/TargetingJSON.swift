@@ -166,6 +166,12 @@ enum TargetingJSON {
     /// A JSON string literal: `"`, `\` and control characters escaped, the rest copied as UTF-8.
     static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most text needs no escape: then one copy of its bytes instead of one append per byte.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: value.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):

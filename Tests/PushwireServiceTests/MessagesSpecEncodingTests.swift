@@ -7,7 +7,7 @@ import XCTest
 /// reads back to the same spec, has the shape `JSONEncoder` gave it, and text older binaries
 /// stored still reads.
 final class MessagesSpecEncodingTests: XCTestCase {
-    func specs() throws -> [MessageSpec] {
+    static func specs() throws -> [MessageSpec] {
         var full = note("Body \"quoted\" \\ back\nslash\t😀 /")
         full.title = "Title\u{1}"
         full.subtitle = "Sub"
@@ -33,7 +33,7 @@ final class MessagesSpecEncodingTests: XCTestCase {
     }
 
     func testRoundTripAndJSONEncoderShape() throws {
-        for spec in try specs() {
+        for spec in try Self.specs() {
             let text = MessageSpecJSON.encode(spec)
             XCTAssertEqual(MessageSpecJSON.decode(text), spec, text)
             // The same JSON value as JSONEncoder's (keys, nesting, numbers), so either binary reads either.
@@ -48,7 +48,7 @@ final class MessagesSpecEncodingTests: XCTestCase {
     }
 
     func testEqualSpecsAreEqualText() throws {
-        let spec = try specs()[1]
+        let spec = try Self.specs()[1]
         var reordered = spec
         // Rebuilt dictionaries may iterate in another order; the text must not depend on it.
         reordered.localized = Dictionary(uniqueKeysWithValues: spec.localized.sorted { $0.key > $1.key })

@@ -144,6 +144,20 @@ extension RegisteredMethod {
         }
     }
 
+    /// A handler that starts on the event loop and answers later through its completion, from
+    /// any thread (the store writer's, once a commit is durable): no task, no continuation.
+    static func callback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        _ body: @escaping @Sendable (RequestContext, Request, @escaping @Sendable (Result<Response, RPCError>) -> Void) -> Void
+    ) -> RegisteredMethod {
+        RegisteredMethod(descriptor: method.erased, handler: .offLoop { context, bytes, complete in
+            switch decodeRequest(Request.self, bytes) {
+            case .failure(let error): complete(.failure(error))
+            case .success(let request): body(context, request) { result in complete(outcome(result)) }
+            }
+        })
+    }
+
     static func blocking<Request, Response>(
         _ method: MethodDescriptor<Request, Response>,
         _ body: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response

@@ -97,6 +97,17 @@ public final class Server: Sendable {
         add(.withFallback(method, fast: fast, slow: slow))
     }
 
+    /// Registers a handler that runs on the event loop and answers later by calling its
+    /// completion exactly once, from any thread (e.g. a store's writer once a commit is durable).
+    /// The call is tracked as an async one's (deadline, Cancel, close); the handler must not
+    /// block. Call before `start()`.
+    public func registerCallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        handler: @escaping @Sendable (RequestContext, Request, @escaping @Sendable (Result<Response, RPCError>) -> Void) -> Void
+    ) {
+        add(.callback(method, handler))
+    }
+
     /// Registers a handler that blocks (disk, database): run on a thread of a shared pool, never on
     /// an event loop nor on Swift's cooperative pool. Call before `start()`.
     public func registerBlocking<Request, Response>(

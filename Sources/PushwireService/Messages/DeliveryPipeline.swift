@@ -17,8 +17,16 @@ public final class DeliveryPipeline: Sendable {
         public var retryBaseDelay: Duration = .seconds(1)
         /// The longest delay between attempts.
         public var retryMaxDelay: Duration = .seconds(60)
-        /// Messages fanned out at once.
+        /// Messages fanned out at once, small ones (below) not counted.
         public var maxConcurrentMessages = 4
+        /// Small messages fanned out at once besides those: each waits for two group commits
+        /// and does little else, so a stream of them (CreateMessage to a few devices, thousands a
+        /// second) keeps up only when many share each commit. Memory per small message is a few
+        /// KiB.
+        public var maxConcurrentSmallMessages = 256
+        /// A message is small when it names at most this many devices explicitly (and nothing
+        /// else can widen it: explicit hwids are intersected with the other criteria).
+        public var smallMessageDevices = 100
         /// The scheduler looks at the outbox at least this often even when nothing woke it.
         public var idlePoll: Duration = .seconds(1)
 
@@ -35,12 +43,23 @@ public final class DeliveryPipeline: Sendable {
 
     private struct State {
         var running: Set<Int64> = []
+        /// How many of `running` are started small messages, and started large ones (the rest
+        /// of `running` is claimed, not started yet).
+        var runningSmall = 0
+        var runningLarge = 0
         var poked = false
         var waiter: CheckedContinuation<Void, Never>?
         var loop: Task<Void, Never>?
         var stopped = false
         /// When the sleeping scheduler wakes by itself, ms since 1970; nil while it works.
         var wakeAtMS: Int64?
+        /// Ids of messages created due now, oldest first, not yet taken by the scheduler.
+        var fresh: [Int64] = []
+        /// Some were not kept in `fresh` (it was full, or their ids were not given): the
+        /// scheduler must look at the outbox.
+        var freshOverflowed = false
+        /// The earliest send time of a message scheduled for later, as far as known.
+        var laterDueAtMS: Int64?
     }
     private let state = Mutex(State())
 
@@ -78,13 +97,48 @@ public final class DeliveryPipeline: Sendable {
     /// finishing fan-out wakes it) nor when it wakes before that time anyway. Under a stream of
     /// CreateMessage calls this saves a scheduler pass (two queries and a timer) per call.
     public func messagesCreated(earliestSendAtMS: Int64) {
+        let now = Self.nowMS()
         let needed = state.withLock { state -> Bool in
-            guard let wakeAt = state.wakeAtMS else { return true }  // working: `poked` makes it look again
-            if earliestSendAtMS >= wakeAt { return false }
-            if earliestSendAtMS <= Self.nowMS(), state.running.count >= configuration.maxConcurrentMessages { return false }
-            return true
+            // Without their ids, due messages are found by a look at the outbox.
+            if earliestSendAtMS <= now {
+                state.freshOverflowed = true
+            } else {
+                state.laterDueAtMS = min(state.laterDueAtMS ?? earliestSendAtMS, earliestSendAtMS)
+            }
+            return Self.wakeNeeded(&state, earliestSendAtMS: earliestSendAtMS, nowMS: now, slots: configuration.totalSlots)
         }
         if needed { wake() }
+    }
+
+    /// The most created message ids kept for the scheduler in memory; past that it looks at the outbox.
+    static let freshCapacity = 4096
+
+    /// Tells the scheduler about these newly created messages (as `createMessages` returned
+    /// them): those due now are handed over by id, so that it starts them without looking for
+    /// them in the outbox; it is woken as `messagesCreated(earliestSendAtMS:)` says.
+    public func messagesCreated(_ created: [MessageRecord]) {
+        guard let earliest = created.map(\.sendAtMS).min() else { return }
+        let now = Self.nowMS()
+        let needed = state.withLock { state -> Bool in
+            for message in created where message.status == .scheduled {
+                if message.sendAtMS > now {
+                    state.laterDueAtMS = min(state.laterDueAtMS ?? message.sendAtMS, message.sendAtMS)
+                } else if state.fresh.count < Self.freshCapacity {
+                    state.fresh.append(message.id)
+                } else {
+                    state.freshOverflowed = true
+                }
+            }
+            return Self.wakeNeeded(&state, earliestSendAtMS: earliest, nowMS: now, slots: configuration.totalSlots)
+        }
+        if needed { wake() }
+    }
+
+    private static func wakeNeeded(_ state: inout State, earliestSendAtMS: Int64, nowMS: Int64, slots: Int) -> Bool {
+        guard let wakeAt = state.wakeAtMS else { return true }  // working: `poked` makes it look again
+        if earliestSendAtMS >= wakeAt { return false }
+        if earliestSendAtMS <= nowMS, state.running.count >= slots { return false }
+        return true
     }
 
     /// Stops the scheduler; fan-outs in progress stop after their current batch. What is left is
@@ -116,57 +170,177 @@ public final class DeliveryPipeline: Sendable {
     private static let readAhead = 256
 
     private func schedule() async {
-        let slots = configuration.maxConcurrentMessages
-        // Due ids read ahead, oldest first, none running: a fan-out that ends starts the next
-        // one from here without a query. Every look at the store is a read transaction, which
-        // costs more than it seems while the writer commits hundreds of times a second (each
-        // commit invalidates the reader's page cache). Messages created meanwhile are newer
-        // than these, so taking these first keeps the oldest-first order.
+        let slots = configuration.totalSlots
+        let idlePollMS = Int64(configuration.idlePoll / .milliseconds(1))
+        // Due ids, oldest first, none running: a fan-out that ends starts the next one from here
+        // without a query. They come from two places. Messages created by this process and due
+        // at once are handed over in memory (`messagesCreated(_:)`); the outbox (the messages
+        // table) is looked at only when that cannot be enough: at start, once per `idlePoll`,
+        // when a message scheduled for later comes due, when the in-memory list overflowed, and
+        // while the last look left more behind. Every look at the store is a read transaction
+        // that walks past the messages already running (hundreds, when small messages stream
+        // in), and looking on every wake-up cost more than sending the messages.
         var pending: [Int64] = []
         var next = 0
+        var lookedAtMS: Int64?
+        var moreInOutbox = false
+        // Messages left sending (by a crash, or a fan-out that stopped on a store error) are
+        // looked for at start and then once per `idlePoll`: the rest of the time those rows are
+        // this scheduler's own running fan-outs.
+        var sendingLookedAtMS: Int64?
+        // Small scheduled messages claimed in this pass, sent together (`SmallMessagesFanOut`).
+        var smallBatch: [MessageRecord] = []
         while !isStopped {
-            if next == pending.count {
-                let running = state.withLock { $0.running }
-                pending = ((try? store.dueMessageIDs(nowMS: Self.nowMS(), limit: Self.readAhead + slots)) ?? [])
-                    .filter { !running.contains($0) }
-                next = 0
+            let now = Self.nowMS()
+            let (fresh, overflowed, laterDueAtMS) = state.withLock { state in
+                defer {
+                    state.fresh.removeAll(keepingCapacity: true)
+                    state.freshOverflowed = false
+                }
+                return (state.fresh, state.freshOverflowed, state.laterDueAtMS)
             }
+            let look = next == pending.count
+                && (lookedAtMS.map { now - $0 >= idlePollMS } ?? true || moreInOutbox || overflowed
+                    || laterDueAtMS.map { $0 <= now } ?? false)
+            if look {
+                lookedAtMS = now
+                let running = state.withLock { state in
+                    // Creations from here on lower it again; the look below finds the rest.
+                    state.laterDueAtMS = nil
+                    return state.running
+                }
+                let includeSending = sendingLookedAtMS.map { now - $0 >= idlePollMS } ?? true
+                if includeSending { sendingLookedAtMS = now }
+                // The fresh ids taken above are committed, so this look finds them too (or
+                // leaves `moreInOutbox` set).
+                let ids = (try? store.dueMessageIDs(nowMS: now, limit: Self.readAhead + slots, includeSending: includeSending)) ?? []
+                moreInOutbox = ids.count >= Self.readAhead + slots
+                pending = ids.filter { !running.contains($0) }
+                next = 0
+                let later = try? store.nextScheduledSendTime(after: now)
+                state.withLock { state in
+                    if let later { state.laterDueAtMS = min(state.laterDueAtMS ?? later, later) }
+                }
+            } else if !fresh.isEmpty {
+                if next == pending.count {
+                    pending = fresh
+                    next = 0
+                } else {
+                    pending.append(contentsOf: fresh)
+                }
+            }
+            // Claim as many as there are free slots, then read them in one read transaction
+            // (one each cost a transaction while the writer commits hundreds of times a second).
+            var claimed: [(index: Int, id: Int64)] = []
             while next < pending.count {
                 let id = pending[next]
-                let claimed = state.withLock { state -> Bool? in
+                let outcome = state.withLock { state -> Bool? in
                     if state.running.count >= slots { return nil }
                     if state.running.contains(id) { return false }
                     state.running.insert(id)
                     return true
                 }
-                guard let claimed else { break }
+                guard let outcome else { break }
+                if outcome { claimed.append((next, id)) }
                 next += 1
-                guard claimed else { continue }
-                // Read after the claim; one cancelled (or finished) since its id was read is skipped.
-                guard let message = try? store.message(id: id), message.status == .scheduled || message.status == .sending else {
-                    state.withLock { _ = $0.running.remove(id) }
+            }
+            // Read after the claim; one cancelled (or finished) since its id was read is skipped.
+            let read = claimed.isEmpty ? [:] : ((try? store.messages(ids: claimed.map(\.id))) ?? [:])
+            for (position, entry) in claimed.enumerated() {
+                guard let message = read[entry.id], message.status == .scheduled || message.status == .sending else {
+                    state.withLock { _ = $0.running.remove(entry.id) }
                     continue
                 }
-                Task { [self] in
-                    await FanOut(pipeline: self, message: message).run()
-                    state.withLock { _ = $0.running.remove(id) }
-                    wake()
+                let small = configuration.isSmall(message)
+                let admitted = state.withLock { state -> Bool in
+                    if small ? state.runningSmall >= configuration.maxConcurrentSmallMessages
+                             : state.runningLarge >= configuration.maxConcurrentMessages {
+                        return false
+                    }
+                    if small { state.runningSmall += 1 } else { state.runningLarge += 1 }
+                    return true
                 }
+                // Its kind's slots are all busy: wait for one to end (which wakes this loop), and
+                // start nothing newer before it, to keep the oldest-first order. It and the ones
+                // claimed after it are claimed again then.
+                guard admitted else {
+                    state.withLock { state in
+                        for later in claimed[position...] { state.running.remove(later.id) }
+                    }
+                    next = entry.index
+                    break
+                }
+                if small, message.status == .scheduled {
+                    smallBatch.append(message)
+                    if smallBatch.count >= SmallMessagesFanOut.maxMessages { startSmallBatch(&smallBatch) }
+                    continue
+                }
+                startFanOut(FanOut(pipeline: self, message: message), small: small)
+            }
+            startSmallBatch(&smallBatch)
+            if next == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                next = 0
             }
             // With ids left, every slot is busy and the next fan-out to end wakes this loop;
-            // otherwise sleep until the next scheduled message.
+            // otherwise sleep until the next look is due (a creation wakes it sooner).
             var delay = configuration.idlePoll
-            if next == pending.count, let nextSendAt = try? store.nextScheduledSendTime() {
-                delay = min(delay, .milliseconds(max(0, nextSendAt - Self.nowMS())))
+            if next == pending.count {
+                if moreInOutbox { delay = .zero }
+                if let later = state.withLock({ $0.laterDueAtMS }) {
+                    delay = min(delay, .milliseconds(max(0, later - Self.nowMS())))
+                }
             }
-            await sleep(delay)
+            if delay > .zero { await sleep(delay) }
         }
         // Let running fan-outs reach the end of their batch.
         while state.withLock({ !$0.running.isEmpty }) { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
+    /// Runs `fanOut` in a task of its own; its slot is given back when it ends.
+    private func startFanOut(_ fanOut: FanOut, small: Bool) {
+        Task { [self] in
+            await fanOut.run()
+            state.withLock { state in
+                state.running.remove(fanOut.message.id)
+                if small { state.runningSmall -= 1 } else { state.runningLarge -= 1 }
+            }
+            wake()
+        }
+    }
+
+    /// Sends the claimed small messages together in one task and empties `batch`; those that go
+    /// on alone (retries) keep their slot until their own fan-out ends.
+    private func startSmallBatch(_ batch: inout [MessageRecord]) {
+        if batch.isEmpty { return }
+        let messages = batch
+        batch.removeAll()
+        Task { [self] in
+            let continuing = await SmallMessagesFanOut(pipeline: self, messages: messages).run()
+            let kept = Set(continuing.map(\.message.id))
+            state.withLock { state in
+                for message in messages where !kept.contains(message.id) {
+                    state.running.remove(message.id)
+                    state.runningSmall -= 1
+                }
+            }
+            for fanOut in continuing { startFanOut(fanOut, small: true) }
+            wake()
+        }
+    }
+
     /// Sleeps for `delay` or until `wake()`, whichever comes first.
     private func sleep(_ delay: Duration) async {
+        // Already woken (fan-outs end hundreds of times a second under a stream of small
+        // messages): no timer task to start and cancel.
+        let poked = state.withLock { state -> Bool in
+            if state.poked || state.stopped {
+                state.poked = false
+                return true
+            }
+            return false
+        }
+        if poked { return }
         let timer = Task { [self] in
             try? await Task.sleep(for: delay)
             if !Task.isCancelled { wake() }
@@ -189,4 +363,14 @@ public final class DeliveryPipeline: Sendable {
 
     /// Milliseconds since 1970.
     static func nowMS() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
+
+extension DeliveryPipeline.Configuration {
+    /// Every slot, large and small.
+    var totalSlots: Int { maxConcurrentMessages + maxConcurrentSmallMessages }
+
+    /// Whether `message` takes a small message's slot (see `smallMessageDevices`).
+    func isSmall(_ message: MessageRecord) -> Bool {
+        !message.targeting.hwids.isEmpty && message.targeting.hwids.count <= smallMessageDevices
+    }
 }

@@ -14,6 +14,9 @@ import PushwireStore
 struct FanOut {
     let pipeline: DeliveryPipeline
     let message: MessageRecord
+    /// How long retries found open on start wait: none after a crash; a base backoff when a
+    /// small-messages batch (`SmallMessagesFanOut`) hands over a message with transient outcomes.
+    var resumedRetriesAfter: Duration = .zero
 
     static let interruptedReason = "Interrupted"
     static let unregisteredReason = "Unregistered"
@@ -26,7 +29,7 @@ struct FanOut {
         var notBefore: ContinuousClock.Instant
     }
 
-    private struct RenderKey: Hashable {
+    struct RenderKey: Hashable {
         var variant: String
         var badge: Int64?
     }
@@ -34,7 +37,7 @@ struct FanOut {
     /// Rendered payloads: the first few (language, badge) pairs in a short list compared without
     /// hashing (a message to a million devices in three languages looks up a million times and
     /// finds one of three), the rest by variant in a dictionary.
-    private struct Renders {
+    struct Renders {
         var recent: [(language: String, badge: Int64?, payload: [UInt8])] = []
         var byKey: [RenderKey: [UInt8]] = [:]
     }
@@ -63,7 +66,7 @@ struct FanOut {
                                                     result: .failed(reason: FanOut.interruptedReason, invalidToken: false, deadToken: nil)))
             } else {
                 retries.append(Retry(replaces: open.deliveryID, hwid: open.hwid, attempt: open.attempt + 1, reason: "",
-                                     notBefore: .now))
+                                     notBefore: .now + resumedRetriesAfter))
             }
         }
 
@@ -187,7 +190,7 @@ struct FanOut {
                                                          results: pending, finish: true))
     }
 
-    private func payload(_ spec: MessageSpec, language: String, badge: Int64?, cache: inout Renders) -> [UInt8] {
+    func payload(_ spec: MessageSpec, language: String, badge: Int64?, cache: inout Renders) -> [UInt8] {
         for entry in cache.recent where entry.badge == badge && entry.language == language { return entry.payload }
         let key = RenderKey(variant: spec.variant(language: language), badge: badge)
         let rendered: [UInt8]
@@ -203,7 +206,7 @@ struct FanOut {
         return rendered
     }
 
-    private func outgoing(_ id: UInt64, token: String, payload: [UInt8], spec: MessageSpec) -> OutgoingNotification {
+    func outgoing(_ id: UInt64, token: String, payload: [UInt8], spec: MessageSpec) -> OutgoingNotification {
         OutgoingNotification(
             deliveryID: id, messageCode: message.code, deviceToken: token, payload: payload,
             priority: spec.interruptionLevel == "passive" ? 5 : 10,

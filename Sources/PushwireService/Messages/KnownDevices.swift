@@ -36,6 +36,17 @@ final class KnownDevices: Sendable {
         return unknown
     }
 
+    /// `unknown` answered from the cache alone: [] when every hwid is known, nil when some need
+    /// a store read (the cache holds only positive answers).
+    func cachedUnknown(applicationID: Int64, hwids: [String]) -> [String]? {
+        if hwids.isEmpty { return [] }
+        var keyed: [Int] = []
+        keyed.reserveCapacity(hwids.count)
+        for hwid in hwids { keyed.append(Self.key(applicationID, hwid)) }
+        let allKnown = keys.withLock { keys in keyed.allSatisfy { keys.contains($0) } }
+        return allKnown ? [] : nil
+    }
+
     private static func key(_ applicationID: Int64, _ hwid: String) -> Int {
         var hasher = Hasher()
         hasher.combine(applicationID)

@@ -71,7 +71,7 @@ enum MessageSpecJSON {
 
     /// Reads a stored spec (this encoding or `JSONEncoder`'s); nil when it is not one.
     static func decode(_ text: String) -> MessageSpec? {
-        try? JSONDecoder().decode(MessageSpec.self, from: Data(text.utf8))
+        MessageSpecReader.read(text) ?? (try? JSONDecoder().decode(MessageSpec.self, from: Data(text.utf8)))
     }
 
     private static func appendTexts(_ texts: MessageSpec.Texts, to out: inout [UInt8]) {

@@ -20,6 +20,68 @@ public struct MessagesService: Sendable {
     /// Validates every notification, stores them durably (idempotently by transaction id) and
     /// returns their codes; the pipeline sends them at their time.
     public func createMessage(_ request: CreateMessageRequest, caller: Caller) async throws(RPCError) -> CreateMessageResponse {
+        let prepared = try prepare(request, caller: caller)
+        var response = CreateMessageResponse()
+        if !prepared.named.isEmpty {
+            response.unknownDevices = try storeCall { () throws(StoreError) in
+                try knownDevices.unknown(applicationID: prepared.applicationID, hwids: prepared.named, store: store)
+            }
+        }
+        let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(prepared.records) }
+        response.messageCodes = created.map(\.code)
+        pipeline.messagesCreated(created)
+        return response
+    }
+
+    /// `createMessage` for the event loop: validation and the answer happen on the calling thread,
+    /// the write goes to the store's group commit and `complete` runs once it is durable, on the
+    /// writer's thread (no task, no continuation). Only when a named device is not in the
+    /// known-devices cache, which takes a store read, does the call move to a task.
+    public func createMessage(_ request: CreateMessageRequest, caller: Caller,
+                              complete: @escaping @Sendable (Result<CreateMessageResponse, RPCError>) -> Void) {
+        let prepared: Prepared
+        do throws(RPCError) {
+            prepared = try prepare(request, caller: caller)
+        } catch {
+            complete(.failure(error))
+            return
+        }
+        guard let unknown = knownDevices.cachedUnknown(applicationID: prepared.applicationID, hwids: prepared.named) else {
+            let service = self
+            Task {
+                do throws(RPCError) {
+                    complete(.success(try await service.createMessage(request, caller: caller)))
+                } catch {
+                    complete(.failure(error))
+                }
+            }
+            return
+        }
+        let pipeline = pipeline
+        store.createMessages(prepared.records) { result in
+            switch result {
+            case .failure(let error):
+                complete(.failure(error.rpcError))
+            case .success(let created):
+                var response = CreateMessageResponse()
+                response.unknownDevices = unknown
+                response.messageCodes = created.map(\.code)
+                pipeline.messagesCreated(created)
+                complete(.success(response))
+            }
+        }
+    }
+
+    /// A checked CreateMessage, ready to store.
+    struct Prepared {
+        var applicationID: Int64
+        var records: [NewMessageRecord]
+        /// Every hwid the notifications name, for `unknown_devices`.
+        var named: [String]
+    }
+
+    /// Authorizes the caller and checks every notification (INVALID_ARGUMENT names the first bad one).
+    func prepare(_ request: CreateMessageRequest, caller: Caller) throws(RPCError) -> Prepared {
         let application = try registry.authorizeApplication(caller)
         let count = request.notifications.count
         if !MessageLimits.notificationsPerRequest.contains(count) {
@@ -27,26 +89,17 @@ public struct MessagesService: Sendable {
         }
         let categories = try registry.categories(code: application.code).categories
         let now = DeliveryPipeline.nowMS()
-        var records: [NewMessageRecord] = []
-        var named: [String] = []
+        var prepared = Prepared(applicationID: application.id, records: [], named: [])
+        prepared.records.reserveCapacity(count)
         for (index, notification) in request.notifications.enumerated() {
             let checked = try MessageValidation.check(notification, index: index, categories: categories, nowMS: now)
             let spec = MessageSpecJSON.encode(checked.spec)
-            records.append(NewMessageRecord(
+            prepared.records.append(NewMessageRecord(
                 applicationID: application.id, code: MessageCodes.make(), transactionID: checked.transactionID,
                 sendAtMS: checked.sendAtMS, categoryID: checked.spec.categoryID, targeting: checked.targeting, spec: spec))
-            named.append(contentsOf: notification.targeting?.devices ?? [])
+            if let devices = notification.targeting?.devices { prepared.named.append(contentsOf: devices) }
         }
-        var response = CreateMessageResponse()
-        if !named.isEmpty {
-            response.unknownDevices = try storeCall { () throws(StoreError) in
-                try knownDevices.unknown(applicationID: application.id, hwids: named, store: store)
-            }
-        }
-        let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(records) }
-        response.messageCodes = created.map(\.code)
-        pipeline.messagesCreated(earliestSendAtMS: records.map(\.sendAtMS).min() ?? now)
-        return response
+        return prepared
     }
 
     /// Cancels a scheduled message. FAILED_PRECONDITION once it started; deleting a cancelled one again is OK.

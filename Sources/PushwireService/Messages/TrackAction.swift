@@ -43,12 +43,13 @@ extension MessagesService {
         return response
     }
 
-    /// Registers Messages/* and Devices/TrackAction on `server`. Writes run in tasks that wait for
-    /// the group commit; GetMessageDetails, a store read, runs on the blocking pool.
+    /// Registers Messages/* and Devices/TrackAction on `server`. CreateMessage is checked on the
+    /// event loop and answered from the group commit's completion; the other writes run in tasks
+    /// that wait for it; GetMessageDetails, a store read, runs on the blocking pool.
     public func register(on server: some MethodRegistrar) {
         let service = self
-        server.addAsync(Methods.Messages.createMessage) { context, request async throws(RPCError) in
-            try await service.createMessage(request, caller: Caller(metadata: context))
+        server.addCallback(Methods.Messages.createMessage) { context, request, complete in
+            service.createMessage(request, caller: Caller(metadata: context), complete: complete)
         }
         server.addAsync(Methods.Messages.deleteMessage) { context, request async throws(RPCError) in
             try await service.deleteMessage(request, caller: Caller(metadata: context))

@@ -1,0 +1,155 @@
+import PushwireDelivery
+import PushwireStore
+
+/// Sends several small scheduled messages (a few explicit devices each) together: one read
+/// transaction for all their targets, one writer job for all their attempt records, one gateway
+/// batch per application, one writer job for all their outcomes. Sent one `FanOut` each, every
+/// message cost two read transactions, two writer jobs, a gateway call and four task hops, so a
+/// stream of CreateMessage calls to a few devices each outran the pipeline many times over.
+///
+/// The durability rules are `FanOut`'s: attempt records commit before the gateway sees them,
+/// with the message's open range, so a crash closes them as `Interrupted`; a message cancelled
+/// meanwhile writes nothing (its step hands over nothing). A message with transient outcomes
+/// records them as retry-pending and continues in a `FanOut` of its own, which retries them
+/// after a backoff; `finish` is then that fan-out's job.
+struct SmallMessagesFanOut {
+    /// The most messages one batch takes (several batches run at once, up to
+    /// `maxConcurrentSmallMessages` messages in all).
+    static let maxMessages = 64
+
+    let pipeline: DeliveryPipeline
+    /// Scheduled messages, each naming few enough devices to fit one batch.
+    let messages: [MessageRecord]
+
+    /// Sends them; returns the messages that go on in a `FanOut` of their own (retries, or a
+    /// spec this reader could not read), to be run by the caller.
+    func run() async -> [FanOut] {
+        let store = pipeline.store
+        var sending: [(fanOut: FanOut, spec: MessageSpec)] = []
+        var alone: [FanOut] = []
+        for message in messages {
+            if let spec = MessageSpecJSON.decode(message.spec) {
+                sending.append((FanOut(pipeline: pipeline, message: message), spec))
+            } else {
+                alone.append(FanOut(pipeline: pipeline, message: message))  // it closes the message
+            }
+        }
+        if sending.isEmpty { return alone }
+        let limit = pipeline.configuration.batchSize
+        guard let targets = try? store.firstTargets(of: sending.map(\.fanOut.message), limit: limit) else { return alone }
+
+        // A message with more targets than one batch (only when batchSize is tiny) goes alone,
+        // from its start: nothing of it is written here.
+        var steps: [FanOutStep] = []
+        var batch: [(fanOut: FanOut, spec: MessageSpec, targets: [TargetDevice], payloads: [[UInt8]])] = []
+        for (entry, targets) in zip(sending, targets) {
+            if targets.count >= limit {
+                alone.append(entry.fanOut)
+                continue
+            }
+            var renders = FanOut.Renders()
+            var badges: [(hwid: String, badge: Int64)] = []
+            var payloads: [[UInt8]] = []
+            payloads.reserveCapacity(targets.count)
+            var handOver: [NewDeliveryRecord] = []
+            handOver.reserveCapacity(targets.count)
+            for target in targets {
+                let badge = entry.spec.badge(after: target.badge)
+                if let badge { badges.append((target.hwid, badge)) }
+                payloads.append(entry.fanOut.payload(entry.spec, language: target.language, badge: badge, cache: &renders))
+                handOver.append(NewDeliveryRecord(hwid: target.hwid, attempt: 1))
+            }
+            let message = entry.fanOut.message
+            // No targets: the message is done in this one step.
+            steps.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, handOver: handOver,
+                                    cursor: targets.last?.hwid, targetedIncrement: targets.count, badges: badges,
+                                    finish: targets.isEmpty, startsSending: true))
+            batch.append((entry.fanOut, entry.spec, targets, payloads))
+        }
+        if steps.isEmpty { return alone }
+        // A failed commit wrote nothing: the messages are still scheduled and are picked again.
+        guard let committed = try? await store.recordFanOutSteps(steps), committed.count == steps.count else { return alone }
+
+        // One gateway call per application (each has its gateway).
+        var byApplication: [Int64: [(index: Int, notifications: [OutgoingNotification])]] = [:]
+        for (index, entry) in batch.enumerated() {
+            let ids = committed[index]
+            // Cancelled meanwhile (nothing handed over), or done with no targets.
+            guard !entry.targets.isEmpty, ids.count == entry.targets.count else { continue }
+            var notifications: [OutgoingNotification] = []
+            notifications.reserveCapacity(ids.count)
+            for (position, target) in entry.targets.enumerated() {
+                notifications.append(entry.fanOut.outgoing(ids[position], token: target.pushToken, payload: entry.payloads[position],
+                                                           spec: entry.spec))
+            }
+            byApplication[entry.fanOut.message.applicationID, default: []].append((index, notifications))
+        }
+        var outcomes: [Int: [DeliveryOutcome]] = [:]
+        await withTaskGroup(of: [(Int, [DeliveryOutcome])].self) { group in
+            for (applicationID, entries) in byApplication {
+                let gateway = pipeline.chooseGateway(applicationID)
+                group.addTask {
+                    let delivered = await gateway.deliver(entries.flatMap(\.notifications))
+                    var split: [(Int, [DeliveryOutcome])] = []
+                    var offset = 0
+                    for entry in entries {
+                        let count = entry.notifications.count
+                        split.append((entry.index, Array(delivered[min(offset, delivered.count)..<min(offset + count, delivered.count)])))
+                        offset += count
+                    }
+                    return split
+                }
+            }
+            for await split in group {
+                for (index, delivered) in split { outcomes[index] = delivered }
+            }
+        }
+
+        var finishing: [FanOutStep] = []
+        var retrying: [FanOut] = []
+        let maxAttempts = pipeline.configuration.maxAttempts
+        for (index, entry) in batch.enumerated() {
+            guard let delivered = outcomes[index] else { continue }
+            let message = entry.fanOut.message
+            let ids = committed[index]
+            var results: [DeliveryResultRecord] = []
+            results.reserveCapacity(ids.count)
+            var retryAfter: Duration?
+            for (position, target) in entry.targets.enumerated() {
+                // A gateway that answers short leaves the rest without an outcome: transient.
+                let outcome = position < delivered.count ? delivered[position] : .retry(reason: "NoOutcome", after: nil)
+                let result: DeliveryResultRecord.Result
+                switch outcome {
+                case .sent:
+                    result = .sent
+                case .deadToken(let reason, _), .invalidToken(let reason):
+                    result = .failed(reason: reason, invalidToken: true, deadToken: target.pushToken)
+                case .failed(let reason):
+                    result = .failed(reason: reason, invalidToken: false, deadToken: nil)
+                case .retry(let reason, let after):
+                    if maxAttempts <= 1 {
+                        result = .failed(reason: reason, invalidToken: false, deadToken: nil)
+                    } else {
+                        result = .retryPending(reason: reason)
+                        let wait = max(after ?? .zero, FanOut.backoff(attempt: 1, pipeline.configuration))
+                        retryAfter = max(retryAfter ?? .zero, wait)
+                    }
+                }
+                results.append(DeliveryResultRecord(deliveryID: ids[position], hwid: target.hwid, result: result))
+            }
+            // With retries pending the message stays sending; its own fan-out resumes it.
+            finishing.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: results,
+                                        finish: retryAfter == nil))
+            if let retryAfter {
+                var resumed = message
+                resumed.status = .sending
+                resumed.cursor = entry.targets.last?.hwid
+                retrying.append(FanOut(pipeline: pipeline, message: resumed, resumedRetriesAfter: retryAfter))
+            }
+        }
+        // A failed commit leaves them sending with their records open: closed as Interrupted
+        // when the scheduler resumes them (it looks for messages left sending now and then).
+        guard (try? await store.recordFanOutSteps(finishing)) != nil else { return alone }
+        return alone + retrying
+    }
+}
