@@ -63,12 +63,14 @@ let package = Package(
         .target(name: "CPushwireLinux"),
         .target(name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux"], swiftSettings: swiftSettings),
         .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
-        .target(name: "PushwireStore", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
-        .target(name: "PushwireDelivery", swiftSettings: swiftSettings),
+        // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
+        .target(name: "PushwireJSON", swiftSettings: swiftSettings),
+        .target(name: "PushwireStore", dependencies: ["CSQLite", "PushwireJSON"], swiftSettings: swiftSettings),
+        .target(name: "PushwireDelivery", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
         .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(
             name: "PushwireService",
-            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs"],
+            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
@@ -90,6 +92,7 @@ let package = Package(
         .testTarget(name: "PushwireStoreTests", dependencies: ["PushwireStore"]),
         .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
+        .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),
         .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
         .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "pushwire"]),
     ],

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PushwireJSON
 import Synchronization
 
 /// The gateway of apps without APNs credentials (and of `pushwired --sink FILE`): appends one JSON

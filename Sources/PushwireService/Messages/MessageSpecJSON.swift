@@ -1,5 +1,6 @@
 import Foundation
 import PushwireDelivery
+import PushwireJSON
 
 /// The stored text of a `MessageSpec`: compact JSON written by hand, keys in sorted order (the
 /// stored spec of equal notifications is equal text). CreateMessage writes one per notification,

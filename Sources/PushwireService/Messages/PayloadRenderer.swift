@@ -1,4 +1,5 @@
 import PushwireDelivery
+import PushwireJSON
 
 /// What a stored message renders: every text already resolved per language (and trimmed when the
 /// notification asked for it), so that the fan-out only copies bytes. Stored as JSON in the
