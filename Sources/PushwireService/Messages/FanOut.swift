@@ -93,17 +93,7 @@ struct FanOut {
             startsSending = false
         }
         while !pipeline.isStopped, let last = targets.last {
-            var badges: [(hwid: String, badge: Int64)] = []
-            var payloads: [[UInt8]] = []
-            payloads.reserveCapacity(targets.count)
-            var handOver: [NewDeliveryRecord] = []
-            handOver.reserveCapacity(targets.count)
-            for target in targets {
-                let badge = spec.badge(after: target.badge)
-                if let badge { badges.append((target.hwid, badge)) }
-                payloads.append(payload(spec, language: target.language, badge: badge, cache: &renders))
-                handOver.append(NewDeliveryRecord(hwid: target.hwid, attempt: 1))
-            }
+            let (badges, payloads, handOver) = render(targets, spec: spec, cache: &renders)
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
                                   openSince: inGateway?.firstID, startsSending: startsSending)
@@ -188,6 +178,24 @@ struct FanOut {
         }
         _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID,
                                                          results: pending, finish: true))
+    }
+
+    /// What a batch of targets turns into, in target order: the badges that change, each device's
+    /// payload and its first-attempt delivery record.
+    func render(_ targets: [TargetDevice], spec: MessageSpec, cache: inout Renders)
+        -> (badges: [(hwid: String, badge: Int64)], payloads: [[UInt8]], handOver: [NewDeliveryRecord]) {
+        var badges: [(hwid: String, badge: Int64)] = []
+        var payloads: [[UInt8]] = []
+        payloads.reserveCapacity(targets.count)
+        var handOver: [NewDeliveryRecord] = []
+        handOver.reserveCapacity(targets.count)
+        for target in targets {
+            let badge = spec.badge(after: target.badge)
+            if let badge { badges.append((target.hwid, badge)) }
+            payloads.append(payload(spec, language: target.language, badge: badge, cache: &cache))
+            handOver.append(NewDeliveryRecord(hwid: target.hwid, attempt: 1))
+        }
+        return (badges, payloads, handOver)
     }
 
     func payload(_ spec: MessageSpec, language: String, badge: Int64?, cache: inout Renders) -> [UInt8] {

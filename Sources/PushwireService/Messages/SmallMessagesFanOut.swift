@@ -48,17 +48,7 @@ struct SmallMessagesFanOut {
                 continue
             }
             var renders = FanOut.Renders()
-            var badges: [(hwid: String, badge: Int64)] = []
-            var payloads: [[UInt8]] = []
-            payloads.reserveCapacity(targets.count)
-            var handOver: [NewDeliveryRecord] = []
-            handOver.reserveCapacity(targets.count)
-            for target in targets {
-                let badge = entry.spec.badge(after: target.badge)
-                if let badge { badges.append((target.hwid, badge)) }
-                payloads.append(entry.fanOut.payload(entry.spec, language: target.language, badge: badge, cache: &renders))
-                handOver.append(NewDeliveryRecord(hwid: target.hwid, attempt: 1))
-            }
+            let (badges, payloads, handOver) = entry.fanOut.render(targets, spec: entry.spec, cache: &renders)
             let message = entry.fanOut.message
             // No targets: the message is done in this one step.
             steps.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, handOver: handOver,
