@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushwireAPNs
 import PushwireRuntime
 import PushwireService
 
@@ -66,11 +67,15 @@ case .run(let options):
         logger.critical("cannot watch termination signals", ["error": "\(error)"])
         exit(1)
     }
-    // A CA file that cannot be read would fail every APNs connection later, one message at a time;
-    // refuse to start instead.
-    if let caFile = options.apnsCAFile, access(caFile, R_OK) != 0 {
-        logger.critical("cannot read the APNs CA file", ["path": caFile])
-        exit(1)
+    // A CA file that cannot be read or holds no certificate OpenSSL can load would fail every APNs
+    // connection later, one message at a time; refuse to start instead.
+    if let caFile = options.apnsCAFile {
+        do {
+            try APNsConfiguration.checkCAFile(caFile)
+        } catch {
+            logger.critical("cannot load the APNs CA file", ["path": caFile, "error": "\(error)"])
+            exit(1)
+        }
     }
     let services: PushwireServices
     do {

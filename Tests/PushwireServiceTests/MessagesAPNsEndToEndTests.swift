@@ -158,12 +158,23 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         XCTAssertEqual(plain.status, 64)
         XCTAssertTrue(plain.output.contains("--apns-url: 'http://127.0.0.1:8443' is not an https:// URL"), plain.output)
 
-        // A CA file that cannot be read stops the start rather than every later delivery.
+        // A CA file that cannot be loaded stops the start rather than every later delivery.
         let dataDirectory = NSTemporaryDirectory() + "pushwire-apns-opts-\(getpid())-\(UUID().uuidString.prefix(8))"
         let missing = try runPushwired(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", Self.adminToken,
                                         "--apns-url", "https://127.0.0.1:8443", "--apns-ca-file", dataDirectory + "/no-such-ca.pem"])
         XCTAssertEqual(missing.status, 1)
-        XCTAssertTrue(missing.output.contains("cannot read the APNs CA file"), missing.output)
+        XCTAssertTrue(missing.output.contains("cannot load the APNs CA file"), missing.output)
+
+        // So does one that is readable but holds no certificate: every application with APNs
+        // settings would otherwise fail at its first message.
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        let notPEM = dataDirectory + "/not-a-ca.pem"
+        try Data("this is not a certificate\n".utf8).write(to: URL(fileURLWithPath: notPEM))
+        let invalid = try runPushwired(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", Self.adminToken,
+                                        "--apns-url", "https://127.0.0.1:8443", "--apns-ca-file", notPEM])
+        XCTAssertEqual(invalid.status, 1)
+        XCTAssertTrue(invalid.output.contains("cannot load the APNs CA file"), invalid.output)
     }
 
     // MARK: - The requests
