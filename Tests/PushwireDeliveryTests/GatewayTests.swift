@@ -73,4 +73,10 @@ final class GatewayTests: XCTestCase {
         XCTAssertEqual(null.accepted.notifications, 3)
         XCTAssertEqual(null.accepted.payloadBytes, 2 * 31 + 5)
     }
+
+    func testUnavailableGatewayAsksForARetryWithItsReasonAndSendsNothing() async {
+        let gateway = UnavailableGateway(reason: "APNsGatewayUnavailable")
+        let outcomes = await gateway.deliver([notification(1), notification(2)])
+        XCTAssertEqual(outcomes, Array(repeating: .retry(reason: "APNsGatewayUnavailable", after: nil), count: 2))
+    }
 }

@@ -29,12 +29,13 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
 
     private static let adminToken = "apns-e2e-admin"
 
-    private func startServer(double: APNsDouble) throws -> Server {
+    /// Starts pushwired against the double, trusting `caFile` (the double's CA by default).
+    private func startServer(double: APNsDouble, caFile: String? = nil, dataDirectory: String? = nil) throws -> Server {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
-        let dataDirectory = NSTemporaryDirectory() + "pushwire-apns-e2e-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let dataDirectory = dataDirectory ?? Self.temporaryPath("pushwire-apns-e2e")
         let (process, port) = try CrashRecoveryTests.startServer(
             path, dataDirectory: dataDirectory, adminToken: Self.adminToken,
-            extraArguments: ["--apns-url", double.baseURL, "--apns-ca-file", try APNsDouble.caFile()])
+            extraArguments: ["--apns-url", double.baseURL, "--apns-ca-file", try caFile ?? APNsDouble.caFile()])
         return Server(process: process, client: try RawClient(port: port))
     }
 
@@ -116,6 +117,10 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
     }
 
     private static func token(_ index: Int) -> String { String(format: "%064x", 0xE2E000 + index) }
+
+    private static func temporaryPath(_ prefix: String) -> String {
+        NSTemporaryDirectory() + "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))"
+    }
 
     private static func deviceToken(of record: [String: Any]) -> String? {
         (record["path"] as? String).map { String($0.dropFirst("/3/device/".count)) }
@@ -326,6 +331,33 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         XCTAssertEqual(nextTokens.sorted(), [tokens[0], tokens[3]].sorted(), "no request for the dead or invalid token")
         XCTAssertEqual(nextDetails.sent, 2)
         XCTAssertEqual(nextDetails.targeted, 2)
+    }
+
+
+    /// A gateway that cannot be created (here: the CA file stops loading after pushwired checked
+    /// it at start) fails its deliveries with a reason after the retries; nothing is reported sent
+    /// and nothing goes to the file sink in its place.
+    func testAGatewayThatCannotBeCreatedFailsItsDeliveriesInsteadOfSinkingThem() throws {
+        let double = try APNsDouble()
+        let caFile = Self.temporaryPath("pushwire-apns-ca") + ".pem"
+        try FileManager.default.copyItem(atPath: try APNsDouble.caFile(), toPath: caFile)
+        defer { try? FileManager.default.removeItem(atPath: caFile) }
+        let dataDirectory = Self.temporaryPath("pushwire-apns-e2e")
+        var server = try startServer(double: double, caFile: caFile, dataDirectory: dataDirectory)
+        defer { server.stop() }
+        let (code, token) = try createApplication(&server)
+        try register([Self.token(0)], application: code, on: &server)
+        try Data("no longer a certificate\n".utf8).write(to: URL(fileURLWithPath: caFile))
+
+        var notification = PushwireWire.Notification()
+        notification.content = "Nobody can carry this"
+        let details = try details(try createMessage(notification, &server, token: token), &server, token: token)
+        XCTAssertEqual(details.targeted, 1)
+        XCTAssertEqual(details.sent, 0)
+        XCTAssertEqual(failures(details), ["APNsGatewayUnavailable": 1])
+        XCTAssertTrue(double.records().isEmpty, "no request reached APNs")
+        let sink = (try? String(contentsOfFile: dataDirectory + "/sink.jsonl", encoding: .utf8)) ?? ""
+        XCTAssertEqual(sink, "", "nothing written to the file sink as if sent")
     }
 
     // MARK: - A restart of APNs
