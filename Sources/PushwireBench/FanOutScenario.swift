@@ -70,31 +70,22 @@ func runFanOut(_ arguments: [String]) -> Int32 {
 
 func parseFanOutOptions(_ arguments: [String]) throws(UsageError) -> FanOutOptions {
     var options = FanOutOptions()
-    var args = arguments[...]
-    func value(_ flag: String) throws(UsageError) -> String {
-        guard let next = args.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
-        return next
-    }
-    func seconds(_ flag: String) throws(UsageError) -> Double {
-        let text = try value(flag)
-        guard let d = parseDuration(text), d > 0 else { throw UsageError(message: "\(flag): expected a duration like 20ms, got '\(text)'") }
-        return d
-    }
-    while let flag = args.popFirst() {
+    var args = FlagScanner(arguments)
+    while let flag = args.next() {
         switch flag {
-        case "--target": options.target = try value(flag)
+        case "--target": options.target = try args.value(flag)
         case "--devices":
-            let text = try value(flag)
+            let text = try args.value(flag)
             guard let n = Int(text), n >= 0 else { throw UsageError(message: "--devices: expected a count, got '\(text)'") }
             options.devices = n
-        case "--application": options.application = try value(flag)
-        case "--token": options.token = try value(flag)
-        case "--admin-token": options.adminToken = try value(flag)
-        case "--data-dir": options.dataDir = try value(flag)
-        case "--poll": options.pollSeconds = try seconds(flag)
-        case "--timeout": options.timeoutSeconds = try seconds(flag)
+        case "--application": options.application = try args.value(flag)
+        case "--token": options.token = try args.value(flag)
+        case "--admin-token": options.adminToken = try args.value(flag)
+        case "--data-dir": options.dataDir = try args.value(flag)
+        case "--poll": options.pollSeconds = try args.seconds(flag, example: "20ms", positive: true)
+        case "--timeout": options.timeoutSeconds = try args.seconds(flag, example: "20ms", positive: true)
         case "--server-pid":
-            let text = try value(flag)
+            let text = try args.value(flag)
             guard let pid = Int32(text), pid > 0 else { throw UsageError(message: "--server-pid: expected a process id, got '\(text)'") }
             options.serverPID = pid
         case "--json": options.json = true

@@ -174,69 +174,54 @@ func requestMessage(method: String, json: String) throws(UsageError) -> [UInt8] 
 
 func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     var options = Options()
-    var args = arguments[...]
+    var args = FlagScanner(arguments)
     var data: [UInt8] = []
     var json: String?
     var callMethod: String?
     var weights: String?
 
-    func value(_ flag: String) throws(UsageError) -> String {
-        guard let next = args.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
-        return next
-    }
-    func positiveInt(_ flag: String) throws(UsageError) -> Int {
-        let text = try value(flag)
-        guard let n = Int(text), n > 0 else { throw UsageError(message: "\(flag): expected a positive integer, got '\(text)'") }
-        return n
-    }
-    func seconds(_ flag: String) throws(UsageError) -> Double {
-        let text = try value(flag)
-        guard let d = parseDuration(text) else { throw UsageError(message: "\(flag): expected a duration like 10s, got '\(text)'") }
-        return d
-    }
-
-    guard let first = args.popFirst() else { throw UsageError(message: "missing scenario") }
+    guard let first = args.next() else { throw UsageError(message: "missing scenario") }
     options.scenarioName = first
     switch first {
     case "ping", "health", "mix", "register", "sync", "send", "encode-cost": break
     case "loopback-server": options.serveLoopback = true
     case "call":
-        guard let method = args.popFirst(), !method.hasPrefix("--") else { throw UsageError(message: "call: missing <method>") }
+        guard let method = args.next(), !method.hasPrefix("--") else { throw UsageError(message: "call: missing <method>") }
         callMethod = method
     case "--help", "-h", "help": throw UsageError(message: "")
     default: throw UsageError(message: "unknown scenario '\(first)'")
     }
 
-    while let flag = args.popFirst() {
+    while let flag = args.next() {
         switch flag {
-        case "--target": options.target = try value(flag)
-        case "--connections": options.connections = try positiveInt(flag)
+        case "--target": options.target = try args.value(flag)
+        case "--connections": options.connections = try args.positiveInt(flag)
         case "--concurrency":
-            options.concurrency = try positiveInt(flag)
+            options.concurrency = try args.positiveInt(flag)
             guard options.concurrency < 65_536 else { throw UsageError(message: "--concurrency: at most 65535") }
-        case "--duration": options.duration = try seconds(flag); options.requests = nil
-        case "--requests": options.requests = try positiveInt(flag); options.duration = nil
+        case "--duration": options.duration = try args.seconds(flag); options.requests = nil
+        case "--requests": options.requests = try args.positiveInt(flag); options.duration = nil
         case "--rate":
-            let text = try value(flag)
+            let text = try args.value(flag)
             guard let r = Double(text), r > 0 else { throw UsageError(message: "--rate: expected calls/s, got '\(text)'") }
             options.rate = r
-        case "--warmup": options.warmup = try seconds(flag)
-        case "--threads": options.threads = try positiveInt(flag)
-        case "--timeout": options.timeoutMS = UInt32(min(try seconds(flag) * 1000, Double(UInt32.max)))
+        case "--warmup": options.warmup = try args.seconds(flag)
+        case "--threads": options.threads = try args.positiveInt(flag)
+        case "--timeout": options.timeoutMS = UInt32(min(try args.seconds(flag) * 1000, Double(UInt32.max)))
         case "--json": options.json = true
-        case "--token": options.token = try value(flag)
-        case "--admin-token": options.adminToken = try value(flag)
-        case "--data": json = try value(flag)
+        case "--token": options.token = try args.value(flag)
+        case "--admin-token": options.adminToken = try args.value(flag)
+        case "--data": json = try args.value(flag)
         case "--data-hex":
-            let text = try value(flag)
+            let text = try args.value(flag)
             guard let bytes = parseHex(text) else { throw UsageError(message: "--data-hex: not hex: '\(text)'") }
             data = bytes
-        case "--weights": weights = try value(flag)
-        case "--application": options.application = try value(flag)
-        case "--data-dir": options.dataDir = try value(flag)
-        case "--pool": options.pool = try positiveInt(flag)
-        case "--devices": options.devices = try positiveInt(flag)
-        case "--listen": options.listen = try value(flag)
+        case "--weights": weights = try args.value(flag)
+        case "--application": options.application = try args.value(flag)
+        case "--data-dir": options.dataDir = try args.value(flag)
+        case "--pool": options.pool = try args.positiveInt(flag)
+        case "--devices": options.devices = try args.positiveInt(flag)
+        case "--listen": options.listen = try args.value(flag)
         case "--help", "-h": throw UsageError(message: "")
         default: throw UsageError(message: "unknown option '\(flag)'")
         }
