@@ -48,7 +48,7 @@ final class LoopServer: @unchecked Sendable {
     /// Takes a connection accepted by this loop or handed to it by another; its slot in
     /// `openConnections` was reserved by the balancer.
     func adopt(_ socket: consuming FileDescriptor, peer: SocketAddress) {
-        if stopped || drainDeadline != nil {
+        if isStopping {
             // Handed over while this loop began to stop: refused like any connection after shutdown.
             socket.close()
             openConnections.subtract(1, ordering: .relaxed)
