@@ -21,6 +21,9 @@ final class GroupCommitWriter: Sendable {
     private struct State {
         var jobs: [Job] = []
         var sleeping = false
+        /// While sleeping: wake the writer once this many jobs are queued (the syncer ending a
+        /// sync wakes it regardless).
+        var wakeAt = 1
         var closed = false
         var transactions = 0
         var writes = 0
@@ -116,8 +119,9 @@ final class GroupCommitWriter: Sendable {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
             if state.closed { return (false, false) }
             state.jobs.append(job)
-            defer { state.sleeping = false }
-            return (true, state.sleeping)
+            guard state.sleeping, state.jobs.count >= state.wakeAt else { return (true, false) }
+            state.sleeping = false
+            return (true, true)
         }
         if wake { wakeUp.signal() }
         return accepted
@@ -150,6 +154,11 @@ final class GroupCommitWriter: Sendable {
     /// syncer then covers several commits with one fsync): bounds the transaction's size.
     static let maximumJobsPerTransaction = 4096
 
+    /// While its transaction waits for the syncer, the writer sleeps until this many jobs are
+    /// queued rather than waking for each: a wake-up costs more than running a job, and the jobs
+    /// cannot be acknowledged before the sync in flight ends anyway.
+    static let jobsPerWakeUpWhileSyncing = 16
+
     private func run() {
         // Pipelined group commit. Jobs run as they arrive inside one open transaction; it commits
         // when the syncer is idle, i.e. as soon as a commit's fsync could start. While an fsync is
@@ -169,10 +178,12 @@ final class GroupCommitWriter: Sendable {
                 if inTransaction {
                     if state.closed || !syncer.isBusy || open.count >= Self.maximumJobsPerTransaction { return .commit }
                     state.sleeping = true
+                    state.wakeAt = Self.jobsPerWakeUpWhileSyncing
                     return .sleep
                 }
                 if state.closed { return .stop }
                 state.sleeping = true
+                state.wakeAt = 1
                 return .sleep
             }
             switch step {
@@ -182,6 +193,7 @@ final class GroupCommitWriter: Sendable {
                 return
             case .sleep:
                 wakeUp.wait()
+                state.withLock { $0.sleeping = false }
             case .run(let jobs):
                 if !inTransaction {
                     if let failure = syncer.failure ?? begin() {

@@ -43,10 +43,13 @@ final class WALSyncer: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// Called (on this thread) each time a sync ends: the writer commits when nothing is syncing.
     private let becameIdle: @Sendable () -> Void
+    /// `fdatasync`, or a stand-in that fails, for tests of the failure path.
+    private let flush: @Sendable (Int32) -> Int32
 
     /// Opens the WAL of the database at `databasePath` (SQLite creates it when the connection in
     /// WAL mode first reads) and makes its directory entry durable once.
-    init(databasePath: String, becameIdle: @escaping @Sendable () -> Void) throws(StoreError) {
+    init(databasePath: String, flush: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) },
+         becameIdle: @escaping @Sendable () -> Void) throws(StoreError) {
         let walPath = databasePath + "-wal"
         let descriptor = open(walPath, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -61,6 +64,7 @@ final class WALSyncer: Sendable {
         self.walPath = walPath
         self.state = Mutex(State(descriptor: descriptor))
         self.becameIdle = becameIdle
+        self.flush = flush
         let thread = Thread { [self] in self.run() }
         thread.name = "pushwire-store-syncer"
         thread.start()
@@ -128,7 +132,7 @@ final class WALSyncer: Sendable {
     private func sync() -> StoreError? {
         let descriptor = state.withLock { $0.failure == nil ? $0.descriptor : -1 }
         if descriptor < 0 { return failure }
-        if fdatasync(descriptor) == 0 { return nil }
+        if flush(descriptor) == 0 { return nil }
         let error = StoreError.sqlite(SQLiteError(
             code: 1034 /* SQLITE_IOERR_FSYNC */, message: String(cString: strerror(errno)), context: "fdatasync \(walPath)"))
         state.withLock { $0.failure = error }
