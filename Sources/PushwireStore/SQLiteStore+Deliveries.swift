@@ -23,9 +23,11 @@ extension SQLiteStore {
     }
 
     public func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]] {
-        // One read transaction for all: each costs tens of microseconds while the writer commits
-        // hundreds of times a second, more than a small message's query itself.
-        try read { connection throws(StoreError) in
+        // One read transaction for all (`snapshot`: without BEGIN every statement, i.e. every
+        // device looked up, is a transaction of its own): each costs tens of microseconds while
+        // the writer commits hundreds of times a second (file locks, the page cache dropped),
+        // more than a small message's query itself.
+        try read(snapshot: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 try connection.statement("PRAGMA mmap_size = \(SQLiteStore.targetsMmapBytes)").run()
                 var all: [[TargetDevice]] = []
@@ -41,24 +43,77 @@ extension SQLiteStore {
 
     private static func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int,
                                 on connection: SQLiteConnection) throws(SQLiteError) -> [TargetDevice] {
-        let (clause, values) = SQLiteStore.targetingClause(targeting)
-        // With explicit hwids, `+` keeps the cursor's range off the primary key, so that SQLite
-        // looks up each named device (in hwid order, so ORDER BY costs nothing) instead of
-        // walking every device of the application after the cursor and filtering: a message to
-        // 10 devices of an application with a million used to read a million rows.
-        let cursorTerm = targeting.hwids.isEmpty ? "hwid > ?2" : "+hwid > ?2"
-        let query = """
-            SELECT hwid, push_token, language, badge FROM devices
-            WHERE app_id = ?1 AND \(cursorTerm) AND push_token <> '' AND push_token <> dead_token\(clause)
-            ORDER BY hwid LIMIT ?3
-            """
+        if isOnlyFewDevices(targeting) {
+            return try namedTargets(applicationID: applicationID, hwids: targeting.hwids, afterHWID: afterHWID, limit: limit,
+                                    on: connection)
+        }
+        let (clause, clauseValues) = SQLiteStore.targetingClause(targeting)
+        let query = targetsQuery(explicit: !targeting.hwids.isEmpty, clause: clause)
+        let values: [SQLValue] = [.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + clauseValues
         let row = try connection.statement(query)
-        try row.bind([.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + values)
+        try row.bind(values)
         defer { row.reset() }
         var targets: [TargetDevice] = []
         targets.reserveCapacity(min(limit, 1024))
         while try row.step() {
             targets.append(TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3)))
+        }
+        return targets
+    }
+
+    /// The target selection with `clause` (from `targetingClause`).
+    private static func targetsQuery(explicit: Bool, clause: String) -> String {
+        // With explicit hwids, `+` keeps the cursor's range off the primary key, so that SQLite
+        // looks up each named device (in hwid order, so ORDER BY costs nothing) instead of
+        // walking every device of the application after the cursor and filtering: a message to
+        // 10 devices of an application with a million used to read a million rows.
+        let cursorTerm = explicit ? "+hwid > ?2" : "hwid > ?2"
+        return """
+            SELECT hwid, push_token, language, badge FROM devices
+            WHERE app_id = ?1 AND \(cursorTerm) AND push_token <> '' AND push_token <> dead_token\(clause)
+            ORDER BY hwid LIMIT ?3
+            """
+    }
+
+    /// Targetings that name at most this many devices and nothing else are read by
+    /// `namedTargets`.
+    static let namedTargetsLimit = 128
+
+    /// Whether `targeting` names a few devices and has no other criteria.
+    private static func isOnlyFewDevices(_ targeting: TargetingRecord) -> Bool {
+        !targeting.hwids.isEmpty && targeting.hwids.count <= namedTargetsLimit && targeting.userIDs.isEmpty
+            && targeting.platforms.isEmpty && targeting.conditions.isEmpty
+    }
+
+    /// The targets among `hwids` (the same as `targetsQuery` selects: registered, token not
+    /// dead, hwid after `afterHWID`, in hwid order, at most `limit`), each looked up by its key
+    /// with one prepared statement. A small message's targets cost half of the pool's time
+    /// through `hwid IN (…)`: a statement text built and hashed per message, an ephemeral
+    /// table for the list, each row's hwid read back as a new string.
+    private static func namedTargets(applicationID: Int64, hwids: [String], afterHWID: String?, limit: Int,
+                                     on connection: SQLiteConnection) throws(SQLiteError) -> [TargetDevice] {
+        // SQLite's order of TEXT (BINARY collation) is that of the UTF-8 bytes; Swift's String
+        // order and equality are Unicode-canonical, so they are not used here.
+        // Strictly after the cursor, "" without one, as `hwid > ?2` in `targetsQuery`.
+        let after = afterHWID ?? ""
+        var names = hwids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        names.removeAll { !after.utf8.lexicographicallyPrecedes($0.utf8) }
+        let row = try connection.statement("""
+            SELECT push_token, language, badge FROM devices
+            WHERE app_id = ?1 AND hwid = ?2 AND push_token <> '' AND push_token <> dead_token
+            """)
+        var targets: [TargetDevice] = []
+        targets.reserveCapacity(min(limit, names.count))
+        var previous: String?
+        for name in names where targets.count < limit {
+            if let previous, previous.utf8.elementsEqual(name.utf8) { continue }  // named twice
+            previous = name
+            try row.bind(1, applicationID)
+            try row.bind(2, name)
+            defer { row.reset() }
+            if try row.step() {
+                targets.append(TargetDevice(hwid: name, pushToken: row.text(0), language: row.text(1), badge: row.int(2)))
+            }
         }
         return targets
     }
@@ -153,7 +208,10 @@ extension SQLiteStore {
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
         // Background: the writer does not hold a round back waiting for a fan-out's next step.
         try await writer.write(isBackground: true) { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in try SQLiteStore.apply(step, on: connection) }
+            try sql { () throws(SQLiteError) in
+                var nextID: Int64?
+                return try SQLiteStore.apply(step, on: connection, nextID: &nextID)
+            }
         }
     }
 
@@ -163,7 +221,8 @@ extension SQLiteStore {
             try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)
-                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection)) }
+                var nextID: Int64?
+                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection, nextID: &nextID)) }
                 return ids
             }
         }
@@ -179,9 +238,11 @@ extension SQLiteStore {
         count < smallMultiRowInserts.count ? smallMultiRowInserts[count] : multiRowInsertText(count)
     }
 
+    /// `?1` is the message id, `?2` the first record's id (the others follow it), then the hwid
+    /// and attempt of each record.
     private static func multiRowInsertText(_ count: Int) -> String {
-        "INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES "
-            + (0..<count).map { "(?1, ?\(2 * $0 + 2), ?\(2 * $0 + 3), 0)" }.joined(separator: ", ")
+        "INSERT INTO deliveries (id, message_id, hwid, attempt, state) VALUES "
+            + (0..<count).map { "(?2 + \($0), ?1, ?\(2 * $0 + 3), ?\(2 * $0 + 4), 0)" }.joined(separator: ", ")
     }
 
     /// The texts for 0…`multiRowSmallLimit` records, built once.
@@ -191,36 +252,66 @@ extension SQLiteStore {
     /// (the last of a large fan-out) row by row, so that the cache holds few statement texts.
     static let multiRowSmallLimit = 128
 
-    /// Inserts the records with one statement and appends their ids. Without an
-    /// explicit id, each row gets one more than the largest id in the table, so the ids of one
-    /// statement are consecutive and end at the last insert rowid; the first is checked anyway.
-    private static func insertRows(_ rows: ArraySlice<NewDeliveryRecord>, messageID: Int64, on connection: SQLiteConnection,
-                                   into ids: inout [UInt64]) throws(SQLiteError) {
-        var values: [SQLValue] = [.int(messageID)]
-        values.reserveCapacity(2 * rows.count + 1)
+    /// Inserts the records, with ids `firstID`, `firstID + 1`, … in one statement.
+    private static func insertRows(_ rows: ArraySlice<NewDeliveryRecord>, messageID: Int64, firstID: Int64,
+                                   on connection: SQLiteConnection) throws(SQLiteError) {
+        var values: [SQLValue] = [.int(messageID), .int(firstID)]
+        values.reserveCapacity(2 * rows.count + 2)
         for row in rows {
             values.append(.text(row.hwid))
             values.append(.int(Int64(row.attempt)))
         }
         try connection.statement(multiRowInsert(rows.count)).bind(values).run()
-        let last = connection.lastInsertRowID
-        let first = last - Int64(rows.count) + 1
-        let check = try connection.statement("SELECT hwid FROM deliveries WHERE id = ?1")
-        try check.bind(.int(first))
-        let found = try check.step() ? check.text(0) : nil
-        check.reset()
-        guard connection.changes == rows.count, found == rows.first?.hwid else {
-            throw SQLiteError(code: 1, message: "delivery ids of a multi-row insert are not consecutive", context: "insert deliveries")
-        }
-        for offset in 0..<Int64(rows.count) { ids.append(UInt64(first + offset)) }
     }
 
-    private static func apply(_ step: FanOutStep, on connection: SQLiteConnection) throws(SQLiteError) -> [UInt64] {
-        if step.startsSending {
-            try connection.statement("UPDATE messages SET status = 2 WHERE id = ?1 AND status IN (1, 2)").bind(.int(step.messageID)).run()
-            if connection.changes == 0 { return [] }
-        }
+    /// The id the next attempt record gets: one more than the largest, as SQLite would choose
+    /// (ids only grow, which the open range relies on). Chosen here rather than by SQLite so
+    /// that a step knows its records' ids before it writes them: the message row is then
+    /// updated once per step, and a multi-row insert needs no check that its ids came out
+    /// consecutive. Read once per writer job and counted on from there (`nextID`).
+    private static func firstDeliveryID(_ nextID: Int64?, on connection: SQLiteConnection) throws(SQLiteError) -> Int64 {
+        if let nextID { return nextID }
+        let max = try connection.statement("SELECT COALESCE(MAX(id), 0) FROM deliveries")
+        defer { max.reset() }
+        guard try max.step() else { return 1 }
+        return max.int(0) + 1
+    }
+
+    /// Writes one step: the message row first (one UPDATE: counters, cursor, open range, status;
+    /// for a first step only if the message is still scheduled or sending, else nothing is
+    /// written and nothing handed over), then the outcomes, the new attempt records (ids from
+    /// `nextID`, which it advances) and badge changes.
+    private static func apply(_ step: FanOutStep, on connection: SQLiteConnection,
+                              nextID: inout Int64?) throws(SQLiteError) -> [UInt64] {
         var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
+        for result in step.results {
+            switch result.result {
+            case .sent: sent += 1
+            case .failed(_, let invalidToken, _):
+                failed += 1
+                if invalidToken { invalid += 1 }
+            case .retryPending: break
+            }
+        }
+        let count = Int64(step.handOver.count)
+        let firstID = count == 0 ? 0 : try firstDeliveryID(nextID, on: connection)
+        // The outcomes recorded here close the older records: the open range is now this batch's,
+        // from the batch still with the gateway if there is one.
+        let openFrom = step.openSince.map { Int64($0) } ?? (count == 0 ? 0 : firstID)
+        let openTo = count > 0 ? firstID + count - 1 : (step.openSince == nil ? -1 : Int64.max)
+        try connection.statement("""
+            UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
+                targeted = targeted + ?5, cursor = COALESCE(?6, cursor),
+                status = CASE WHEN ?7 THEN 3 WHEN ?10 THEN 2 ELSE status END, open_from = ?8, open_to = ?9
+            WHERE id = ?1 AND (NOT ?10 OR status IN (1, 2))
+            """)
+            .bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
+                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0), .int(openFrom), .int(openTo),
+                  .int(step.startsSending ? 1 : 0))
+            .run()
+        // Cancelled (or gone) before it started: nothing written, nothing to hand over.
+        if step.startsSending, connection.changes == 0 { return [] }
+
         var failuresByReason: [String: Int64] = [:]
         let setState = try connection.statement("UPDATE deliveries SET state = ?2, reason = ?3 WHERE id = ?1")
         for result in step.results {
@@ -228,10 +319,8 @@ extension SQLiteStore {
             switch result.result {
             case .sent:
                 // Left at state 0: moving the open range past it records it as sent.
-                sent += 1
-            case .failed(let reason, let invalidToken, let deadToken):
-                failed += 1
-                if invalidToken { invalid += 1 }
+                break
+            case .failed(let reason, _, let deadToken):
                 failuresByReason[reason, default: 0] += 1
                 try setState.bind(.int(id), .int(DeliveryState.failed.rawValue), .text(reason)).run()
                 if let deadToken {
@@ -253,41 +342,31 @@ extension SQLiteStore {
         }
         var ids: [UInt64] = []
         ids.reserveCapacity(step.handOver.count)
-        let insert = try connection.statement("INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES (?1, ?2, ?3, 0)")
+        let insert = try connection.statement("INSERT INTO deliveries (id, message_id, hwid, attempt, state) VALUES (?1, ?2, ?3, ?4, 0)")
         var index = 0
         while index < step.handOver.count {
             let chunk = step.handOver[index..<min(index + rowsPerInsert, step.handOver.count)]
+            let chunkFirst = firstID + Int64(index)
             if chunk.count == rowsPerInsert || (chunk.count > 1 && chunk.count <= multiRowSmallLimit),
                chunk.allSatisfy({ $0.replaces == nil }) {
-                try insertRows(chunk, messageID: step.messageID, on: connection, into: &ids)
+                try insertRows(chunk, messageID: step.messageID, firstID: chunkFirst, on: connection)
             } else {
-                for delivery in chunk {
+                for (offset, delivery) in chunk.enumerated() {
                     if let replaced = delivery.replaces {
                         try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
                     }
-                    try insert.bind(.int(step.messageID), .text(delivery.hwid), .int(Int64(delivery.attempt))).run()
-                    ids.append(UInt64(connection.lastInsertRowID))
+                    try insert.bind(.int(chunkFirst + Int64(offset)), .int(step.messageID), .text(delivery.hwid),
+                                    .int(Int64(delivery.attempt))).run()
                 }
             }
+            for offset in 0..<Int64(chunk.count) { ids.append(UInt64(chunkFirst + offset)) }
             index += chunk.count
         }
+        if count > 0 { nextID = firstID + count }
         for (hwid, badge) in step.badges {
             try connection.statement("UPDATE devices SET badge = ?3 WHERE app_id = ?1 AND hwid = ?2")
                 .bind(.int(step.applicationID), .text(hwid), .int(badge)).run()
         }
-        // The outcomes recorded here close the older records: the open range is now this batch's,
-        // from the batch still with the gateway if there is one.
-        let openFrom = step.openSince.map { Int64($0) } ?? ids.first.map { Int64($0) } ?? 0
-        let openTo = ids.last.map { Int64($0) } ?? (step.openSince == nil ? -1 : Int64.max)
-        try connection.statement("""
-            UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
-                targeted = targeted + ?5, cursor = COALESCE(?6, cursor), status = CASE WHEN ?7 THEN 3 ELSE status END,
-                open_from = ?8, open_to = ?9
-            WHERE id = ?1
-            """)
-            .bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
-                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0), .int(openFrom), .int(openTo))
-            .run()
         return ids
     }
 }
