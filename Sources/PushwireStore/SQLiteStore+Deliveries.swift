@@ -1,4 +1,5 @@
 import Foundation
+import PushwireJSON
 
 /// The fan-out on SQLite: selecting targets by keyset pagination and writing attempt records.
 extension SQLiteStore {
@@ -23,18 +24,33 @@ extension SQLiteStore {
     }
 
     public func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]] {
-        // One read transaction for all (`snapshot`: without BEGIN every statement, i.e. every
-        // device looked up, is a transaction of its own): each costs tens of microseconds while
-        // the writer commits hundreds of times a second (file locks, the page cache dropped),
-        // more than a small message's query itself.
+        // One read transaction for all (`snapshot`: without BEGIN every statement is a
+        // transaction of its own): each costs tens of microseconds while the writer commits
+        // hundreds of times a second (file locks, the page cache dropped), more than a small
+        // message's query itself.
         try read(snapshot: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 try connection.statement("PRAGMA mmap_size = \(SQLiteStore.targetsMmapBytes)").run()
+                // The devices named by messages that only name a few: one statement per
+                // application for all of them (one per message, or per device, cost more in
+                // statement executions than in rows read).
+                var namedHWIDs: [Int64: [String]] = [:]
+                for message in messages where SQLiteStore.isOnlyFewDevices(message.targeting) {
+                    namedHWIDs[message.applicationID, default: []].append(contentsOf: message.targeting.hwids)
+                }
+                var named: [Int64: NamedDevices] = [:]
+                for (applicationID, hwids) in namedHWIDs {
+                    named[applicationID] = try NamedDevices(applicationID: applicationID, hwids: hwids, on: connection)
+                }
                 var all: [[TargetDevice]] = []
                 all.reserveCapacity(messages.count)
                 for message in messages {
-                    all.append(try SQLiteStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
-                                                       limit: limit, on: connection))
+                    if let devices = named[message.applicationID], SQLiteStore.isOnlyFewDevices(message.targeting) {
+                        all.append(devices.targets(message.targeting.hwids, afterHWID: nil, limit: limit))
+                    } else {
+                        all.append(try SQLiteStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
+                                                           limit: limit, on: connection))
+                    }
                 }
                 return all
             }
@@ -44,8 +60,8 @@ extension SQLiteStore {
     private static func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int,
                                 on connection: SQLiteConnection) throws(SQLiteError) -> [TargetDevice] {
         if isOnlyFewDevices(targeting) {
-            return try namedTargets(applicationID: applicationID, hwids: targeting.hwids, afterHWID: afterHWID, limit: limit,
-                                    on: connection)
+            return try NamedDevices(applicationID: applicationID, hwids: targeting.hwids, on: connection)
+                .targets(targeting.hwids, afterHWID: afterHWID, limit: limit)
         }
         let (clause, clauseValues) = SQLiteStore.targetingClause(targeting)
         let query = targetsQuery(explicit: !targeting.hwids.isEmpty, clause: clause)
@@ -76,7 +92,7 @@ extension SQLiteStore {
     }
 
     /// Targetings that name at most this many devices and nothing else are read by
-    /// `namedTargets`.
+    /// `NamedDevices`.
     static let namedTargetsLimit = 128
 
     /// Whether `targeting` names a few devices and has no other criteria.
@@ -85,37 +101,54 @@ extension SQLiteStore {
             && targeting.platforms.isEmpty && targeting.conditions.isEmpty
     }
 
-    /// The targets among `hwids` (the same as `targetsQuery` selects: registered, token not
-    /// dead, hwid after `afterHWID`, in hwid order, at most `limit`), each looked up by its key
-    /// with one prepared statement. A small message's targets cost half of the pool's time
-    /// through `hwid IN (…)`: a statement text built and hashed per message, an ephemeral
-    /// table for the list, each row's hwid read back as a new string.
-    private static func namedTargets(applicationID: Int64, hwids: [String], afterHWID: String?, limit: Int,
-                                     on connection: SQLiteConnection) throws(SQLiteError) -> [TargetDevice] {
-        // SQLite's order of TEXT (BINARY collation) is that of the UTF-8 bytes; Swift's String
-        // order and equality are Unicode-canonical, so they are not used here.
-        // Strictly after the cursor, "" without one, as `hwid > ?2` in `targetsQuery`.
-        let after = afterHWID ?? ""
-        var names = hwids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        names.removeAll { !after.utf8.lexicographicallyPrecedes($0.utf8) }
-        let row = try connection.statement("""
-            SELECT push_token, language, badge FROM devices
-            WHERE app_id = ?1 AND hwid = ?2 AND push_token <> '' AND push_token <> dead_token
-            """)
-        var targets: [TargetDevice] = []
-        targets.reserveCapacity(min(limit, names.count))
-        var previous: String?
-        for name in names where targets.count < limit {
-            if let previous, previous.utf8.elementsEqual(name.utf8) { continue }  // named twice
-            previous = name
+    /// The targetable devices among some named hwids of one application, read with one
+    /// statement, from which each message's targets are picked in memory.
+    private struct NamedDevices {
+        /// By the hwid's UTF-8 bytes: Swift's String equality is Unicode-canonical, SQLite's is
+        /// byte for byte, and two hwids canonically equal are two devices.
+        var devices: [[UInt8]: TargetDevice] = [:]
+
+        /// Reads the devices of `hwids` that `targetsQuery` would select (registered, token not dead).
+        init(applicationID: Int64, hwids: [String], on connection: SQLiteConnection) throws(SQLiteError) {
+            // The hwids as one JSON array, so that the statement's text (and its prepared
+            // statement) is the same for any number of them.
+            var list: [UInt8] = [0x5B]
+            list.reserveCapacity(2 + hwids.count * 32)
+            for (index, hwid) in hwids.enumerated() {
+                if index > 0 { list.append(0x2C) }
+                JSONText.appendString(hwid, to: &list)
+            }
+            list.append(0x5D)
+            let row = try connection.statement("""
+                SELECT hwid, push_token, language, badge FROM devices
+                WHERE app_id = ?1 AND hwid IN (SELECT value FROM json_each(?2)) AND push_token <> '' AND push_token <> dead_token
+                """)
             try row.bind(1, applicationID)
-            try row.bind(2, name)
+            try row.bind(2, String(decoding: list, as: UTF8.self))
             defer { row.reset() }
-            if try row.step() {
-                targets.append(TargetDevice(hwid: name, pushToken: row.text(0), language: row.text(1), badge: row.int(2)))
+            devices.reserveCapacity(hwids.count)
+            while try row.step() {
+                let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3))
+                devices[Array(device.hwid.utf8)] = device
             }
         }
-        return targets
+
+        /// The targets among `hwids` as `targetsQuery` orders and limits them: hwid after
+        /// `afterHWID` ("" without one), in SQLite's order (the UTF-8 bytes'), each once, at
+        /// most `limit`.
+        func targets(_ hwids: [String], afterHWID: String?, limit: Int) -> [TargetDevice] {
+            let after = Array((afterHWID ?? "").utf8)
+            var names = hwids.map { Array($0.utf8) }.filter { after.lexicographicallyPrecedes($0) }
+            names.sort { $0.lexicographicallyPrecedes($1) }
+            var targets: [TargetDevice] = []
+            targets.reserveCapacity(min(limit, names.count))
+            var previous: [UInt8]?
+            for name in names where targets.count < limit && name != previous {
+                previous = name
+                if let device = devices[name] { targets.append(device) }
+            }
+            return targets
+        }
     }
 
     /// The SQL that narrows `devices` to the targeting, with its values bound from `?4` on. The
