@@ -242,8 +242,10 @@ extension SQLiteStore {
         // Background: the writer does not hold a round back waiting for a fan-out's next step.
         try await writer.write(isBackground: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
-                var nextID: Int64?
-                return try SQLiteStore.apply(step, on: connection, nextID: &nextID)
+                var records = NewRecords()
+                let ids = try SQLiteStore.apply(step, on: connection, records: &records)
+                try records.insert(on: connection)
+                return ids
             }
         }
     }
@@ -254,68 +256,88 @@ extension SQLiteStore {
             try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)
-                var nextID: Int64?
-                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection, nextID: &nextID)) }
+                var records = NewRecords()
+                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection, records: &records)) }
+                try records.insert(on: connection)
                 return ids
             }
         }
     }
 
-    /// Delivery records per multi-row INSERT: one statement per 256 devices instead of one per
-    /// device (a fan-out to a million devices writes a million records).
+    /// The attempt records of one writer job, inserted together at its end: 256 to a statement
+    /// whatever message they belong to, so that the few records of each of 64 small messages
+    /// cost a few statement executions rather than 64 (a statement's execution costs about as
+    /// much as ten of its rows). Their ids are chosen here, consecutive from one more than the
+    /// largest (as SQLite would choose them: ids only grow, which the open range relies on), so
+    /// that each step knows its records' ids before they are written.
+    struct NewRecords {
+        /// The id of the first record, once one was added.
+        var firstID: Int64?
+        var messageIDs: [Int64] = []
+        var hwids: [String] = []
+        var attempts: [Int64] = []
+
+        /// Takes `count` more ids (`count` > 0) and returns the first.
+        mutating func reserve(_ count: Int, on connection: SQLiteConnection) throws(SQLiteError) -> Int64 {
+            let first: Int64
+            if let firstID {
+                first = firstID + Int64(messageIDs.count)
+            } else {
+                let max = try connection.statement("SELECT COALESCE(MAX(id), 0) FROM deliveries")
+                defer { max.reset() }
+                guard try max.step() else { throw SQLiteError(code: 1, message: "no MAX(id) row", context: "delivery ids") }
+                first = max.int(0) + 1
+                firstID = first
+            }
+            messageIDs.reserveCapacity(messageIDs.count + count)
+            return first
+        }
+
+        /// Adds a record (its id is the next of those reserved).
+        mutating func add(messageID: Int64, hwid: String, attempt: Int) {
+            messageIDs.append(messageID)
+            hwids.append(hwid)
+            attempts.append(Int64(attempt))
+        }
+
+        /// Inserts every record added.
+        func insert(on connection: SQLiteConnection) throws(SQLiteError) {
+            guard let firstID else { return }
+            var index = 0
+            while index < messageIDs.count {
+                // Full chunks, then powers of two: few statement texts to prepare and cache.
+                var size = SQLiteStore.rowsPerInsert
+                while size > messageIDs.count - index { size /= 2 }
+                let insert = try connection.statement(SQLiteStore.multiRowInserts[size.trailingZeroBitCount])
+                try insert.bind(1, firstID + Int64(index))
+                for row in 0..<size {
+                    try insert.bind(Int32(3 * row + 2), messageIDs[index + row])
+                    try insert.bind(Int32(3 * row + 3), hwids[index + row])
+                    try insert.bind(Int32(3 * row + 4), attempts[index + row])
+                }
+                try insert.run()
+                index += size
+            }
+        }
+    }
+
+    /// Delivery records per multi-row INSERT (a power of two).
     static let rowsPerInsert = 256
 
-    /// The multi-row INSERT of `count` records (each count's text is prepared once and cached:
-    /// a full chunk of a large fan-out, or the few records of each small message).
-    private static func multiRowInsert(_ count: Int) -> String {
-        count < smallMultiRowInserts.count ? smallMultiRowInserts[count] : multiRowInsertText(count)
-    }
-
-    /// `?1` is the message id, `?2` the first record's id (the others follow it), then the hwid
-    /// and attempt of each record.
-    private static func multiRowInsertText(_ count: Int) -> String {
+    /// The multi-row INSERTs of 1, 2, 4 … `rowsPerInsert` records, by the power of two: `?1`
+    /// is the first record's id (the others follow it), then each record's message id, hwid
+    /// and attempt.
+    static let multiRowInserts: [String] = (0...rowsPerInsert.trailingZeroBitCount).map { power in
         "INSERT INTO deliveries (id, message_id, hwid, attempt, state) VALUES "
-            + (0..<count).map { "(?2 + \($0), ?1, ?\(2 * $0 + 3), ?\(2 * $0 + 4), 0)" }.joined(separator: ", ")
-    }
-
-    /// The texts for 0…`multiRowSmallLimit` records, built once.
-    private static let smallMultiRowInserts = (0...multiRowSmallLimit).map(multiRowInsertText)
-
-    /// Small chunks up to this many records go in one statement too; larger partial chunks
-    /// (the last of a large fan-out) row by row, so that the cache holds few statement texts.
-    static let multiRowSmallLimit = 128
-
-    /// Inserts the records, with ids `firstID`, `firstID + 1`, … in one statement.
-    private static func insertRows(_ rows: ArraySlice<NewDeliveryRecord>, messageID: Int64, firstID: Int64,
-                                   on connection: SQLiteConnection) throws(SQLiteError) {
-        var values: [SQLValue] = [.int(messageID), .int(firstID)]
-        values.reserveCapacity(2 * rows.count + 2)
-        for row in rows {
-            values.append(.text(row.hwid))
-            values.append(.int(Int64(row.attempt)))
-        }
-        try connection.statement(multiRowInsert(rows.count)).bind(values).run()
-    }
-
-    /// The id the next attempt record gets: one more than the largest, as SQLite would choose
-    /// (ids only grow, which the open range relies on). Chosen here rather than by SQLite so
-    /// that a step knows its records' ids before it writes them: the message row is then
-    /// updated once per step, and a multi-row insert needs no check that its ids came out
-    /// consecutive. Read once per writer job and counted on from there (`nextID`).
-    private static func firstDeliveryID(_ nextID: Int64?, on connection: SQLiteConnection) throws(SQLiteError) -> Int64 {
-        if let nextID { return nextID }
-        let max = try connection.statement("SELECT COALESCE(MAX(id), 0) FROM deliveries")
-        defer { max.reset() }
-        guard try max.step() else { return 1 }
-        return max.int(0) + 1
+            + (0..<(1 << power)).map { "(?1 + \($0), ?\(3 * $0 + 2), ?\(3 * $0 + 3), ?\(3 * $0 + 4), 0)" }.joined(separator: ", ")
     }
 
     /// Writes one step: the message row first (one UPDATE: counters, cursor, open range, status;
     /// for a first step only if the message is still scheduled or sending, else nothing is
-    /// written and nothing handed over), then the outcomes, the new attempt records (ids from
-    /// `nextID`, which it advances) and badge changes.
+    /// written and nothing handed over), then the outcomes and badge changes; its new attempt
+    /// records are added to `records` (inserted at the end of the job).
     private static func apply(_ step: FanOutStep, on connection: SQLiteConnection,
-                              nextID: inout Int64?) throws(SQLiteError) -> [UInt64] {
+                              records: inout NewRecords) throws(SQLiteError) -> [UInt64] {
         var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
         for result in step.results {
             switch result.result {
@@ -327,7 +349,7 @@ extension SQLiteStore {
             }
         }
         let count = Int64(step.handOver.count)
-        let firstID = count == 0 ? 0 : try firstDeliveryID(nextID, on: connection)
+        let firstID = count == 0 ? 0 : try records.reserve(step.handOver.count, on: connection)
         // The outcomes recorded here close the older records: the open range is now this batch's,
         // from the batch still with the gateway if there is one.
         let openFrom = step.openSince.map { Int64($0) } ?? (count == 0 ? 0 : firstID)
@@ -375,27 +397,13 @@ extension SQLiteStore {
         }
         var ids: [UInt64] = []
         ids.reserveCapacity(step.handOver.count)
-        let insert = try connection.statement("INSERT INTO deliveries (id, message_id, hwid, attempt, state) VALUES (?1, ?2, ?3, ?4, 0)")
-        var index = 0
-        while index < step.handOver.count {
-            let chunk = step.handOver[index..<min(index + rowsPerInsert, step.handOver.count)]
-            let chunkFirst = firstID + Int64(index)
-            if chunk.count == rowsPerInsert || (chunk.count > 1 && chunk.count <= multiRowSmallLimit),
-               chunk.allSatisfy({ $0.replaces == nil }) {
-                try insertRows(chunk, messageID: step.messageID, firstID: chunkFirst, on: connection)
-            } else {
-                for (offset, delivery) in chunk.enumerated() {
-                    if let replaced = delivery.replaces {
-                        try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
-                    }
-                    try insert.bind(.int(chunkFirst + Int64(offset)), .int(step.messageID), .text(delivery.hwid),
-                                    .int(Int64(delivery.attempt))).run()
-                }
+        for (offset, delivery) in step.handOver.enumerated() {
+            if let replaced = delivery.replaces {
+                try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
             }
-            for offset in 0..<Int64(chunk.count) { ids.append(UInt64(chunkFirst + offset)) }
-            index += chunk.count
+            records.add(messageID: step.messageID, hwid: delivery.hwid, attempt: delivery.attempt)
+            ids.append(UInt64(firstID + Int64(offset)))
         }
-        if count > 0 { nextID = firstID + count }
         for (hwid, badge) in step.badges {
             try connection.statement("UPDATE devices SET badge = ?3 WHERE app_id = ?1 AND hwid = ?2")
                 .bind(.int(step.applicationID), .text(hwid), .int(badge)).run()
