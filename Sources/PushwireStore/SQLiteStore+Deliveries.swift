@@ -106,7 +106,13 @@ extension SQLiteStore {
     private struct NamedDevices {
         /// By the hwid's UTF-8 bytes: Swift's String equality is Unicode-canonical, SQLite's is
         /// byte for byte, and two hwids canonically equal are two devices.
-        var devices: [[UInt8]: TargetDevice] = [:]
+        var devices: [Key: TargetDevice] = [:]
+
+        /// An hwid's UTF-8 bytes, hashed as one block (an array of bytes hashes byte by byte).
+        struct Key: Hashable {
+            var bytes: [UInt8]
+            func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+        }
 
         /// Reads the devices of `hwids` that `targetsQuery` would select (registered, token not dead).
         init(applicationID: Int64, hwids: [String], on connection: SQLiteConnection) throws(SQLiteError) {
@@ -129,7 +135,7 @@ extension SQLiteStore {
             devices.reserveCapacity(hwids.count)
             while try row.step() {
                 let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3))
-                devices[Array(device.hwid.utf8)] = device
+                devices[Key(bytes: Array(device.hwid.utf8))] = device
             }
         }
 
@@ -145,7 +151,7 @@ extension SQLiteStore {
             var previous: [UInt8]?
             for name in names where targets.count < limit && name != previous {
                 previous = name
-                if let device = devices[name] { targets.append(device) }
+                if let device = devices[Key(bytes: name)] { targets.append(device) }
             }
             return targets
         }
