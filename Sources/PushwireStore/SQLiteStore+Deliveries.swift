@@ -1,4 +1,5 @@
 import Foundation
+import PushwireJSON
 
 /// The fan-out on SQLite: selecting targets by keyset pagination and writing attempt records.
 extension SQLiteStore {
@@ -23,16 +24,33 @@ extension SQLiteStore {
     }
 
     public func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]] {
-        // One read transaction for all: each costs tens of microseconds while the writer commits
-        // hundreds of times a second, more than a small message's query itself.
-        try read { connection throws(StoreError) in
+        // One read transaction for all (`snapshot`: without BEGIN every statement is a
+        // transaction of its own): each costs tens of microseconds while the writer commits
+        // hundreds of times a second (file locks, the page cache dropped), more than a small
+        // message's query itself.
+        try read(snapshot: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 try connection.statement("PRAGMA mmap_size = \(SQLiteStore.targetsMmapBytes)").run()
+                // The devices named by messages that only name a few: one statement per
+                // application for all of them (one per message, or per device, cost more in
+                // statement executions than in rows read).
+                var namedHWIDs: [Int64: [String]] = [:]
+                for message in messages where SQLiteStore.isOnlyFewDevices(message.targeting) {
+                    namedHWIDs[message.applicationID, default: []].append(contentsOf: message.targeting.hwids)
+                }
+                var named: [Int64: NamedDevices] = [:]
+                for (applicationID, hwids) in namedHWIDs {
+                    named[applicationID] = try NamedDevices(applicationID: applicationID, hwids: hwids, on: connection)
+                }
                 var all: [[TargetDevice]] = []
                 all.reserveCapacity(messages.count)
                 for message in messages {
-                    all.append(try SQLiteStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
-                                                       limit: limit, on: connection))
+                    if let devices = named[message.applicationID], SQLiteStore.isOnlyFewDevices(message.targeting) {
+                        all.append(devices.targets(message.targeting.hwids, afterHWID: nil, limit: limit))
+                    } else {
+                        all.append(try SQLiteStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
+                                                           limit: limit, on: connection))
+                    }
                 }
                 return all
             }
@@ -41,19 +59,15 @@ extension SQLiteStore {
 
     private static func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int,
                                 on connection: SQLiteConnection) throws(SQLiteError) -> [TargetDevice] {
-        let (clause, values) = SQLiteStore.targetingClause(targeting)
-        // With explicit hwids, `+` keeps the cursor's range off the primary key, so that SQLite
-        // looks up each named device (in hwid order, so ORDER BY costs nothing) instead of
-        // walking every device of the application after the cursor and filtering: a message to
-        // 10 devices of an application with a million used to read a million rows.
-        let cursorTerm = targeting.hwids.isEmpty ? "hwid > ?2" : "+hwid > ?2"
-        let query = """
-            SELECT hwid, push_token, language, badge FROM devices
-            WHERE app_id = ?1 AND \(cursorTerm) AND push_token <> '' AND push_token <> dead_token\(clause)
-            ORDER BY hwid LIMIT ?3
-            """
+        if isOnlyFewDevices(targeting) {
+            return try NamedDevices(applicationID: applicationID, hwids: targeting.hwids, on: connection)
+                .targets(targeting.hwids, afterHWID: afterHWID, limit: limit)
+        }
+        let (clause, clauseValues) = SQLiteStore.targetingClause(targeting)
+        let query = targetsQuery(explicit: !targeting.hwids.isEmpty, clause: clause)
+        let values: [SQLValue] = [.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + clauseValues
         let row = try connection.statement(query)
-        try row.bind([.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + values)
+        try row.bind(values)
         defer { row.reset() }
         var targets: [TargetDevice] = []
         targets.reserveCapacity(min(limit, 1024))
@@ -61,6 +75,86 @@ extension SQLiteStore {
             targets.append(TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3)))
         }
         return targets
+    }
+
+    /// The target selection with `clause` (from `targetingClause`).
+    private static func targetsQuery(explicit: Bool, clause: String) -> String {
+        // With explicit hwids, `+` keeps the cursor's range off the primary key, so that SQLite
+        // looks up each named device (in hwid order, so ORDER BY costs nothing) instead of
+        // walking every device of the application after the cursor and filtering: a message to
+        // 10 devices of an application with a million used to read a million rows.
+        let cursorTerm = explicit ? "+hwid > ?2" : "hwid > ?2"
+        return """
+            SELECT hwid, push_token, language, badge FROM devices
+            WHERE app_id = ?1 AND \(cursorTerm) AND push_token <> '' AND push_token <> dead_token\(clause)
+            ORDER BY hwid LIMIT ?3
+            """
+    }
+
+    /// Targetings that name at most this many devices and nothing else are read by
+    /// `NamedDevices`.
+    static let namedTargetsLimit = 128
+
+    /// Whether `targeting` names a few devices and has no other criteria.
+    private static func isOnlyFewDevices(_ targeting: TargetingRecord) -> Bool {
+        !targeting.hwids.isEmpty && targeting.hwids.count <= namedTargetsLimit && targeting.userIDs.isEmpty
+            && targeting.platforms.isEmpty && targeting.conditions.isEmpty
+    }
+
+    /// The targetable devices among some named hwids of one application, read with one
+    /// statement, from which each message's targets are picked in memory.
+    private struct NamedDevices {
+        /// By the hwid's UTF-8 bytes: Swift's String equality is Unicode-canonical, SQLite's is
+        /// byte for byte, and two hwids canonically equal are two devices.
+        var devices: [Key: TargetDevice] = [:]
+
+        /// An hwid's UTF-8 bytes, hashed as one block (an array of bytes hashes byte by byte).
+        struct Key: Hashable {
+            var bytes: [UInt8]
+            func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+        }
+
+        /// Reads the devices of `hwids` that `targetsQuery` would select (registered, token not dead).
+        init(applicationID: Int64, hwids: [String], on connection: SQLiteConnection) throws(SQLiteError) {
+            // The hwids as one JSON array, so that the statement's text (and its prepared
+            // statement) is the same for any number of them.
+            var list: [UInt8] = [0x5B]
+            list.reserveCapacity(2 + hwids.count * 32)
+            for (index, hwid) in hwids.enumerated() {
+                if index > 0 { list.append(0x2C) }
+                JSONText.appendString(hwid, to: &list)
+            }
+            list.append(0x5D)
+            let row = try connection.statement("""
+                SELECT hwid, push_token, language, badge FROM devices
+                WHERE app_id = ?1 AND hwid IN (SELECT value FROM json_each(?2)) AND push_token <> '' AND push_token <> dead_token
+                """)
+            try row.bind(1, applicationID)
+            try row.bind(2, String(decoding: list, as: UTF8.self))
+            defer { row.reset() }
+            devices.reserveCapacity(hwids.count)
+            while try row.step() {
+                let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3))
+                devices[Key(bytes: Array(device.hwid.utf8))] = device
+            }
+        }
+
+        /// The targets among `hwids` as `targetsQuery` orders and limits them: hwid after
+        /// `afterHWID` ("" without one), in SQLite's order (the UTF-8 bytes'), each once, at
+        /// most `limit`.
+        func targets(_ hwids: [String], afterHWID: String?, limit: Int) -> [TargetDevice] {
+            let after = Array((afterHWID ?? "").utf8)
+            var names = hwids.map { Array($0.utf8) }.filter { after.lexicographicallyPrecedes($0) }
+            names.sort { $0.lexicographicallyPrecedes($1) }
+            var targets: [TargetDevice] = []
+            targets.reserveCapacity(min(limit, names.count))
+            var previous: [UInt8]?
+            for name in names where targets.count < limit && name != previous {
+                previous = name
+                if let device = devices[Key(bytes: name)] { targets.append(device) }
+            }
+            return targets
+        }
     }
 
     /// The SQL that narrows `devices` to the targeting, with its values bound from `?4` on. The
@@ -152,7 +246,12 @@ extension SQLiteStore {
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
         try await writer.write { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in try SQLiteStore.apply(step, on: connection) }
+            try sql { () throws(SQLiteError) in
+                var records = NewRecords()
+                let ids = try SQLiteStore.apply(step, on: connection, records: &records)
+                try records.insert(on: connection)
+                return ids
+            }
         }
     }
 
@@ -162,64 +261,117 @@ extension SQLiteStore {
             try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)
-                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection)) }
+                var records = NewRecords()
+                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection, records: &records)) }
+                try records.insert(on: connection)
                 return ids
             }
         }
     }
 
-    /// Delivery records per multi-row INSERT: one statement per 256 devices instead of one per
-    /// device (a fan-out to a million devices writes a million records).
+    /// The attempt records of one writer job, inserted together at its end: 256 to a statement
+    /// whatever message they belong to, so that the few records of each of 64 small messages
+    /// cost a few statement executions rather than 64 (a statement's execution costs about as
+    /// much as ten of its rows). Their ids are chosen here, consecutive from one more than the
+    /// largest (as SQLite would choose them: ids only grow, which the open range relies on), so
+    /// that each step knows its records' ids before they are written.
+    struct NewRecords {
+        /// The id of the first record, once one was added.
+        var firstID: Int64?
+        var messageIDs: [Int64] = []
+        var hwids: [String] = []
+        var attempts: [Int64] = []
+
+        /// Takes `count` more ids (`count` > 0) and returns the first.
+        mutating func reserve(_ count: Int, on connection: SQLiteConnection) throws(SQLiteError) -> Int64 {
+            let first: Int64
+            if let firstID {
+                first = firstID + Int64(messageIDs.count)
+            } else {
+                let max = try connection.statement("SELECT COALESCE(MAX(id), 0) FROM deliveries")
+                defer { max.reset() }
+                guard try max.step() else { throw SQLiteError(code: 1, message: "no MAX(id) row", context: "delivery ids") }
+                first = max.int(0) + 1
+                firstID = first
+            }
+            messageIDs.reserveCapacity(messageIDs.count + count)
+            return first
+        }
+
+        /// Adds a record (its id is the next of those reserved).
+        mutating func add(messageID: Int64, hwid: String, attempt: Int) {
+            messageIDs.append(messageID)
+            hwids.append(hwid)
+            attempts.append(Int64(attempt))
+        }
+
+        /// Inserts every record added.
+        func insert(on connection: SQLiteConnection) throws(SQLiteError) {
+            guard let firstID else { return }
+            var index = 0
+            while index < messageIDs.count {
+                // Full chunks, then powers of two: few statement texts to prepare and cache.
+                var size = SQLiteStore.rowsPerInsert
+                while size > messageIDs.count - index { size /= 2 }
+                let insert = try connection.statement(SQLiteStore.multiRowInserts[size.trailingZeroBitCount])
+                try insert.bind(1, firstID + Int64(index))
+                for row in 0..<size {
+                    try insert.bind(Int32(3 * row + 2), messageIDs[index + row])
+                    try insert.bind(Int32(3 * row + 3), hwids[index + row])
+                    try insert.bind(Int32(3 * row + 4), attempts[index + row])
+                }
+                try insert.run()
+                index += size
+            }
+        }
+    }
+
+    /// Delivery records per multi-row INSERT (a power of two).
     static let rowsPerInsert = 256
 
-    /// The multi-row INSERT of `count` records (each count's text is prepared once and cached:
-    /// a full chunk of a large fan-out, or the few records of each small message).
-    private static func multiRowInsert(_ count: Int) -> String {
-        count < smallMultiRowInserts.count ? smallMultiRowInserts[count] : multiRowInsertText(count)
+    /// The multi-row INSERTs of 1, 2, 4 … `rowsPerInsert` records, by the power of two: `?1`
+    /// is the first record's id (the others follow it), then each record's message id, hwid
+    /// and attempt.
+    static let multiRowInserts: [String] = (0...rowsPerInsert.trailingZeroBitCount).map { power in
+        "INSERT INTO deliveries (id, message_id, hwid, attempt, state) VALUES "
+            + (0..<(1 << power)).map { "(?1 + \($0), ?\(3 * $0 + 2), ?\(3 * $0 + 3), ?\(3 * $0 + 4), 0)" }.joined(separator: ", ")
     }
 
-    private static func multiRowInsertText(_ count: Int) -> String {
-        "INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES "
-            + (0..<count).map { "(?1, ?\(2 * $0 + 2), ?\(2 * $0 + 3), 0)" }.joined(separator: ", ")
-    }
-
-    /// The texts for 0…`multiRowSmallLimit` records, built once.
-    private static let smallMultiRowInserts = (0...multiRowSmallLimit).map(multiRowInsertText)
-
-    /// Small chunks up to this many records go in one statement too; larger partial chunks
-    /// (the last of a large fan-out) row by row, so that the cache holds few statement texts.
-    static let multiRowSmallLimit = 128
-
-    /// Inserts the records with one statement and appends their ids. Without an
-    /// explicit id, each row gets one more than the largest id in the table, so the ids of one
-    /// statement are consecutive and end at the last insert rowid; the first is checked anyway.
-    private static func insertRows(_ rows: ArraySlice<NewDeliveryRecord>, messageID: Int64, on connection: SQLiteConnection,
-                                   into ids: inout [UInt64]) throws(SQLiteError) {
-        var values: [SQLValue] = [.int(messageID)]
-        values.reserveCapacity(2 * rows.count + 1)
-        for row in rows {
-            values.append(.text(row.hwid))
-            values.append(.int(Int64(row.attempt)))
-        }
-        try connection.statement(multiRowInsert(rows.count)).bind(values).run()
-        let last = connection.lastInsertRowID
-        let first = last - Int64(rows.count) + 1
-        let check = try connection.statement("SELECT hwid FROM deliveries WHERE id = ?1")
-        try check.bind(.int(first))
-        let found = try check.step() ? check.text(0) : nil
-        check.reset()
-        guard connection.changes == rows.count, found == rows.first?.hwid else {
-            throw SQLiteError(code: 1, message: "delivery ids of a multi-row insert are not consecutive", context: "insert deliveries")
-        }
-        for offset in 0..<Int64(rows.count) { ids.append(UInt64(first + offset)) }
-    }
-
-    private static func apply(_ step: FanOutStep, on connection: SQLiteConnection) throws(SQLiteError) -> [UInt64] {
-        if step.startsSending {
-            try connection.statement("UPDATE messages SET status = 2 WHERE id = ?1 AND status IN (1, 2)").bind(.int(step.messageID)).run()
-            if connection.changes == 0 { return [] }
-        }
+    /// Writes one step: the message row first (one UPDATE: counters, cursor, open range, status;
+    /// for a first step only if the message is still scheduled or sending, else nothing is
+    /// written and nothing handed over), then the outcomes and badge changes; its new attempt
+    /// records are added to `records` (inserted at the end of the job).
+    private static func apply(_ step: FanOutStep, on connection: SQLiteConnection,
+                              records: inout NewRecords) throws(SQLiteError) -> [UInt64] {
         var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
+        for result in step.results {
+            switch result.result {
+            case .sent: sent += 1
+            case .failed(_, let invalidToken, _):
+                failed += 1
+                if invalidToken { invalid += 1 }
+            case .retryPending: break
+            }
+        }
+        let count = Int64(step.handOver.count)
+        let firstID = count == 0 ? 0 : try records.reserve(step.handOver.count, on: connection)
+        // The outcomes recorded here close the older records: the open range is now this batch's,
+        // from the batch still with the gateway if there is one.
+        let openFrom = step.openSince.map { Int64($0) } ?? (count == 0 ? 0 : firstID)
+        let openTo = count > 0 ? firstID + count - 1 : (step.openSince == nil ? -1 : Int64.max)
+        try connection.statement("""
+            UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
+                targeted = targeted + ?5, cursor = COALESCE(?6, cursor),
+                status = CASE WHEN ?7 THEN 3 WHEN ?10 THEN 2 ELSE status END, open_from = ?8, open_to = ?9
+            WHERE id = ?1 AND (NOT ?10 OR status IN (1, 2))
+            """)
+            .bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
+                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0), .int(openFrom), .int(openTo),
+                  .int(step.startsSending ? 1 : 0))
+            .run()
+        // Cancelled (or gone) before it started: nothing written, nothing to hand over.
+        if step.startsSending, connection.changes == 0 { return [] }
+
         var failuresByReason: [String: Int64] = [:]
         let setState = try connection.statement("UPDATE deliveries SET state = ?2, reason = ?3 WHERE id = ?1")
         for result in step.results {
@@ -227,10 +379,8 @@ extension SQLiteStore {
             switch result.result {
             case .sent:
                 // Left at state 0: moving the open range past it records it as sent.
-                sent += 1
-            case .failed(let reason, let invalidToken, let deadToken):
-                failed += 1
-                if invalidToken { invalid += 1 }
+                break
+            case .failed(let reason, _, let deadToken):
                 failuresByReason[reason, default: 0] += 1
                 try setState.bind(.int(id), .int(DeliveryState.failed.rawValue), .text(reason)).run()
                 if let deadToken {
@@ -252,41 +402,17 @@ extension SQLiteStore {
         }
         var ids: [UInt64] = []
         ids.reserveCapacity(step.handOver.count)
-        let insert = try connection.statement("INSERT INTO deliveries (message_id, hwid, attempt, state) VALUES (?1, ?2, ?3, 0)")
-        var index = 0
-        while index < step.handOver.count {
-            let chunk = step.handOver[index..<min(index + rowsPerInsert, step.handOver.count)]
-            if chunk.count == rowsPerInsert || (chunk.count > 1 && chunk.count <= multiRowSmallLimit),
-               chunk.allSatisfy({ $0.replaces == nil }) {
-                try insertRows(chunk, messageID: step.messageID, on: connection, into: &ids)
-            } else {
-                for delivery in chunk {
-                    if let replaced = delivery.replaces {
-                        try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
-                    }
-                    try insert.bind(.int(step.messageID), .text(delivery.hwid), .int(Int64(delivery.attempt))).run()
-                    ids.append(UInt64(connection.lastInsertRowID))
-                }
+        for (offset, delivery) in step.handOver.enumerated() {
+            if let replaced = delivery.replaces {
+                try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
             }
-            index += chunk.count
+            records.add(messageID: step.messageID, hwid: delivery.hwid, attempt: delivery.attempt)
+            ids.append(UInt64(firstID + Int64(offset)))
         }
         for (hwid, badge) in step.badges {
             try connection.statement("UPDATE devices SET badge = ?3 WHERE app_id = ?1 AND hwid = ?2")
                 .bind(.int(step.applicationID), .text(hwid), .int(badge)).run()
         }
-        // The outcomes recorded here close the older records: the open range is now this batch's,
-        // from the batch still with the gateway if there is one.
-        let openFrom = step.openSince.map { Int64($0) } ?? ids.first.map { Int64($0) } ?? 0
-        let openTo = ids.last.map { Int64($0) } ?? (step.openSince == nil ? -1 : Int64.max)
-        try connection.statement("""
-            UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
-                targeted = targeted + ?5, cursor = COALESCE(?6, cursor), status = CASE WHEN ?7 THEN 3 ELSE status END,
-                open_from = ?8, open_to = ?9
-            WHERE id = ?1
-            """)
-            .bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
-                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0), .int(openFrom), .int(openTo))
-            .run()
         return ids
     }
 }

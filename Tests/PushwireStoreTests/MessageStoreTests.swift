@@ -42,6 +42,70 @@ final class MessageStoreTests: XCTestCase {
         XCTAssertEqual(stats.failures.map(\.reason), ["Unregistered"])
     }
 
+    /// A targeting that only names devices is read one key at a time (`namedTargets`): it
+    /// must select what the general query selects, in SQLite's (UTF-8 byte) order.
+    func testNamedDevicesAreSelectedInByteOrderOnceEachAfterTheCursor() async throws {
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory())
+        defer { store.close() }
+        let app = try await store.createApplication(sampleApplication(code: "MSG01-00002"), initialCategories: [])
+        let precomposed = "\u{E9}", decomposed = "e\u{301}"  // equal as Swift Strings, two hwids to SQLite
+        for (i, hwid) in ["d02", "d03", "d05", "d07", precomposed, decomposed, "z"].enumerated() {
+            try await store.upsertDevice(sampleDevice(app.id, hwid, token: String(format: "%04x", i + 1)), tags: [])
+        }
+        _ = try await store.unregisterDevice(applicationID: app.id, hwid: "d03")
+        func named(_ hwids: [String], after: String? = nil, limit: Int = 10) throws -> [[UInt8]] {
+            try store.targets(applicationID: app.id, TargetingRecord(hwids: hwids), afterHWID: after, limit: limit)
+                .map { Array($0.hwid.utf8) }
+        }
+        let bytes = { (hwids: [String]) in hwids.map { Array($0.utf8) } }
+        // Unknown and unregistered devices left out, a device named twice selected once.
+        XCTAssertEqual(try named(["d07", "d02", "d02", "nobody", "d03", "d05"]), bytes(["d02", "d05", "d07"]))
+        XCTAssertEqual(try named(["d07", "d02", "d05"], after: "d02"), bytes(["d05", "d07"]))
+        XCTAssertEqual(try named(["d07", "d02", "d05"], limit: 2), bytes(["d02", "d05"]))
+        // Byte order ("e" < "z" < 0xC3), and canonically equal hwids are still two devices.
+        XCTAssertEqual(try named([precomposed, "z", decomposed]), bytes([decomposed, "z", precomposed]))
+        XCTAssertEqual(try named([precomposed, "z", decomposed], after: "z"), bytes([precomposed]))
+        // The general query (every device) agrees on the order.
+        XCTAssertEqual(try store.targets(applicationID: app.id, TargetingRecord(), afterHWID: "d07", limit: 10).map { Array($0.hwid.utf8) },
+                       bytes([decomposed, "z", precomposed]))
+    }
+
+    /// Several first steps in one writer job: ids are chosen by the store and run on from the
+    /// largest, a cancelled message writes nothing (and uses no ids), the message row gets its
+    /// status, counters and open range from one update.
+    func testFirstStepsOfSeveralMessagesInOneJob() async throws {
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory())
+        defer { store.close() }
+        let app = try await store.createApplication(sampleApplication(code: "MSG01-00003"), initialCategories: [])
+        let created = try await store.createMessages([newMessage(app.id, code: "A"), newMessage(app.id, code: "B"),
+                                                      newMessage(app.id, code: "C")])
+        // Records that exist already: the next ids follow them.
+        let earlier = try await store.recordFanOutStep(FanOutStep(messageID: created[2].id, applicationID: app.id,
+                                                                  handOver: [NewDeliveryRecord(hwid: "x", attempt: 1)]))
+        let before = try await store.cancelMessage(applicationID: app.id, code: "B")
+        XCTAssertEqual(before, .scheduled)
+        let records = (1...3).map { NewDeliveryRecord(hwid: "h\($0)", attempt: 1) }
+        let ids = try await store.recordFanOutSteps(created.prefix(2).map { message in
+            FanOutStep(messageID: message.id, applicationID: app.id, handOver: records, cursor: "h3", targetedIncrement: 3,
+                       startsSending: true)
+        } + [FanOutStep(messageID: created[0].id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "h4", attempt: 1)],
+                        openSince: earlier[0] + 1)])
+        XCTAssertEqual(ids[0], [earlier[0] + 1, earlier[0] + 2, earlier[0] + 3])
+        XCTAssertEqual(ids[1], [], "a cancelled message hands nothing over")
+        XCTAssertEqual(ids[2], [earlier[0] + 4])
+        XCTAssertEqual(try store.message(id: created[0].id)?.status, .sending)
+        XCTAssertEqual(try store.message(id: created[1].id)?.status, .cancelled)
+        XCTAssertEqual(try store.statistics(messageID: created[1].id).targeted, 0)
+        // All four of A's records are open (handed over, no outcome): a crash closes them.
+        XCTAssertEqual(try store.openDeliveries(messageID: created[0].id).map(\.hwid), ["h1", "h2", "h3", "h4"])
+        _ = try await store.recordFanOutStep(FanOutStep(messageID: created[0].id, applicationID: app.id, results: (ids[0] + ids[2]).map {
+            DeliveryResultRecord(deliveryID: $0, hwid: "", result: .sent)
+        }, finish: true))
+        XCTAssertEqual(try store.message(id: created[0].id)?.status, .done)
+        XCTAssertEqual([try store.statistics(messageID: created[0].id).targeted, try store.statistics(messageID: created[0].id).sent], [3, 4])
+        XCTAssertEqual(try store.openDeliveries(messageID: created[0].id).count, 0)
+    }
+
     func testTransactionIDsAndOutboxStates() async throws {
         let directory = temporaryDataDirectory()
         let store = try SQLiteStore(dataDirectory: directory)

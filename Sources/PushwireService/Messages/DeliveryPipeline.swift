@@ -53,8 +53,8 @@ public final class DeliveryPipeline: Sendable {
         var stopped = false
         /// When the sleeping scheduler wakes by itself, ms since 1970; nil while it works.
         var wakeAtMS: Int64?
-        /// Ids of messages created due now, oldest first, not yet taken by the scheduler.
-        var fresh: [Int64] = []
+        /// Messages created due now, oldest first, not yet taken by the scheduler.
+        var fresh: [MessageRecord] = []
         /// Some were not kept in `fresh` (it was full, or their ids were not given): the
         /// scheduler must look at the outbox.
         var freshOverflowed = false
@@ -124,7 +124,7 @@ public final class DeliveryPipeline: Sendable {
                 if message.sendAtMS > now {
                     state.laterDueAtMS = min(state.laterDueAtMS ?? message.sendAtMS, message.sendAtMS)
                 } else if state.fresh.count < Self.freshCapacity {
-                    state.fresh.append(message.id)
+                    state.fresh.append(message)
                 } else {
                     state.freshOverflowed = true
                 }
@@ -190,6 +190,10 @@ public final class DeliveryPipeline: Sendable {
         var sendingLookedAtMS: Int64?
         // Small scheduled messages claimed in this pass, sent together (`SmallMessagesFanOut`).
         var smallBatch: [MessageRecord] = []
+        // The records of messages handed over in memory, by id, until claimed: they are as
+        // created (scheduled), so they need no read. One cancelled meanwhile is caught by the
+        // first step's write, which checks the status and hands nothing over.
+        var known: [Int64: MessageRecord] = [:]
         while !isStopped {
             let now = Self.nowMS()
             let (fresh, overflowed, laterDueAtMS) = state.withLock { state in
@@ -223,11 +227,17 @@ public final class DeliveryPipeline: Sendable {
                 }
             } else if !fresh.isEmpty {
                 if next == pending.count {
-                    pending = fresh
+                    pending = fresh.map(\.id)
                     next = 0
                 } else {
-                    pending.append(contentsOf: fresh)
+                    pending.append(contentsOf: fresh.map(\.id))
                 }
+            }
+            if !fresh.isEmpty {
+                // Bounded: entries not claimed (their ids dropped by a look at the outbox, which
+                // finds them again) are forgotten rather than kept forever.
+                if known.count > 2 * Self.freshCapacity { known.removeAll(keepingCapacity: true) }
+                for message in fresh { known[message.id] = message }
             }
             // Claim as many as there are free slots, then read them in one read transaction
             // (one each cost a transaction while the writer commits hundreds of times a second).
@@ -244,8 +254,16 @@ public final class DeliveryPipeline: Sendable {
                 if outcome { claimed.append((next, id)) }
                 next += 1
             }
-            // Read after the claim; one cancelled (or finished) since its id was read is skipped.
-            let read = claimed.isEmpty ? [:] : ((try? store.messages(ids: claimed.map(\.id))) ?? [:])
+            // Read after the claim (those not known in memory); one cancelled (or finished) since
+            // its id was read is skipped.
+            var read: [Int64: MessageRecord] = [:]
+            var unknown: [Int64] = []
+            for entry in claimed {
+                if let message = known.removeValue(forKey: entry.id) { read[entry.id] = message } else { unknown.append(entry.id) }
+            }
+            if !unknown.isEmpty {
+                for (id, message) in (try? store.messages(ids: unknown)) ?? [:] { read[id] = message }
+            }
             for (position, entry) in claimed.enumerated() {
                 guard let message = read[entry.id], message.status == .scheduled || message.status == .sending else {
                     state.withLock { _ = $0.running.remove(entry.id) }
@@ -266,6 +284,10 @@ public final class DeliveryPipeline: Sendable {
                 guard admitted else {
                     state.withLock { state in
                         for later in claimed[position...] { state.running.remove(later.id) }
+                    }
+                    // Kept for when they are claimed again (only this loop starts messages).
+                    for later in claimed[position...] {
+                        if let message = read[later.id], message.status == .scheduled { known[later.id] = message }
                     }
                     next = entry.index
                     break
