@@ -6,17 +6,26 @@ import Synchronization
 /// (fsync, `synchronous=FULL`), and only then completes each of them.
 ///
 /// Each write runs inside its own SAVEPOINT, so one that fails (a unique name taken, a tag that
-/// cannot be incremented) is rolled back alone and the rest of the batch still commits.
+/// cannot be incremented) is rolled back alone and the rest of the batch still commits. Adjacent
+/// writes that can be merged (`MergeableWrite`: device registrations) run as multi-row statements,
+/// with the same per-write outcomes.
 final class GroupCommitWriter: Sendable {
     /// A queued write: runs on the writer's connection inside the batch's transaction and returns
     /// what to do once the transaction committed (nil) or failed (the error).
     struct Job: Sendable {
-        let run: @Sendable (SQLiteConnection) -> @Sendable (StoreError?) -> Void
-        let fail: @Sendable (StoreError) -> Void
+        let work: Work
         /// Not counted when the writer waits for the next round's jobs (see `run`): its caller
         /// does not send another write as soon as this one completes (a fan-out's step, whose
         /// next write waits for a gateway), so waiting for it only delays everyone else.
         var isBackground = false
+
+        /// Completes the job with `error` without running it (the batch could not begin).
+        func fail(_ error: StoreError) {
+            switch work {
+            case .closure(_, let fail): fail(error)
+            case .mergeable(let write): write.complete(error)
+            }
+        }
     }
 
     private struct State {
@@ -74,11 +83,18 @@ final class GroupCommitWriter: Sendable {
         isBackground: Bool = false,
         completion: @escaping @Sendable (Result<T, StoreError>) -> Void
     ) {
-        let job = Job(run: { connection in
+        let job = Job(work: .closure(run: { connection in
             let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
             return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
-        }, fail: { completion(.failure($0)) }, isBackground: isBackground)
+        }, fail: { completion(.failure($0)) }), isBackground: isBackground)
         if !enqueue(job) { completion(.failure(.closed)) }
+    }
+
+    /// Queues `write` for the next batch, where it runs merged with the adjacent queued writes of
+    /// its type (see `MergeableWrite`); it completes itself once the batch is durable (or failed).
+    /// No closure per write: the write carries its data and its completion.
+    func write(_ write: some MergeableWrite, isBackground: Bool = false) {
+        if !enqueue(Job(work: .mergeable(write), isBackground: isBackground)) { write.complete(.closed) }
     }
 
     private static func runAlone<T>(_ connection: SQLiteConnection,
@@ -110,7 +126,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// A constraint violation is a conflict (a unique name taken); other errors pass unchanged.
-    private static func mapped(_ error: StoreError) -> StoreError {
+    static func mapped(_ error: StoreError) -> StoreError {
         if case .sqlite(let sqliteError) = error, sqliteError.primaryCode == 19 /* SQLITE_CONSTRAINT */ {
             return .conflict(sqliteError.message)
         }
@@ -217,7 +233,7 @@ final class GroupCommitWriter: Sendable {
             for job in batch { job.fail(.sqlite(error)) }
             return 0
         }
-        let completions = batch.map { $0.run(connection) }
+        let completions = GroupCommitWriter.runJobs(batch, on: connection)
         var commitError: StoreError?
         let started = DispatchTime.now().uptimeNanoseconds
         defer { for complete in completions { complete(commitError) } }
