@@ -20,6 +20,16 @@ final class RegistrationFingerprints: Sendable {
         var entries: [Int: Int] = [:]
         var writing: [Int: Writing] = [:]
 
+        mutating func beginWrite(key: Int) {
+            if var writing = self.writing[key] {
+                writing.active += 1
+                writing.overlapped = true
+                self.writing[key] = writing
+            } else {
+                self.writing[key] = Writing(active: 1, overlapped: false)
+            }
+        }
+
         mutating func insert(key: Int, fingerprint: Int, capacity: Int) {
             if entries.count >= capacity { entries.removeAll() }
             entries[key] = fingerprint
@@ -53,6 +63,19 @@ final class RegistrationFingerprints: Sendable {
         state.withLock { $0.entries[key] == fingerprint }
     }
 
+    /// Whether the device last registered with exactly this fingerprint; when not, begins its
+    /// write as `beginWrite` does — one lock and one lookup for the fast path's new devices.
+    func matchesElseBeginWrite(key: Int, fingerprint: Int) -> Bool {
+        state.withLock { state in
+            if let index = state.entries.index(forKey: key) {
+                if state.entries.values[index] == fingerprint { return true }
+                state.entries.remove(at: index)
+            }
+            state.beginWrite(key: key)
+            return false
+        }
+    }
+
     /// Remembers a registration found identical in the store, unless a write of the device is in
     /// flight (whose outcome the read may not reflect).
     func rememberStored(key: Int, fingerprint: Int) {
@@ -66,13 +89,7 @@ final class RegistrationFingerprints: Sendable {
     func beginWrite(key: Int) {
         state.withLock { state in
             state.entries[key] = nil
-            if var writing = state.writing[key] {
-                writing.active += 1
-                writing.overlapped = true
-                state.writing[key] = writing
-            } else {
-                state.writing[key] = Writing(active: 1, overlapped: false)
-            }
+            state.beginWrite(key: key)
         }
     }
 

@@ -8,9 +8,18 @@ import Foundation
 /// writes nothing, without a read before the write. Two registrations of one hwid in a group
 /// are applied in order, as separate statements would be (SQLite runs a statement's rows in
 /// VALUES order, and the second conflicts with the first).
-struct DeviceUpsert: MergeableWrite {
+///
+/// A class: the writer holds it as `any MergeableWrite`, which then stores one reference (a
+/// struct this size would be boxed anyway), and gathering a group for `run` retains each write
+/// once instead of copying five strings and a closure.
+final class DeviceUpsert: MergeableWrite {
     let device: DeviceRecord
     let completion: @Sendable (StoreError?) -> Void
+
+    init(device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
+        self.device = device
+        self.completion = completion
+    }
 
     /// Powers of two up to the usual batch (64 in flight): any run is at most 7 statements, and
     /// the 7 prepared variants stay cached on the writer's connection.
