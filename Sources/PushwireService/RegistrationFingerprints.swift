@@ -36,11 +36,28 @@ final class RegistrationFingerprints: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    /// One lock and two dictionaries per shard: both event loops check and end registrations
+    /// all the time, and with a single lock they contended for it (`Mutex._lockSlow` was a few
+    /// percent of a loop's samples in `perf`); smaller tables also grow in smaller steps.
+    private final class Shard: Sendable {
+        let state = Mutex(State())
+    }
+
+    private static let shardBits = 5
+    private let shards: [Shard]
+    /// Entries per shard before it starts over.
     private let capacity: Int
 
     init(capacity: Int = 2_000_000) {
-        self.capacity = capacity
+        self.shards = (0 ..< 1 << Self.shardBits).map { _ in Shard() }
+        self.capacity = max(1, capacity >> Self.shardBits)
+    }
+
+    /// The shard of `key`, from its top bits after a multiplicative mix (keys are hashes, but
+    /// the mix also spreads small or patterned ones).
+    private func shard(_ key: Int) -> Shard {
+        let mixed = UInt64(UInt(bitPattern: key)) &* 0x9E37_79B9_7F4A_7C15
+        return shards[Int(truncatingIfNeeded: mixed >> UInt64(64 - Self.shardBits))]
     }
 
     static func key(applicationID: Int64, hwid: String) -> Int {
@@ -60,13 +77,13 @@ final class RegistrationFingerprints: Sendable {
 
     /// Whether the device last registered with exactly this fingerprint.
     func matches(key: Int, fingerprint: Int) -> Bool {
-        state.withLock { $0.entries[key] == fingerprint }
+        shard(key).state.withLock { $0.entries[key] == fingerprint }
     }
 
     /// Whether the device last registered with exactly this fingerprint; when not, begins its
     /// write as `beginWrite` does — one lock and one lookup for the fast path's new devices.
     func matchesElseBeginWrite(key: Int, fingerprint: Int) -> Bool {
-        state.withLock { state in
+        shard(key).state.withLock { state in
             if let index = state.entries.index(forKey: key) {
                 if state.entries.values[index] == fingerprint { return true }
                 state.entries.remove(at: index)
@@ -79,7 +96,7 @@ final class RegistrationFingerprints: Sendable {
     /// Remembers a registration found identical in the store, unless a write of the device is in
     /// flight (whose outcome the read may not reflect).
     func rememberStored(key: Int, fingerprint: Int) {
-        state.withLock { state in
+        shard(key).state.withLock { state in
             guard state.writing[key] == nil else { return }
             state.insert(key: key, fingerprint: fingerprint, capacity: capacity)
         }
@@ -87,7 +104,7 @@ final class RegistrationFingerprints: Sendable {
 
     /// Call before writing the device (registration, tags, unregister): forgets its fingerprint.
     func beginWrite(key: Int) {
-        state.withLock { state in
+        shard(key).state.withLock { state in
             state.entries[key] = nil
             state.beginWrite(key: key)
         }
@@ -96,7 +113,7 @@ final class RegistrationFingerprints: Sendable {
     /// Call after the write finished (durably, or not): remembers `fingerprint` (nil for writes
     /// other than registrations, or failed ones) when no other write of the device overlapped.
     func endWrite(key: Int, fingerprint: Int?) {
-        state.withLock { state in
+        shard(key).state.withLock { state in
             guard var writing = state.writing[key] else { return }
             writing.active -= 1
             if let fingerprint, !writing.overlapped {
