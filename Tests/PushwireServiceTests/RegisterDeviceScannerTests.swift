@@ -43,3 +43,19 @@ final class RegisterDeviceScannerTests: XCTestCase {
         XCTAssertNil(scan([0x12, 0x05, 0x61]))
     }
 }
+
+/// The language check's table agrees with the list it is built from, for every two-letter string.
+final class LanguageCheckTests: XCTestCase {
+    func testTableAgreesWithTheList() {
+        let letters = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
+        for first in letters {
+            for second in letters {
+                let code = String([first, second])
+                XCTAssertEqual(DeviceValidation.isLanguageCode(code), LanguageCodes.isValid(code), code)
+            }
+        }
+        for code in ["", "e", "eng", "EN", "en-US", "é"] {
+            XCTAssertEqual(DeviceValidation.isLanguageCode(code), LanguageCodes.isValid(code), code)
+        }
+    }
+}
