@@ -41,6 +41,9 @@ final class JobInbox: Sendable {
         }
     }
 
+    /// Whether `stop` was called.
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
     /// The jobs queued since the last call, and whether the thread should stop.
     func take() -> (jobs: [APNsJob], stopping: Bool) {
         state.withLock { state in

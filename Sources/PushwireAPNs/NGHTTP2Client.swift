@@ -144,16 +144,23 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         return wait <= .zero ? 0 : Int32(Self.milliseconds(wait) + 1)
     }
 
-    private func drainWakePipe() {
+    private func drainWakePipe() { Self.drain(wakeRead) }
+
+    /// Reads a non-blocking pipe empty (its bytes are only wake-ups).
+    static func drain(_ pipe: Int32) {
         var bytes = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &bytes, bytes.count) > 0 {}
+        while read(pipe, &bytes, bytes.count) > 0 {}
     }
 
     private func connect() {
         let deadline = ContinuousClock.now + configuration.connectTimeout
         do throws(ConnectionFailure) {
-            let socket = try TLSSocket.connect(to: endpoint, context: tlsContext, deadline: deadline)
+            let cancellation = ConnectCancellation(wakeDescriptor: wakeRead) { [inbox] in inbox.isStopping }
+            let socket = try TLSSocket.connect(to: endpoint, context: tlsContext, deadline: deadline, cancellation: cancellation)
             connection = try NGHTTP2Connection(socket: socket, authority: endpoint.authority, maxConcurrentStreams: configuration.maxConcurrentStreams)
+        } catch where error == .cancelled {
+            // Told to stop while connecting: the loop shuts down next and answers the queue.
+            return
         } catch {
             // Nothing was sent: every queued job failed one attempt.
             let waiting = queue[queueHead...]

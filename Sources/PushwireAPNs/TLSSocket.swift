@@ -5,6 +5,18 @@ import Glibc
 /// notifications that could not be sent.
 struct ConnectionFailure: Error, Equatable {
     var reason: String
+
+    /// The connect gave up because its client was told to stop.
+    static let cancelled = ConnectionFailure(reason: "gateway shut down")
+}
+
+/// Lets a connect in progress give up as soon as its client is told to stop, rather than at its
+/// deadline: the client's wake-up pipe is polled beside the socket.
+struct ConnectCancellation {
+    /// The read end of the client's non-blocking wake-up pipe; drained when it turns readable.
+    let wakeDescriptor: Int32
+    /// Whether the wake-up meant stop (a new job wakes the pipe too; the connect then goes on).
+    let isCancelled: () -> Bool
 }
 
 /// A TLS client connection over a non-blocking TCP socket: connect, handshake with ALPN `h2` and
@@ -55,14 +67,16 @@ final class TLSSocket {
     /// Connects to `endpoint` and completes the TLS handshake before `deadline`.
     /// - Throws: `ConnectionFailure` when no address answers, the certificate does not verify for
     ///   the host, or the server does not select `h2`.
-    static func connect(to endpoint: APNsEndpoint, context: OpaquePointer, deadline: ContinuousClock.Instant) throws(ConnectionFailure) -> TLSSocket {
-        let descriptor = try connectTCP(endpoint, deadline: deadline)
+    ///   `.cancelled` when `cancellation` says so first.
+    static func connect(to endpoint: APNsEndpoint, context: OpaquePointer, deadline: ContinuousClock.Instant,
+                        cancellation: ConnectCancellation) throws(ConnectionFailure) -> TLSSocket {
+        let descriptor = try connectTCP(endpoint, deadline: deadline, cancellation: cancellation)
         guard let ssl = SSL_new(context) else {
             close(descriptor)
             throw ConnectionFailure(reason: "TLS: \(lastError())")
         }
         let socket = TLSSocket(descriptor: descriptor, ssl: ssl)
-        try socket.handshake(endpoint, deadline: deadline)
+        try socket.handshake(endpoint, deadline: deadline, cancellation: cancellation)
         return socket
     }
 
@@ -76,7 +90,8 @@ final class TLSSocket {
         close(descriptor)
     }
 
-    private func handshake(_ endpoint: APNsEndpoint, deadline: ContinuousClock.Instant) throws(ConnectionFailure) {
+    private func handshake(_ endpoint: APNsEndpoint, deadline: ContinuousClock.Instant,
+                           cancellation: ConnectCancellation) throws(ConnectionFailure) {
         SSL_set_fd(ssl, descriptor)
         cossl_set_write_modes(ssl)
         if endpoint.isIPLiteral {
@@ -106,7 +121,7 @@ final class TLSSocket {
                 let why = error == SSL_ERROR_SYSCALL ? "connection closed during the handshake" : Self.lastError()
                 throw ConnectionFailure(reason: "TLS handshake: \(why)")
             }
-            try Self.wait(descriptor, events: events, deadline: deadline, doing: "TLS handshake")
+            try Self.wait(descriptor, events: events, deadline: deadline, cancellation: cancellation, doing: "TLS handshake")
         }
         var selected: UnsafePointer<UInt8>?
         var length: UInt32 = 0
@@ -159,7 +174,8 @@ final class TLSSocket {
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func connectTCP(_ endpoint: APNsEndpoint, deadline: ContinuousClock.Instant) throws(ConnectionFailure) -> Int32 {
+    private static func connectTCP(_ endpoint: APNsEndpoint, deadline: ContinuousClock.Instant,
+                                   cancellation: ConnectCancellation) throws(ConnectionFailure) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -179,7 +195,7 @@ final class TLSSocket {
             do throws(ConnectionFailure) {
                 if Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0 {
                     guard errno == EINPROGRESS else { throw ConnectionFailure(reason: "connect: \(String(cString: strerror(errno)))") }
-                    try wait(descriptor, events: Int16(POLLOUT), deadline: deadline, doing: "connect")
+                    try wait(descriptor, events: Int16(POLLOUT), deadline: deadline, cancellation: cancellation, doing: "connect")
                     var error: Int32 = 0
                     var length = socklen_t(MemoryLayout<Int32>.size)
                     getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
@@ -191,21 +207,31 @@ final class TLSSocket {
                 return descriptor
             } catch {
                 close(descriptor)
+                if error == .cancelled { throw error }
                 lastFailure = error
             }
         }
         throw lastFailure
     }
 
-    /// Polls `descriptor` for `events` until ready or `deadline`.
-    private static func wait(_ descriptor: Int32, events: Int16, deadline: ContinuousClock.Instant, doing what: String) throws(ConnectionFailure) {
+    /// Polls `descriptor` for `events` until ready, `deadline`, or cancellation.
+    private static func wait(_ descriptor: Int32, events: Int16, deadline: ContinuousClock.Instant,
+                             cancellation: ConnectCancellation, doing what: String) throws(ConnectionFailure) {
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { throw ConnectionFailure(reason: "\(what) timed out") }
-            var entry = pollfd(fd: descriptor, events: events, revents: 0)
-            let ready = poll(&entry, 1, Int32(min(1000, NGHTTP2Client.milliseconds(left) + 1)))
-            if ready > 0 { return }
-            if ready < 0 && errno != EINTR { throw ConnectionFailure(reason: "\(what): poll: \(String(cString: strerror(errno)))") }
+            var entries = [pollfd(fd: descriptor, events: events, revents: 0),
+                           pollfd(fd: cancellation.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&entries, 2, Int32(min(1000, NGHTTP2Client.milliseconds(left) + 1)))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw ConnectionFailure(reason: "\(what): poll: \(String(cString: strerror(errno)))")
+            }
+            if entries[1].revents != 0 {
+                NGHTTP2Client.drain(cancellation.wakeDescriptor)
+                if cancellation.isCancelled() { throw .cancelled }
+            }
+            if entries[0].revents != 0 { return }
         }
     }
 }

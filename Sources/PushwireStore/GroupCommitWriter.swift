@@ -2,8 +2,11 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The one thread that writes: it takes every queued write, runs them in one transaction, commits
-/// (fsync, `synchronous=FULL`), and only then completes each of them.
+/// The one thread that writes: it runs every queued write in one open transaction, commits it
+/// (`synchronous=NORMAL`: the WAL is written, not yet fsynced) and hands the completions to the
+/// `WALSyncer`, which runs them once an fsync made the commit durable. A caller is acknowledged
+/// only then, so the store keeps `synchronous=FULL`'s promise while the writer runs the next
+/// transaction during the fsync.
 ///
 /// Each write runs inside its own SAVEPOINT, so one that fails (a unique name taken, a tag that
 /// cannot be incremented) is rolled back alone and the rest of the batch still commits. Adjacent
@@ -11,15 +14,11 @@ import Synchronization
 /// with the same per-write outcomes.
 final class GroupCommitWriter: Sendable {
     /// A queued write: runs on the writer's connection inside the batch's transaction and returns
-    /// what to do once the transaction committed (nil) or failed (the error).
+    /// what to do once the transaction is durable (nil) or failed (the error).
     struct Job: Sendable {
         let work: Work
-        /// Not counted when the writer waits for the next round's jobs (see `run`): its caller
-        /// does not send another write as soon as this one completes (a fan-out's step, whose
-        /// next write waits for a gateway), so waiting for it only delays everyone else.
-        var isBackground = false
 
-        /// Completes the job with `error` without running it (the batch could not begin).
+        /// Completes the job with `error` without running it (its transaction could not begin).
         func fail(_ error: StoreError) {
             switch work {
             case .closure(_, let fail): fail(error)
@@ -30,10 +29,9 @@ final class GroupCommitWriter: Sendable {
 
     private struct State {
         var jobs: [Job] = []
-        /// Jobs in `jobs` that are not `isBackground`.
-        var foreground = 0
         var sleeping = false
-        /// While sleeping: wake the writer once this many jobs are queued.
+        /// While sleeping: wake the writer once this many jobs are queued (the syncer ending a
+        /// sync wakes it regardless).
         var wakeAt = 1
         var closed = false
         var transactions = 0
@@ -44,10 +42,14 @@ final class GroupCommitWriter: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
     private let connection: SQLiteConnection
+    private let syncer: WALSyncer
 
-    /// Starts the writer thread on `connection`, which it then owns.
-    init(connection: SQLiteConnection) {
+    /// Starts the writer thread on `connection` (in WAL mode, `synchronous=NORMAL`), which it
+    /// then owns, and its syncer on the WAL of the database at `connection.path`.
+    init(connection: SQLiteConnection) throws(StoreError) {
         self.connection = connection
+        let wakeUp = self.wakeUp
+        self.syncer = try WALSyncer(databasePath: connection.path) { wakeUp.signal() }
         let thread = Thread { [self] in self.run() }
         thread.name = "pushwire-store-writer"
         thread.start()
@@ -59,18 +61,15 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Runs `body` in the next batch; returns its result once the batch is durable.
-    ///
-    /// - Parameter isBackground: see `Job.isBackground`.
-    func write<T: Sendable>(isBackground: Bool = false,
-                            _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
         let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            write(body, isBackground: isBackground) { continuation.resume(returning: $0) }
+            write(body) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
 
     /// Runs `body` in the next batch and hands its result to `completion` once the batch is
-    /// durable (or failed), on the writer's thread: `completion` must be quick (hop elsewhere
+    /// durable (or failed), on the syncer's thread: `completion` must be quick (hop elsewhere
     /// for real work). For callers that are not in a task, such as the server's event loop,
     /// this saves a task and a continuation per write.
     ///
@@ -80,21 +79,20 @@ final class GroupCommitWriter: Sendable {
     func write<T: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T,
         isOneStatement: Bool = false,
-        isBackground: Bool = false,
         completion: @escaping @Sendable (Result<T, StoreError>) -> Void
     ) {
         let job = Job(work: .closure(run: { connection in
             let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
             return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
-        }, fail: { completion(.failure($0)) }), isBackground: isBackground)
+        }, fail: { completion(.failure($0)) }))
         if !enqueue(job) { completion(.failure(.closed)) }
     }
 
     /// Queues `write` for the next batch, where it runs merged with the adjacent queued writes of
-    /// its type (see `MergeableWrite`); it completes itself once the batch is durable (or failed).
-    /// No closure per write: the write carries its data and its completion.
-    func write(_ write: some MergeableWrite, isBackground: Bool = false) {
-        if !enqueue(Job(work: .mergeable(write), isBackground: isBackground)) { write.complete(.closed) }
+    /// its type (see `MergeableWrite`); it completes itself once its transaction is durable (or
+    /// failed). No closure per write to queue it: the write carries its data and its completion.
+    func write(_ write: some MergeableWrite) {
+        if !enqueue(Job(work: .mergeable(write))) { write.complete(.closed) }
     }
 
     private static func runAlone<T>(_ connection: SQLiteConnection,
@@ -137,14 +135,9 @@ final class GroupCommitWriter: Sendable {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
             if state.closed { return (false, false) }
             state.jobs.append(job)
-            if !job.isBackground { state.foreground += 1 }
-            // A background job wakes a writer that sleeps for want of any job, not one that
-            // waits for the rest of a round.
-            if state.sleeping, job.isBackground ? state.wakeAt == 0 : state.foreground >= state.wakeAt {
-                state.sleeping = false
-                return (true, true)
-            }
-            return (true, false)
+            guard state.sleeping, state.jobs.count >= state.wakeAt else { return (true, false) }
+            state.sleeping = false
+            return (true, true)
         }
         if wake { wakeUp.signal() }
         return accepted
@@ -165,94 +158,99 @@ final class GroupCommitWriter: Sendable {
     /// What the writer does next.
     private enum Step {
         case stop
-        /// Sleep until woken, or until the deadline (uptime nanoseconds) when there is one.
-        case sleep(until: UInt64?)
-        case commit([Job])
+        /// Sleep until a job arrives or the syncer becomes idle.
+        case sleep
+        /// Run these jobs in the open transaction (opening one first if needed).
+        case run([Job])
+        /// Commit the open transaction and hand its completions to the syncer.
+        case commit
     }
 
-    /// The longest the writer holds queued jobs back for the rest of a round (see `run`).
-    static let maximumPatienceNanos: UInt64 = 5_000_000
+    /// The most jobs one transaction holds before it commits even while the syncer is busy (the
+    /// syncer then covers several commits with one fsync): bounds the transaction's size.
+    static let maximumJobsPerTransaction = 4096
+
+    /// While its transaction waits for the syncer, the writer sleeps until this many jobs are
+    /// queued rather than waking for each: a wake-up costs more than running a job, and the jobs
+    /// cannot be acknowledged before the sync in flight ends anyway.
+    static let jobsPerWakeUpWhileSyncing = 16
 
     private func run() {
-        // Group commit with patience, as PostgreSQL's commit_delay: when a batch commits, the
-        // callers it completes usually send their next write right away (a device registering,
-        // a client keeping 64 calls in flight). Committing whatever is queued at once splits them
-        // into two alternating half batches, each paying a full fsync. So after a commit the
-        // writer expects as many jobs as were in play (the batch it completed plus those queued
-        // meanwhile) and waits for them, but never longer than the last COMMIT took (its fsync,
-        // capped): waiting is worth at most the fsync that a second, smaller batch would cost.
-        // So when fsync is cheap and CPU is the bound, the writer hardly waits, and the callers'
-        // work overlaps its own; when fsync is dear, each one carries a full round. A sequential
-        // caller, whose next write completes the expected count by itself, never waits.
-        var expected = 1
-        var deadline: UInt64 = 0
+        // Pipelined group commit. Jobs run as they arrive inside one open transaction; it commits
+        // when the syncer is idle, i.e. as soon as a commit's fsync could start. While an fsync is
+        // in flight the writer keeps running newly queued jobs in the next transaction instead of
+        // waiting, so SQLite's work overlaps the disk's, and each fsync covers everything that
+        // arrived during the previous one. With a slow disk transactions grow; with a fast one
+        // they commit almost at once.
+        var open: [@Sendable (StoreError?) -> Void] = []
+        var inTransaction = false
         while true {
             let step = state.withLock { state -> Step in
-                if state.jobs.isEmpty {
-                    if state.closed { return .stop }
-                    state.sleeping = true
-                    state.wakeAt = 0
-                    return .sleep(until: nil)
+                if !state.jobs.isEmpty, open.count < Self.maximumJobsPerTransaction {
+                    let jobs = state.jobs
+                    state.jobs.removeAll(keepingCapacity: true)
+                    return .run(jobs)
                 }
-                if state.foreground < expected, !state.closed, DispatchTime.now().uptimeNanoseconds < deadline {
+                if inTransaction {
+                    if state.closed || !syncer.isBusy || open.count >= Self.maximumJobsPerTransaction { return .commit }
                     state.sleeping = true
-                    state.wakeAt = expected
-                    return .sleep(until: deadline)
+                    state.wakeAt = Self.jobsPerWakeUpWhileSyncing
+                    return .sleep
                 }
-                state.sleeping = false
-                let jobs = state.jobs
-                state.jobs.removeAll(keepingCapacity: true)
-                state.foreground = 0
-                return .commit(jobs)
+                if state.closed { return .stop }
+                state.sleeping = true
+                state.wakeAt = 1
+                return .sleep
             }
             switch step {
             case .stop:
+                syncer.close()
                 stopped.signal()
                 return
-            case .sleep(until: nil):
+            case .sleep:
                 wakeUp.wait()
-            case .sleep(until: let until?):
-                // A signal that arrives after the timeout is left in the semaphore and only
-                // causes one extra pass through this loop.
-                _ = wakeUp.wait(timeout: DispatchTime(uptimeNanoseconds: until))
-            case .commit(let batch):
-                let commitNanos = commit(batch)
-                let queued = state.withLock { $0.foreground }
-                expected = batch.reduce(0) { $0 + ($1.isBackground ? 0 : 1) } + queued
-                deadline = DispatchTime.now().uptimeNanoseconds + min(commitNanos, Self.maximumPatienceNanos)
+                state.withLock { $0.sleeping = false }
+            case .run(let jobs):
+                if !inTransaction {
+                    if let failure = syncer.failure ?? begin() {
+                        for job in jobs { job.fail(failure) }
+                        continue
+                    }
+                    inTransaction = true
+                }
+                GroupCommitWriter.runJobs(jobs, on: connection, into: &open)
+                state.withLock { $0.writes += jobs.count }
+            case .commit:
+                commit(open)
+                open.removeAll(keepingCapacity: true)
+                inTransaction = false
             }
         }
     }
 
-    /// Runs and commits `batch`, then completes its jobs; returns how long the COMMIT (the WAL
-    /// write and its fsync) took, in nanoseconds.
-    private func commit(_ batch: [Job]) -> UInt64 {
+    /// Opens the batch's transaction; the error when it cannot.
+    private func begin() -> StoreError? {
         do {
             try connection.statement("BEGIN IMMEDIATE" as StaticString).run()
+            return nil
         } catch {
-            for job in batch { job.fail(.sqlite(error)) }
-            return 0
+            return .sqlite(error)
         }
-        let completions = GroupCommitWriter.runJobs(batch, on: connection)
-        var commitError: StoreError?
-        let started = DispatchTime.now().uptimeNanoseconds
-        defer { for complete in completions { complete(commitError) } }
-        defer {
-            if commitError == nil {
-                state.withLock {
-                    $0.transactions += 1
-                    $0.writes += batch.count
-                }
-            }
-        }
+    }
+
+    /// Commits the open transaction and hands `completions` to the syncer, which runs them once
+    /// the commit is durable; when the COMMIT fails, rolls back and fails them all at once.
+    private func commit(_ completions: [@Sendable (StoreError?) -> Void]) {
         do {
             try connection.statement("COMMIT" as StaticString).run()
-            return DispatchTime.now().uptimeNanoseconds - started
         } catch {
-            commitError = .sqlite(error)
             _ = try? connection.execute("ROLLBACK")
-            return 0
+            state.withLock { $0.writes -= completions.count }
+            for complete in completions { complete(.sqlite(error)) }
+            return
         }
+        state.withLock { $0.transactions += 1 }
+        syncer.submit(completions)
     }
 }
 

@@ -20,8 +20,8 @@ protocol MergeableWrite: Sendable {
     /// On error none of them took effect.
     static func run(_ writes: ArraySlice<Self>, on connection: SQLiteConnection) throws(StoreError)
 
-    /// Reports the outcome once the batch committed (nil) or failed (the error). Called exactly
-    /// once, on the writer's (or the commit's) thread: hand real work elsewhere.
+    /// Reports the outcome once the batch is durable (nil) or failed (the error). Called exactly
+    /// once, on the store's syncer or writer thread: hand real work elsewhere.
     func complete(_ error: StoreError?)
 }
 
@@ -79,30 +79,15 @@ extension GroupCommitWriter {
         case mergeable(any MergeableWrite)
     }
 
-    /// Completes one job once its batch committed (nil) or failed (the error).
-    enum Completion: Sendable {
-        case closure(@Sendable (StoreError?) -> Void)
-        /// The write and its own outcome in the batch, reported unless the commit failed.
-        case mergeable(any MergeableWrite, StoreError?)
-
-        func callAsFunction(_ commitError: StoreError?) {
-            switch self {
-            case .closure(let complete): complete(commitError)
-            case .mergeable(let write, let outcome): write.complete(commitError ?? outcome)
-            }
-        }
-    }
-
     /// Runs a batch's jobs on `connection` in order, each adjacent run of mergeable writes of
-    /// one type through its `runGroup`; returns their completions, in order.
-    static func runJobs(_ batch: [Job], on connection: SQLiteConnection) -> [Completion] {
-        var completions: [Completion] = []
-        completions.reserveCapacity(batch.count)
+    /// one type through its `runGroup`; appends their completions to `completions`, in order.
+    static func runJobs(_ batch: [Job], on connection: SQLiteConnection,
+                        into completions: inout [@Sendable (StoreError?) -> Void]) {
         var index = batch.startIndex
         while index < batch.endIndex {
             switch batch[index].work {
             case .closure(let run, _):
-                completions.append(.closure(run(connection)))
+                completions.append(run(connection))
                 index += 1
             case .mergeable(let first):
                 let kind = ObjectIdentifier(type(of: first))
@@ -112,11 +97,11 @@ extension GroupCommitWriter {
                 }
                 let outcomes = type(of: first).runGroup(batch[index ..< end], on: connection)
                 for (job, outcome) in zip(batch[index ..< end], outcomes) {
-                    if case .mergeable(let write) = job.work { completions.append(.mergeable(write, outcome)) }
+                    // A failed commit fails every write; otherwise each gets its own outcome.
+                    if case .mergeable(let write) = job.work { completions.append { write.complete($0 ?? outcome) } }
                 }
                 index = end
             }
         }
-        return completions
     }
 }

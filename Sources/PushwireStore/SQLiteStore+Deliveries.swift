@@ -151,15 +151,14 @@ extension SQLiteStore {
     }
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
-        // Background: the writer does not hold a round back waiting for a fan-out's next step.
-        try await writer.write(isBackground: true) { connection throws(StoreError) in
+        try await writer.write { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in try SQLiteStore.apply(step, on: connection) }
         }
     }
 
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
-        // One writer job (one savepoint) for all of them; background, as above.
-        try await writer.write(isBackground: true) { connection throws(StoreError) in
+        // One writer job (one savepoint) for all of them.
+        try await writer.write { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)

@@ -2,8 +2,8 @@ import CSQLite
 import Foundation
 import Synchronization
 
-/// The embedded engine: `pushwire.sqlite3` in a data directory, in WAL mode with
-/// `synchronous=FULL`, one group-committing writer thread and a pool of reader connections.
+/// The embedded engine: `pushwire.sqlite3` in a data directory, in WAL mode, one group-committing
+/// writer thread with its WAL syncer, and a pool of reader connections.
 public final class SQLiteStore: PushwireStore {
     /// The database file's name inside the data directory.
     public static let fileName = "pushwire.sqlite3"
@@ -44,8 +44,10 @@ public final class SQLiteStore: PushwireStore {
                 throw StoreError.cannotOpen(path: path, reason: "cannot switch to WAL mode")
             }
             mode.reset()
-            // FULL: a commit is on disk (WAL fsynced) before the writer acknowledges it.
-            try connection.execute("PRAGMA synchronous=FULL")
+            // NORMAL: a COMMIT writes the WAL without an fsync; the writer's WALSyncer fsyncs it
+            // before any write of the commit is acknowledged (the same promise as FULL, with the
+            // fsync off the writer's thread).
+            try connection.execute("PRAGMA synchronous=NORMAL")
         } catch let error as SQLiteError {
             throw SQLiteStore.classify(error, path: path)
         } catch let error as StoreError {
@@ -54,7 +56,7 @@ public final class SQLiteStore: PushwireStore {
             throw .cannotOpen(path: path, reason: "\(error)")
         }
         try Schema.migrate(connection)
-        self.writer = GroupCommitWriter(connection: connection)
+        self.writer = try GroupCommitWriter(connection: connection)
         self.readers = ReaderPool(path: path)
     }
 

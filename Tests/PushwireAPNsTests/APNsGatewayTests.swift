@@ -320,6 +320,39 @@ final class APNsGatewayTests: XCTestCase {
         XCTAssertEqual(gateway.connectionRetryCount, 1)
     }
 
+    func testShutdownDoesNotWaitForAServerThatNeverAnswersTheHandshake() async throws {
+        // The kernel accepts TCP connections on a listening socket nobody accepts from, so the
+        // connect succeeds and the TLS handshake waits for a ServerHello that never comes.
+        transport = .nghttp2
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound)
+        let credentials = try APNsCredentials(teamID: APNsDouble.teamID, keyID: APNsDouble.keyID, topic: APNsDouble.topic,
+                                              p8PEM: APNsDouble.p8(), environment: .production)
+        var configuration = APNsConfiguration(baseURLOverride: "https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))",
+                                              caFile: try APNsDouble.caFile(), transport: transport)
+        configuration.connectTimeout = .seconds(30)
+        let gateway = try APNsGateway(credentials: credentials, configuration: configuration)
+        let pending = [notification(0)]
+        let delivery = Task { [gateway] in await gateway.deliver(pending) }
+        try await Task.sleep(for: .milliseconds(300))
+        let stopped = ContinuousClock.now
+        gateway.shutdown()
+        let outcomes = await delivery.value
+        XCTAssertLessThan(stopped.duration(to: .now), .seconds(2), "shutdown waited for the connect timeout")
+        XCTAssertEqual(outcomes, [.retry(reason: "gateway shut down", after: nil)])
+        XCTAssertEqual(gateway.connectionRetryCount, 0, "a connect given up for a shutdown is no failed attempt")
+    }
+
     func testTheDefaultTransportIsNGHTTP2() {
         XCTAssertEqual(APNsConfiguration().transport, .nghttp2)
     }

@@ -84,7 +84,7 @@ final class MergedDeviceUpsertTests: XCTestCase {
     // MARK: - Helpers
 
     /// Queues `devices` while the writer is held (another connection owns the write lock), so
-    /// that they are all in the writer's next batch; returns each call's outcome, in order.
+    /// that they are all in the next batch the writer runs; returns each call's outcome, in order.
     private func registerInOneBatch(_ store: SQLiteStore, dir: String, _ devices: [DeviceRecord]) throws -> [StoreError?] {
         var blocker: OpaquePointer?
         XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &blocker), SQLITE_OK)
@@ -108,7 +108,8 @@ final class MergedDeviceUpsertTests: XCTestCase {
         }
         XCTAssertEqual(sqlite3_exec(blocker, "COMMIT", nil, nil, nil), SQLITE_OK)
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
-        XCTAssertEqual(store.statistics.transactions - transactionsBefore, 2, "the opener's batch, then all of these")
+        // The opener's transaction (which may take these too, run after it), then these.
+        XCTAssertLessThanOrEqual(store.statistics.transactions - transactionsBefore, 2)
         return outcomes.withLock { $0 }
     }
 

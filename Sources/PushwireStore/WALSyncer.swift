@@ -1,0 +1,141 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Makes committed transactions durable on a thread of its own, so that the writer runs the next
+/// batch while this one's fsync is in flight (pipelined group commit).
+///
+/// The store runs SQLite with `synchronous=NORMAL`: a COMMIT appends the transaction's frames to
+/// the write-ahead log and returns without an fsync. The writer then hands the batch's completions
+/// here; this thread calls `fdatasync` on the `-wal` file and only then runs them, so a caller is
+/// still acknowledged only once its transaction is on disk, exactly as with `synchronous=FULL`.
+/// One fdatasync covers every commit handed over before it started: the WAL is appended in
+/// commit order and SQLite's recovery keeps a prefix of it, so a durable commit implies that
+/// every earlier one is durable too. (A `kill -9` loses nothing even before the fsync: the
+/// frames are in the page cache. The fsync is for power loss and kernel crashes.)
+///
+/// SQLite still syncs by itself where ordering demands it: a checkpoint fsyncs the WAL before
+/// copying pages into the database file and the database after.
+///
+/// If an fdatasync fails, the kernel may have dropped the dirty pages, so no later sync can be
+/// trusted either: that batch and every later one fail with `SQLITE_IOERR_FSYNC`.
+final class WALSyncer: Sendable {
+    /// A committed batch waiting for its fsync: what to run once it is durable (or not).
+    typealias Completions = [@Sendable (StoreError?) -> Void]
+
+    private struct State {
+        var pending: [Completions] = []
+        /// Between taking `pending` and running its completions.
+        var syncing = false
+        var closed = false
+        /// Set by the first failed fdatasync, and then final.
+        var failure: StoreError?
+        /// The open descriptor of the WAL file; -1 after close.
+        var descriptor: Int32
+    }
+
+    private let state: Mutex<State>
+    private let walPath: String
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Called (on this thread) each time a sync ends: the writer commits when nothing is syncing.
+    private let becameIdle: @Sendable () -> Void
+    /// `fdatasync`, or a stand-in that fails, for tests of the failure path.
+    private let flush: @Sendable (Int32) -> Int32
+
+    /// Opens the WAL of the database at `databasePath` (SQLite creates it when the connection in
+    /// WAL mode first reads) and makes its directory entry durable once.
+    init(databasePath: String, flush: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) },
+         becameIdle: @escaping @Sendable () -> Void) throws(StoreError) {
+        let walPath = databasePath + "-wal"
+        let descriptor = open(walPath, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .cannotOpen(path: walPath, reason: "cannot open the write-ahead log (\(String(cString: strerror(errno))))")
+        }
+        // SQLite syncs the directory after creating a journal only with synchronous=FULL.
+        let directory = open((databasePath as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            Glibc.close(directory)
+        }
+        self.walPath = walPath
+        self.state = Mutex(State(descriptor: descriptor))
+        self.becameIdle = becameIdle
+        self.flush = flush
+        let thread = Thread { [self] in self.run() }
+        thread.name = "pushwire-store-syncer"
+        thread.start()
+    }
+
+    /// True while an fsync is running or a committed batch waits for one: a commit now would only
+    /// wait behind it, so the writer may as well keep adding to its open transaction.
+    var isBusy: Bool { state.withLock { $0.syncing || !$0.pending.isEmpty } }
+
+    /// The failure that stopped durability, if any: the writer refuses new batches after it.
+    var failure: StoreError? { state.withLock { $0.failure } }
+
+    /// Hands over the completions of a batch the writer just committed.
+    func submit(_ completions: Completions) {
+        let failure = state.withLock { state -> StoreError? in
+            if let failure = state.failure { return failure }
+            state.pending.append(completions)
+            return nil
+        }
+        if let failure {
+            for complete in completions { complete(failure) }
+        } else {
+            wakeUp.signal()
+        }
+    }
+
+    /// Syncs and completes what was submitted, then stops the thread and closes the WAL descriptor.
+    /// The writer calls it after its last commit.
+    func close() {
+        state.withLock { $0.closed = true }
+        wakeUp.signal()
+        stopped.wait()
+    }
+
+    private func run() {
+        while true {
+            let batches = state.withLock { state -> [Completions]? in
+                if state.pending.isEmpty {
+                    return state.closed ? nil : []
+                }
+                state.syncing = true
+                defer { state.pending.removeAll(keepingCapacity: true) }
+                return state.pending
+            }
+            guard let batches else { break }
+            if batches.isEmpty {
+                wakeUp.wait()
+                continue
+            }
+            let outcome = sync()
+            for batch in batches {
+                for complete in batch { complete(outcome) }
+            }
+            state.withLock { $0.syncing = false }
+            becameIdle()
+        }
+        state.withLock { state in
+            if state.descriptor >= 0 { Glibc.close(state.descriptor) }
+            state.descriptor = -1
+        }
+        stopped.signal()
+    }
+
+    /// One fdatasync of the WAL; nil when it succeeded.
+    private func sync() -> StoreError? {
+        let descriptor = state.withLock { $0.failure == nil ? $0.descriptor : -1 }
+        if descriptor < 0 { return failure }
+        if flush(descriptor) == 0 { return nil }
+        let error = StoreError.sqlite(SQLiteError(
+            code: 1034 /* SQLITE_IOERR_FSYNC */, message: String(cString: strerror(errno)), context: "fdatasync \(walPath)"))
+        state.withLock { $0.failure = error }
+        return error
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+@testable import PushwireStore
+import XCTest
+
+/// The syncer's promise: a batch is completed only after an fsync that started after its commit,
+/// in the order batches were handed over, and a failed fsync fails that batch and every later one.
+final class WALSyncerTests: XCTestCase {
+    /// A database path whose `-wal` file exists, as SQLite leaves it in WAL mode.
+    private func walBackedPath() throws -> String {
+        let path = temporaryDataDirectory() + "/db.sqlite3"
+        XCTAssertTrue(FileManager.default.createFile(atPath: path + "-wal", contents: Data()))
+        return path
+    }
+
+    func testBatchesCompleteInOrderAndOnlyAfterASync() throws {
+        let flushes = Mutex(0)
+        let seen = Mutex<[(batch: Int, flushesBefore: Int, error: StoreError?)]>([])
+        let syncer = try WALSyncer(databasePath: try walBackedPath(), flush: { descriptor in
+            flushes.withLock { $0 += 1 }
+            return fdatasync(descriptor)
+        }, becameIdle: {})
+        let batches = 50
+        for batch in 0..<batches {
+            syncer.submit([{ error in
+                let before = flushes.withLock { $0 }
+                seen.withLock { $0.append((batch, before, error)) }
+            }])
+        }
+        syncer.close()
+        let completions = seen.withLock { $0 }
+        XCTAssertEqual(completions.map(\.batch), Array(0..<batches))
+        XCTAssertTrue(completions.allSatisfy { $0.flushesBefore >= 1 && $0.error == nil })
+        // Batches handed over during a sync share the next one.
+        XCTAssertLessThanOrEqual(flushes.withLock { $0 }, batches)
+        XCTAssertFalse(syncer.isBusy)
+    }
+
+    func testAFailedSyncFailsItsBatchAndEveryLaterOne() throws {
+        let syncer = try WALSyncer(databasePath: try walBackedPath(), flush: { _ in
+            errno = EIO
+            return -1
+        }, becameIdle: {})
+        let first = expectation(description: "first batch completed")
+        let firstError = Mutex<StoreError?>(nil)
+        syncer.submit([{ error in
+            firstError.withLock { $0 = error }
+            first.fulfill()
+        }])
+        wait(for: [first], timeout: 10)
+        guard case .sqlite(let sqliteError)? = firstError.withLock({ $0 }) else {
+            return XCTFail("the batch of a failed fsync must fail, got \(String(describing: firstError.withLock { $0 }))")
+        }
+        XCTAssertEqual(sqliteError.code, 1034, "SQLITE_IOERR_FSYNC")
+        XCTAssertTrue(sqliteError.context.contains("fdatasync"), sqliteError.context)
+        XCTAssertNotNil(syncer.failure)
+
+        // No later sync is trusted: the next batch fails at once, without another fsync attempt.
+        let laterError = Mutex<StoreError?>(nil)
+        syncer.submit([{ error in laterError.withLock { $0 = error } }])
+        XCTAssertEqual(laterError.withLock { $0 }, .sqlite(sqliteError))
+        syncer.close()
+    }
+
+    func testAMissingWriteAheadLogIsAClearStartupError() {
+        let path = temporaryDataDirectory() + "/db.sqlite3"
+        XCTAssertThrowsError(try WALSyncer(databasePath: path, becameIdle: {})) { error in
+            guard case StoreError.cannotOpen(let walPath, _)? = error as? StoreError else {
+                return XCTFail("expected cannotOpen, got \(error)")
+            }
+            XCTAssertEqual(walPath, path + "-wal")
+        }
+    }
+}
