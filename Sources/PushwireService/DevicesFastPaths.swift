@@ -58,8 +58,8 @@ extension DevicesService {
         let code = request.application, knownVersion = request.knownCategoriesVersion
         return .later { complete in
             store.upsertDevice(device) { error in
-                // On the writer's thread, once the row is durable: hand over at once (the writer
-                // completes a whole batch before it starts the next); the rest runs on the loop.
+                // On the store's syncer thread, once the row is durable: hand over at once (it
+                // completes a whole batch in turn); the rest runs on the loop.
                 complete {
                     fingerprints.endWrite(key: key, fingerprint: error == nil ? fingerprint : nil)
                     if let error { return .failure(error.rpcError) }
