@@ -42,7 +42,7 @@ enum DeviceValidation {
         } else if token.utf8.count > Limits.maxPushTokenBytes {
             throw invalid("push_token is longer than \(Limits.maxPushTokenBytes) bytes")
         }
-        if !request.language.isEmpty && !LanguageCodes.isValid(request.language) {
+        if !request.language.isEmpty && !isLanguageCode(request.language) {
             throw invalid("language \"\(request.language)\" is not an ISO-639-1 code (two lower-case letters, e.g. \"en\")")
         }
         if abs(Int64(request.timezone)) > Int64(Limits.maxTimezoneSeconds) {
@@ -56,6 +56,32 @@ enum DeviceValidation {
                             pushToken: token, deviceType: type,
                             language: request.language, timezone: request.timezone, userID: request.userID,
                             appVersion: request.appVersion)
+    }
+
+    /// `LanguageCodes.all` as a table indexed by two lower-case ASCII letters, so that the
+    /// registration of every launch checks its language without hashing a `String`.
+    private static let languageTable: [Bool] = {
+        var table = [Bool](repeating: false, count: 26 * 26)
+        for code in LanguageCodes.all {
+            let bytes = Array(code.utf8)
+            if bytes.count == 2, let index = languageIndex(bytes[0], bytes[1]) { table[index] = true }
+        }
+        return table
+    }()
+
+    private static func languageIndex(_ first: UInt8, _ second: UInt8) -> Int? {
+        guard (97...122).contains(first), (97...122).contains(second) else { return nil }
+        return Int(first - 97) * 26 + Int(second - 97)
+    }
+
+    /// Whether `language` is an ISO-639-1 code: `LanguageCodes.isValid`, with a table lookup for
+    /// the usual two lower-case letters.
+    static func isLanguageCode(_ language: String) -> Bool {
+        let utf8 = language.utf8
+        if utf8.count == 2, let index = languageIndex(utf8[utf8.startIndex], utf8[utf8.index(after: utf8.startIndex)]) {
+            return languageTable[index]
+        }
+        return LanguageCodes.isValid(language)
     }
 
     private static func isHexDigit(_ c: UInt8) -> Bool {

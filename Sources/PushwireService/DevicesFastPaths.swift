@@ -37,12 +37,7 @@ extension DevicesService {
     /// commit back to the event loop, without a task. Declines tags (whose comparison needs a read),
     /// anything invalid, and an application whose categories are not cached.
     public func registerDeviceFastPath(_ message: UnsafeRawBufferPointer) -> RawAnswer {
-        let request: RegisterDeviceRequest
-        do throws(WireDecodingError) {
-            request = try RegisterDeviceRequest(decoding: message)
-        } catch {
-            return .decline
-        }
+        guard let request = RegisterDeviceScanner.scan(message) else { return .decline }
         let directory = registry.directory
         let generation = directory.categoriesGeneration
         // The regular path's `prepare`, with one directory lookup instead of two (and no copy of
@@ -54,16 +49,17 @@ extension DevicesService {
         let key = RegistrationFingerprints.key(applicationID: applicationID, hwid: device.hwid)
         let fingerprint = RegistrationFingerprints.fingerprint(device, tags: [])
         let fingerprints = registry.fingerprints
-        if fingerprints.matches(key: key, fingerprint: fingerprint) {
+        // An unchanged device is answered now; any other's write begins here (the runtime
+        // starts a `.later` call at once), which saves a second lock and lookup.
+        if fingerprints.matchesElseBeginWrite(key: key, fingerprint: fingerprint) {
             return .response(encoded.register(knownVersion: request.knownCategoriesVersion))
         }
         let store = registry.store
         let code = request.application, knownVersion = request.knownCategoriesVersion
         return .later { complete in
-            fingerprints.beginWrite(key: key)
             store.upsertDevice(device) { error in
-                // On the writer's thread, once the row is durable: hand over at once (the writer
-                // completes a whole batch before it starts the next); the rest runs on the loop.
+                // On the store's syncer thread, once the row is durable: hand over at once (it
+                // completes a whole batch in turn); the rest runs on the loop.
                 complete {
                     fingerprints.endWrite(key: key, fingerprint: error == nil ? fingerprint : nil)
                     if let error { return .failure(error.rpcError) }

@@ -20,17 +20,44 @@ final class RegistrationFingerprints: Sendable {
         var entries: [Int: Int] = [:]
         var writing: [Int: Writing] = [:]
 
+        mutating func beginWrite(key: Int) {
+            if var writing = self.writing[key] {
+                writing.active += 1
+                writing.overlapped = true
+                self.writing[key] = writing
+            } else {
+                self.writing[key] = Writing(active: 1, overlapped: false)
+            }
+        }
+
         mutating func insert(key: Int, fingerprint: Int, capacity: Int) {
             if entries.count >= capacity { entries.removeAll() }
             entries[key] = fingerprint
         }
     }
 
-    private let state = Mutex(State())
+    /// One lock and two dictionaries per shard: both event loops check and end registrations
+    /// all the time, and with a single lock they contended for it (`Mutex._lockSlow` was a few
+    /// percent of a loop's samples in `perf`); smaller tables also grow in smaller steps.
+    private final class Shard: Sendable {
+        let state = Mutex(State())
+    }
+
+    private static let shardBits = 5
+    private let shards: [Shard]
+    /// Entries per shard before it starts over.
     private let capacity: Int
 
     init(capacity: Int = 2_000_000) {
-        self.capacity = capacity
+        self.shards = (0 ..< 1 << Self.shardBits).map { _ in Shard() }
+        self.capacity = max(1, capacity >> Self.shardBits)
+    }
+
+    /// The shard of `key`, from its top bits after a multiplicative mix (keys are hashes, but
+    /// the mix also spreads small or patterned ones).
+    private func shard(_ key: Int) -> Shard {
+        let mixed = UInt64(UInt(bitPattern: key)) &* 0x9E37_79B9_7F4A_7C15
+        return shards[Int(truncatingIfNeeded: mixed >> UInt64(64 - Self.shardBits))]
     }
 
     static func key(applicationID: Int64, hwid: String) -> Int {
@@ -50,13 +77,26 @@ final class RegistrationFingerprints: Sendable {
 
     /// Whether the device last registered with exactly this fingerprint.
     func matches(key: Int, fingerprint: Int) -> Bool {
-        state.withLock { $0.entries[key] == fingerprint }
+        shard(key).state.withLock { $0.entries[key] == fingerprint }
+    }
+
+    /// Whether the device last registered with exactly this fingerprint; when not, begins its
+    /// write as `beginWrite` does — one lock and one lookup for the fast path's new devices.
+    func matchesElseBeginWrite(key: Int, fingerprint: Int) -> Bool {
+        shard(key).state.withLock { state in
+            if let index = state.entries.index(forKey: key) {
+                if state.entries.values[index] == fingerprint { return true }
+                state.entries.remove(at: index)
+            }
+            state.beginWrite(key: key)
+            return false
+        }
     }
 
     /// Remembers a registration found identical in the store, unless a write of the device is in
     /// flight (whose outcome the read may not reflect).
     func rememberStored(key: Int, fingerprint: Int) {
-        state.withLock { state in
+        shard(key).state.withLock { state in
             guard state.writing[key] == nil else { return }
             state.insert(key: key, fingerprint: fingerprint, capacity: capacity)
         }
@@ -64,22 +104,16 @@ final class RegistrationFingerprints: Sendable {
 
     /// Call before writing the device (registration, tags, unregister): forgets its fingerprint.
     func beginWrite(key: Int) {
-        state.withLock { state in
+        shard(key).state.withLock { state in
             state.entries[key] = nil
-            if var writing = state.writing[key] {
-                writing.active += 1
-                writing.overlapped = true
-                state.writing[key] = writing
-            } else {
-                state.writing[key] = Writing(active: 1, overlapped: false)
-            }
+            state.beginWrite(key: key)
         }
     }
 
     /// Call after the write finished (durably, or not): remembers `fingerprint` (nil for writes
     /// other than registrations, or failed ones) when no other write of the device overlapped.
     func endWrite(key: Int, fingerprint: Int?) {
-        state.withLock { state in
+        shard(key).state.withLock { state in
             guard var writing = state.writing[key] else { return }
             writing.active -= 1
             if let fingerprint, !writing.overlapped {

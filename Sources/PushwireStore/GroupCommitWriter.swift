@@ -9,13 +9,22 @@ import Synchronization
 /// transaction during the fsync.
 ///
 /// Each write runs inside its own SAVEPOINT, so one that fails (a unique name taken, a tag that
-/// cannot be incremented) is rolled back alone and the rest of the batch still commits.
+/// cannot be incremented) is rolled back alone and the rest of the batch still commits. Adjacent
+/// writes that can be merged (`MergeableWrite`: device registrations) run as multi-row statements,
+/// with the same per-write outcomes.
 final class GroupCommitWriter: Sendable {
     /// A queued write: runs on the writer's connection inside the batch's transaction and returns
     /// what to do once the transaction is durable (nil) or failed (the error).
     struct Job: Sendable {
-        let run: @Sendable (SQLiteConnection) -> @Sendable (StoreError?) -> Void
-        let fail: @Sendable (StoreError) -> Void
+        let work: Work
+
+        /// Completes the job with `error` without running it (its transaction could not begin).
+        func fail(_ error: StoreError) {
+            switch work {
+            case .closure(_, let fail): fail(error)
+            case .mergeable(let write): write.complete(error)
+            }
+        }
     }
 
     private struct State {
@@ -72,11 +81,18 @@ final class GroupCommitWriter: Sendable {
         isOneStatement: Bool = false,
         completion: @escaping @Sendable (Result<T, StoreError>) -> Void
     ) {
-        let job = Job(run: { connection in
+        let job = Job(work: .closure(run: { connection in
             let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
             return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
-        }, fail: { completion(.failure($0)) })
+        }, fail: { completion(.failure($0)) }))
         if !enqueue(job) { completion(.failure(.closed)) }
+    }
+
+    /// Queues `write` for the next batch, where it runs merged with the adjacent queued writes of
+    /// its type (see `MergeableWrite`); it completes itself once its transaction is durable (or
+    /// failed). No closure per write to queue it: the write carries its data and its completion.
+    func write(_ write: some MergeableWrite) {
+        if !enqueue(Job(work: .mergeable(write))) { write.complete(.closed) }
     }
 
     private static func runAlone<T>(_ connection: SQLiteConnection,
@@ -108,7 +124,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// A constraint violation is a conflict (a unique name taken); other errors pass unchanged.
-    private static func mapped(_ error: StoreError) -> StoreError {
+    static func mapped(_ error: StoreError) -> StoreError {
         if case .sqlite(let sqliteError) = error, sqliteError.primaryCode == 19 /* SQLITE_CONSTRAINT */ {
             return .conflict(sqliteError.message)
         }
@@ -202,7 +218,7 @@ final class GroupCommitWriter: Sendable {
                     }
                     inTransaction = true
                 }
-                for job in jobs { open.append(job.run(connection)) }
+                GroupCommitWriter.runJobs(jobs, on: connection, into: &open)
                 state.withLock { $0.writes += jobs.count }
             case .commit:
                 commit(open)

@@ -34,6 +34,9 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Statements whose SQL is a literal, keyed by the literal's address: found without hashing
     /// the SQL text (the writer runs several per row; hashing a 400-byte upsert showed in profiles).
     private var literalStatements: [UnsafeRawPointer: Statement] = [:]
+    /// Statements whose SQL is built at run time in a few variants (a multi-row upsert per group
+    /// size), keyed by who built them and the variant: found without building or hashing the SQL.
+    private var builtStatements: [StatementKey: Statement] = [:]
     /// The path of the database file, for error messages.
     let path: String
 
@@ -53,11 +56,19 @@ final class SQLiteConnection: @unchecked Sendable {
         sqlite3_busy_timeout(db, 5_000)
         self.handle = db
         self.path = path
+        if !readOnly {
+            // Statement journals in memory: a multi-row upsert (see `MergeableWrite`) needs one
+            // to undo itself alone, and past SQLite's 64 KiB spill threshold it otherwise creates,
+            // unlinks and writes a temporary file in /var/tmp per statement (strace showed one per
+            // transaction). What it holds is bounded by the pages one statement changes.
+            try execute("PRAGMA temp_store=MEMORY")
+        }
     }
 
     deinit {
         statements.removeAll()  // finalize every statement before closing
         literalStatements.removeAll()
+        builtStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -103,6 +114,18 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         let statement = try statement(sql.description)
         literalStatements[key] = statement
+        return statement
+    }
+
+    /// The cached prepared statement for `key`, reset and with its bindings cleared; `sql` builds
+    /// its text the first time only.
+    func statement(_ key: StatementKey, sql: () -> String) throws(SQLiteError) -> Statement {
+        if let cached = builtStatements[key] {
+            cached.reset()
+            return cached
+        }
+        let statement = try statement(sql())
+        builtStatements[key] = statement
         return statement
     }
 
@@ -195,6 +218,20 @@ final class Statement {
         if rc != SQLITE_OK { throw connection.error(rc, "bind ?\(index) of \"\(sql.prefix(60))\"") }
     }
 
+    /// Binds text to `?index` (1-based) without a copy: SQLite reads `bytes` when the statement
+    /// steps, so they must stay valid until `run`/`step` returned (e.g. one buffer holding a
+    /// whole multi-row statement's text, alive across the call). Saves a malloc and a copy per
+    /// value against `bind(_:_:)`.
+    func bindUnowned(_ index: Int32, _ bytes: UnsafeRawBufferPointer) throws(SQLiteError) {
+        let rc: Int32
+        if let start = bytes.baseAddress, !bytes.isEmpty {
+            rc = sqlite3_bind_text(raw, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil /* SQLITE_STATIC */)
+        } else {
+            rc = sqlite3_bind_text(raw, index, "", 0, Statement.transient)
+        }
+        if rc != SQLITE_OK { throw connection.error(rc, "bind ?\(index) of \"\(sql.prefix(60))\"") }
+    }
+
     /// Advances to the next row: true when a row is available, false when done.
     func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(raw)
@@ -233,6 +270,14 @@ final class Statement {
 
     /// Whether column `i` of the current row is NULL.
     func isNull(_ i: Int32) -> Bool { sqlite3_column_type(raw, i) == SQLITE_NULL }
+}
+
+/// Names a statement built at run time (see `SQLiteConnection.statement(_:sql:)`).
+struct StatementKey: Hashable {
+    /// Who builds it, e.g. `ObjectIdentifier(DeviceUpsert.self)`.
+    var kind: ObjectIdentifier
+    /// Which of its variants, e.g. the number of rows.
+    var variant: Int
 }
 
 /// A value bound to a statement parameter.

@@ -24,42 +24,8 @@ extension SQLiteStore {
     }
 
     public func upsertDevice(_ device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
-        let now = Int64(Date().timeIntervalSince1970)
-        writer.write({ connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
-                // The WHERE leaves an identical row alone: re-registering an unchanged device
-                // that the caller could not tell apart from a new one (no fingerprint yet, e.g.
-                // after a restart) writes nothing, without a read before the write.
-                let statement = try connection.statement(SQLiteStore.upsertDeviceUnlessUnchanged)
-                try statement.bind(1, device.applicationID)
-                try statement.bind(2, device.hwid)
-                try statement.bind(3, device.pushToken)
-                try statement.bind(4, Int64(device.deviceType))
-                try statement.bind(5, device.language)
-                try statement.bind(6, Int64(device.timezone))
-                try statement.bind(7, device.userID)
-                try statement.bind(8, device.appVersion)
-                try statement.bind(9, now)
-                try statement.run()
-            }
-        }, isOneStatement: true, completion: { (result: Result<Void, StoreError>) in
-            switch result {
-            case .success: completion(nil)
-            case .failure(let error): completion(error)
-            }
-        })
+        writer.write(DeviceUpsert(device: device, completion: completion))
     }
-
-    static let upsertDeviceUnlessUnchanged: StaticString = """
-        INSERT INTO devices (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, updated_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-        ON CONFLICT (app_id, hwid) DO UPDATE SET push_token = excluded.push_token,
-            device_type = excluded.device_type, language = excluded.language, timezone = excluded.timezone,
-            user_id = excluded.user_id, app_version = excluded.app_version, updated_at = excluded.updated_at
-        WHERE push_token IS NOT excluded.push_token OR device_type IS NOT excluded.device_type
-            OR language IS NOT excluded.language OR timezone IS NOT excluded.timezone
-            OR user_id IS NOT excluded.user_id OR app_version IS NOT excluded.app_version
-        """
 
     public func device(applicationID: Int64, hwid: String) throws(StoreError) -> DeviceRecord? {
         try read { connection throws(StoreError) in
