@@ -33,8 +33,8 @@ extension DevicesService {
     }
 
     /// RegisterDevice without tags: an unchanged device (its fingerprint matches) is answered at
-    /// once; any other is written through the store's callback path, straight from the writer's
-    /// commit back to the event loop, without a task. Declines tags (whose comparison needs a read),
+    /// once; any other is written through the store's callback path, straight from the syncer's
+    /// acknowledgement of the commit back to the event loop, without a task. Declines tags (whose comparison needs a read),
     /// anything invalid, and an application whose categories are not cached.
     public func registerDeviceFastPath(_ message: UnsafeRawBufferPointer) -> RawAnswer {
         guard let request = RegisterDeviceScanner.scan(message) else { return .decline }

@@ -145,7 +145,7 @@ extension RegisteredMethod {
     }
 
     /// A handler that starts on the event loop and answers later through its completion, from
-    /// any thread (the store writer's, once a commit is durable): no task, no continuation.
+    /// any thread (the store's syncer, once a commit is durable): no task, no continuation.
     static func callback<Request, Response>(
         _ method: MethodDescriptor<Request, Response>,
         _ body: @escaping @Sendable (RequestContext, Request, @escaping @Sendable (Result<Response, RPCError>) -> Void) -> Void

@@ -23,7 +23,7 @@ public typealias RawResult = @Sendable () -> Result<[UInt8], RPCError>
 /// the answer. That closure runs on the call's event loop — even when a deadline, a Cancel or a
 /// closed connection answered the call first, so that its bookkeeping always happens (unless
 /// the server stops first) — which keeps the completing thread's work to one hand-over: that
-/// thread is often the store's single writer, whose time bounds every write.
+/// thread is often the store's syncer, which acknowledges every durable write.
 public typealias RawCompletion = @Sendable (_ answer: @escaping RawResult) -> Void
 
 /// A raw fast path: the request message's bytes, in place in the connection's buffer (valid

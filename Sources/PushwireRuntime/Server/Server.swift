@@ -98,7 +98,7 @@ public final class Server: Sendable {
     }
 
     /// Registers a handler that runs on the event loop and answers later by calling its
-    /// completion exactly once, from any thread (e.g. a store's writer once a commit is durable).
+    /// completion exactly once, from any thread (e.g. a store's syncer once a commit is durable).
     /// The call is tracked as an async one's (deadline, Cancel, close); the handler must not
     /// block. Call before `start()`.
     public func registerCallback<Request, Response>(
