@@ -46,10 +46,12 @@ final class GroupCommitWriter: Sendable {
 
     /// Starts the writer thread on `connection` (in WAL mode, `synchronous=NORMAL`), which it
     /// then owns, and its syncer on the WAL of the database at `connection.path`.
-    init(connection: SQLiteConnection) throws(StoreError) {
+    ///
+    /// - Parameter flushWAL: `fdatasync`; a stand-in only in tests of a failing disk.
+    init(connection: SQLiteConnection, flushWAL: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }) throws(StoreError) {
         self.connection = connection
         let wakeUp = self.wakeUp
-        self.syncer = try WALSyncer(databasePath: connection.path) { wakeUp.signal() }
+        self.syncer = try WALSyncer(databasePath: connection.path, flush: flushWAL) { wakeUp.signal() }
         let thread = Thread { [self] in self.run() }
         thread.name = "pushwire-store-writer"
         thread.start()

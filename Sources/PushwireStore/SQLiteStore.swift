@@ -16,7 +16,13 @@ public final class SQLiteStore: PushwireStore {
     /// Opens (creating and migrating as needed) the store in `dataDirectory`.
     /// - Throws: `.cannotOpen` when the directory cannot be created or written, `.corrupt` when the
     ///   file is not a Pushwire database, `.schemaTooNew` when a newer binary wrote it.
-    public init(dataDirectory: String) throws(StoreError) {
+    public convenience init(dataDirectory: String) throws(StoreError) {
+        try self.init(dataDirectory: dataDirectory, flushWAL: { fdatasync($0) })
+    }
+
+    /// Opens the store with `flushWAL` standing in for `fdatasync` of the write-ahead log: for
+    /// tests of what callers see when the disk fails.
+    init(dataDirectory: String, flushWAL: @escaping @Sendable (Int32) -> Int32) throws(StoreError) {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) {
             if !isDirectory.boolValue {
@@ -56,7 +62,7 @@ public final class SQLiteStore: PushwireStore {
             throw .cannotOpen(path: path, reason: "\(error)")
         }
         try Schema.migrate(connection)
-        self.writer = try GroupCommitWriter(connection: connection)
+        self.writer = try GroupCommitWriter(connection: connection, flushWAL: flushWAL)
         self.readers = ReaderPool(path: path)
     }
 

@@ -62,6 +62,36 @@ final class WALSyncerTests: XCTestCase {
         syncer.close()
     }
 
+    func testAStoreWhoseDiskCannotSyncFailsWritesInsteadOfAcknowledgingThem() async throws {
+        let diskFails = Mutex(false)
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory(), flushWAL: { descriptor in
+            guard !diskFails.withLock({ $0 }) else {
+                errno = EIO
+                return -1
+            }
+            return fdatasync(descriptor)
+        })
+        let app = try await store.createApplication(sampleApplication(code: "FSYNC-00001"), initialCategories: [])
+        diskFails.withLock { $0 = true }
+        for hwid in ["written-as-the-disk-failed", "written-after-the-disk-recovered"] {
+            var failure: StoreError?
+            do {
+                try await store.upsertDevice(sampleDevice(app.id, hwid), tags: [])
+            } catch {
+                failure = error
+            }
+            guard case .sqlite(let sqliteError)? = failure else {
+                XCTFail("\(hwid): expected SQLITE_IOERR_FSYNC, got \(String(describing: failure))")
+                continue
+            }
+            XCTAssertEqual(sqliteError.code, 1034, "\(hwid): SQLITE_IOERR_FSYNC, got \(sqliteError)")
+            // A failed fsync is final: the disk "recovering" must not make later writes durable
+            // in the store's eyes.
+            diskFails.withLock { $0 = false }
+        }
+        store.close()
+    }
+
     func testAMissingWriteAheadLogIsAClearStartupError() {
         let path = temporaryDataDirectory() + "/db.sqlite3"
         XCTAssertThrowsError(try WALSyncer(databasePath: path, becameIdle: {})) { error in
