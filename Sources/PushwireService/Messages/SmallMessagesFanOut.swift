@@ -27,8 +27,10 @@ struct SmallMessagesFanOut {
         let store = pipeline.store
         var sending: [(fanOut: FanOut, spec: MessageSpec)] = []
         var alone: [FanOut] = []
+        // The specs CreateMessage built, for the messages it created here; the others' decoded.
+        let handed = pipeline.takeCreatedSpecs(messages.map(\.id))
         for message in messages {
-            if let spec = MessageSpecJSON.decode(message.spec) {
+            if let spec = handed[message.id] ?? MessageSpecJSON.decode(message.spec) {
                 sending.append((FanOut(pipeline: pipeline, message: message), spec))
             } else {
                 alone.append(FanOut(pipeline: pipeline, message: message))  // it closes the message
