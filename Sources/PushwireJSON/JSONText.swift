@@ -6,10 +6,27 @@ public enum JSONText {
     public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(0x22)
         // Most text needs no escape: then one copy of its bytes instead of one append per byte.
-        if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            for byte in value.utf8 { appendEscaped(byte, to: &out) }
-        } else {
-            out.append(contentsOf: value.utf8)
+        // A native string's bytes are scanned and copied as one buffer (walking the `UTF8View`
+        // byte by byte cost more than the rest of rendering a small payload).
+        let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { bytes in
+            var clean = true
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                clean = false
+                break
+            }
+            if clean {
+                out.append(contentsOf: bytes)
+            } else {
+                for byte in bytes { appendEscaped(byte, to: &out) }
+            }
+            return true
+        }
+        if copied == nil {
+            if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+                for byte in value.utf8 { appendEscaped(byte, to: &out) }
+            } else {
+                out.append(contentsOf: value.utf8)
+            }
         }
         out.append(0x22)
     }

@@ -294,7 +294,9 @@ extension SQLiteStore {
                 first = max.int(0) + 1
                 firstID = first
             }
-            messageIDs.reserveCapacity(messageIDs.count + count)
+            // No `reserveCapacity(count + …)` here: reserving exactly a little more on every step
+            // reallocated and copied the arrays each time (64 small messages a job: 64 copies
+            // of a growing array); appends grow them geometrically.
             return first
         }
 
@@ -373,7 +375,15 @@ extension SQLiteStore {
         if step.startsSending, connection.changes == 0 { return [] }
 
         var failuresByReason: [String: Int64] = [:]
-        let setState = try connection.statement("UPDATE deliveries SET state = ?2, reason = ?3 WHERE id = ?1")
+        // Looked up only when a record changes state: a step whose devices were all sent (the
+        // common case) has none, and each lookup hashes the statement's text.
+        var setStateStatement: Statement?
+        func setState() throws(SQLiteError) -> Statement {
+            if let setStateStatement { return setStateStatement }
+            let statement = try connection.statement("UPDATE deliveries SET state = ?2, reason = ?3 WHERE id = ?1")
+            setStateStatement = statement
+            return statement
+        }
         for result in step.results {
             let id = Int64(result.deliveryID)
             switch result.result {
@@ -382,7 +392,7 @@ extension SQLiteStore {
                 break
             case .failed(let reason, _, let deadToken):
                 failuresByReason[reason, default: 0] += 1
-                try setState.bind(.int(id), .int(DeliveryState.failed.rawValue), .text(reason)).run()
+                try setState().bind(.int(id), .int(DeliveryState.failed.rawValue), .text(reason)).run()
                 if let deadToken {
                     try connection.statement("""
                         UPDATE devices SET dead_token = ?3 WHERE app_id = ?1 AND hwid = ?2 AND push_token = ?3
@@ -390,7 +400,7 @@ extension SQLiteStore {
                         .bind(.int(step.applicationID), .text(result.hwid), .text(deadToken)).run()
                 }
             case .retryPending(let reason):
-                try setState.bind(.int(id), .int(DeliveryState.retryPending.rawValue), .text(reason)).run()
+                try setState().bind(.int(id), .int(DeliveryState.retryPending.rawValue), .text(reason)).run()
             }
         }
         for (reason, count) in failuresByReason {
@@ -404,7 +414,7 @@ extension SQLiteStore {
         ids.reserveCapacity(step.handOver.count)
         for (offset, delivery) in step.handOver.enumerated() {
             if let replaced = delivery.replaces {
-                try setState.bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
+                try setState().bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
             }
             records.add(messageID: step.messageID, hwid: delivery.hwid, attempt: delivery.attempt)
             ids.append(UInt64(firstID + Int64(offset)))

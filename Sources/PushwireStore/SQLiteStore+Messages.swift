@@ -138,7 +138,8 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    /// Two walks of `messages_due` (status, send_at_ms), each already in order, so that LIMIT stops
+    /// Two walks of `messages_due` (status, send_at_ms; partial: `status IN (1, 2)`, which each
+    /// query repeats so that SQLite may use it), each already in order, so that LIMIT stops
     /// them early: a backlog of scheduled messages costs nothing per wake-up (one query with
     /// `status = 2 OR …` sorted every due row).
     private static func dueMessageIDs(_ connection: SQLiteConnection, nowMS: Int64, limit: Int,
@@ -146,14 +147,14 @@ extension SQLiteStore: MessageStore {
         try sql { () throws(SQLiteError) in
             var ids: [Int64] = []
             if includeSending {
-            let sending = try connection.statement("SELECT id FROM messages WHERE status = 2 ORDER BY send_at_ms, id LIMIT ?1")
+            let sending = try connection.statement("SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 ORDER BY send_at_ms, id LIMIT ?1")
             try sending.bind(.int(Int64(limit)))
             while try sending.step() { ids.append(sending.int(0)) }
             sending.reset()
             if ids.count >= limit { return ids }
             }
             let scheduled = try connection.statement("""
-                SELECT id FROM messages WHERE status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
+                SELECT id FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
                 """)
             try scheduled.bind(.int(nowMS), .int(Int64(limit - ids.count)))
             while try scheduled.step() { ids.append(scheduled.int(0)) }
@@ -165,7 +166,7 @@ extension SQLiteStore: MessageStore {
     public func nextScheduledSendTime() throws(StoreError) -> Int64? {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
-                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status = 1")
+                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1")
                 defer { row.reset() }
                 guard try row.step(), !row.isNull(0) else { return nil }
                 return row.int(0)
@@ -176,7 +177,7 @@ extension SQLiteStore: MessageStore {
     public func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64? {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
-                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status = 1 AND send_at_ms > ?1")
+                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms > ?1")
                 try row.bind(.int(nowMS))
                 defer { row.reset() }
                 guard try row.step(), !row.isNull(0) else { return nil }

@@ -101,6 +101,15 @@ enum Schema {
             PRIMARY KEY (message_id, hwid, kind, button_id)
         ) WITHOUT ROWID;
         """,
+        // 3: `messages_due` holds only the messages still to send (scheduled or sending). Every
+        // write of a message row's status moved it in the full index (a delete and an insert),
+        // twice per small message after it was done; finished and cancelled rows now leave it
+        // once. Queries repeat the index's `status IN (1, 2)` term: SQLite uses a partial index
+        // only when the query's WHERE contains that term as written.
+        """
+        DROP INDEX messages_due;
+        CREATE INDEX messages_due ON messages (status, send_at_ms) WHERE status IN (1, 2);
+        """,
     ]
 
     /// The newest schema version this binary understands.

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import XCTest
 @testable import PushwireStore
@@ -6,6 +7,32 @@ final class MessageStoreTests: XCTestCase {
     func newMessage(_ appID: Int64, code: String, transaction: String = "", targeting: TargetingRecord = TargetingRecord()) -> NewMessageRecord {
         NewMessageRecord(applicationID: appID, code: code, transactionID: transaction, sendAtMS: 0, categoryID: 0,
                          targeting: targeting, spec: "{}")
+    }
+
+    /// A database written before migration 3 (the due index over every message) opens, and its
+    /// outbox is read as before: the scheduled, due message and the one left sending are found,
+    /// the done and cancelled ones are not, and the next send time is the future one's.
+    func testOutboxOfASchemaTwoDatabaseAfterTheUpgrade() throws {
+        let directory = temporaryDataDirectory()
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(directory + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
+        for migration in Schema.migrations[0..<2] { XCTAssertEqual(sqlite3_exec(db, migration, nil, nil, nil), SQLITE_OK) }
+        let rows = """
+            PRAGMA user_version = 2;
+            INSERT INTO messages (id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at) VALUES
+                (1, 1, 'DUE', '', 1, 1000, 0, '{}', '{}', 0), (2, 1, 'LATER', '', 1, 9000000000000, 0, '{}', '{}', 0),
+                (3, 1, 'SENDING', '', 2, 500, 0, '{}', '{}', 0), (4, 1, 'DONE', '', 3, 10, 0, '{}', '{}', 0),
+                (5, 1, 'CANCELLED', '', 4, 10, 0, '{}', '{}', 0);
+            """
+        XCTAssertEqual(sqlite3_exec(db, rows, nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+
+        let store = try SQLiteStore(dataDirectory: directory)
+        defer { store.close() }
+        XCTAssertEqual(try store.dueMessageIDs(nowMS: 2000, limit: 10, includeSending: true), [3, 1])
+        XCTAssertEqual(try store.dueMessageIDs(nowMS: 2000, limit: 10, includeSending: false), [1])
+        XCTAssertEqual(try store.nextScheduledSendTime(after: 2000), 9_000_000_000_000)
+        XCTAssertEqual(try store.nextScheduledSendTime(), 1000)
     }
 
     func testKeysetPaginationSkipsUnregisteredAndDeadDevices() async throws {

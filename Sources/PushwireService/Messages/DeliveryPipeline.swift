@@ -60,6 +60,11 @@ public final class DeliveryPipeline: Sendable {
         var freshOverflowed = false
         /// The earliest send time of a message scheduled for later, as far as known.
         var laterDueAtMS: Int64?
+        /// The specs of small messages in `fresh`, by id, as CreateMessage built them: the
+        /// small-message fan-out takes them instead of decoding the stored JSON again. Bounded
+        /// like the scheduler's `known` (an entry whose message is never sent small is dropped
+        /// with the rest when it overflows).
+        var createdSpecs: [Int64: MessageSpec] = [:]
     }
     private let state = Mutex(State())
 
@@ -117,14 +122,24 @@ public final class DeliveryPipeline: Sendable {
     /// them): those due now are handed over by id, so that it starts them without looking for
     /// them in the outbox; it is woken as `messagesCreated(earliestSendAtMS:)` says.
     public func messagesCreated(_ created: [MessageRecord]) {
+        messagesCreated(created, specs: [])
+    }
+
+    /// `messagesCreated(_:)` with the decoded spec of each (`specs[i]` is `created[i]`'s, or
+    /// nil; fewer than `created` when some are not known), kept for the small-message fan-out.
+    func messagesCreated(_ created: [MessageRecord], specs: [MessageSpec?]) {
         guard let earliest = created.map(\.sendAtMS).min() else { return }
         let now = Self.nowMS()
         let needed = state.withLock { state -> Bool in
-            for message in created where message.status == .scheduled {
+            for (index, message) in created.enumerated() where message.status == .scheduled {
                 if message.sendAtMS > now {
                     state.laterDueAtMS = min(state.laterDueAtMS ?? message.sendAtMS, message.sendAtMS)
                 } else if state.fresh.count < Self.freshCapacity {
                     state.fresh.append(message)
+                    if index < specs.count, let spec = specs[index], configuration.isSmall(message) {
+                        if state.createdSpecs.count >= 2 * Self.freshCapacity { state.createdSpecs.removeAll(keepingCapacity: true) }
+                        state.createdSpecs[message.id] = spec
+                    }
                 } else {
                     state.freshOverflowed = true
                 }
@@ -132,6 +147,19 @@ public final class DeliveryPipeline: Sendable {
             return Self.wakeNeeded(&state, earliestSendAtMS: earliest, nowMS: now, slots: configuration.totalSlots)
         }
         if needed { wake() }
+    }
+
+    /// Takes the specs `messagesCreated(_:specs:)` kept for these messages (those it has).
+    func takeCreatedSpecs(_ ids: [Int64]) -> [Int64: MessageSpec] {
+        state.withLock { state in
+            var taken: [Int64: MessageSpec] = [:]
+            if state.createdSpecs.isEmpty { return taken }
+            taken.reserveCapacity(ids.count)
+            for id in ids {
+                if let spec = state.createdSpecs.removeValue(forKey: id) { taken[id] = spec }
+            }
+            return taken
+        }
     }
 
     private static func wakeNeeded(_ state: inout State, earliestSendAtMS: Int64, nowMS: Int64, slots: Int) -> Bool {

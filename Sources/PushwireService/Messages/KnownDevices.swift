@@ -50,7 +50,10 @@ final class KnownDevices: Sendable {
     private static func key(_ applicationID: Int64, _ hwid: String) -> Int {
         var hasher = Hasher()
         hasher.combine(applicationID)
-        hasher.combine(hwid)
+        // The bytes, not the String: its hash is canonical equivalence's (normalizing), and the
+        // store tells canonically equal hwids apart.
+        var hwid = hwid
+        hwid.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         return hasher.finalize()
     }
 }

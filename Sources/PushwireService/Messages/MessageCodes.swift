@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Message codes: `XXXXX-XXXXXXXX-XXXXXXXX`, 21 upper-case hex digits (84 random bits) in groups of
 /// 5, 8 and 8. Random rather than sequential so that a code reveals nothing about other messages
 /// and cannot be guessed by a device reporting taps; the store's unique index catches the
@@ -10,9 +14,18 @@ enum MessageCodes {
 
     /// A new random code.
     static func make() -> String {
-        // Two draws (each one getrandom(2) call) give 128 bits; 84 of them are used.
+        // 128 bits, 84 of them used, from the kernel's CSPRNG in one call (glibc's
+        // arc4random_buf is one getrandom(2); SystemRandomNumberGenerator makes one per 64 bits,
+        // and a code is made on the event loop for every notification).
+        var bits: (UInt64, UInt64) = (0, 0)
+        #if canImport(Glibc)
+        withUnsafeMutableBytes(of: &bits) { buffer in
+            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
+        }
+        #else
         var generator = SystemRandomNumberGenerator()
-        var bits = (generator.next() as UInt64, generator.next() as UInt64)
+        bits = (generator.next(), generator.next())
+        #endif
         let digits = Array("0123456789ABCDEF".utf8)
         var code: [UInt8] = []
         code.reserveCapacity(length)

@@ -29,7 +29,7 @@ public struct MessagesService: Sendable {
         }
         let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(prepared.records) }
         response.messageCodes = created.map(\.code)
-        pipeline.messagesCreated(created)
+        pipeline.messagesCreated(created, specs: prepared.specs(for: created))
         return response
     }
 
@@ -66,7 +66,7 @@ public struct MessagesService: Sendable {
                 var response = CreateMessageResponse()
                 response.unknownDevices = unknown
                 response.messageCodes = created.map(\.code)
-                pipeline.messagesCreated(created)
+                pipeline.messagesCreated(created, specs: prepared.specs(for: created))
                 complete(.success(response))
             }
         }
@@ -78,6 +78,16 @@ public struct MessagesService: Sendable {
         var records: [NewMessageRecord]
         /// Every hwid the notifications name, for `unknown_devices`.
         var named: [String]
+        /// The spec of each record (whose `spec` is its JSON text).
+        var specs: [MessageSpec] = []
+
+        /// Each created message's spec, for the pipeline: nil where the store returned a message
+        /// other than the one built here (a retried transaction id answers with the message
+        /// first created, whose content may differ), told apart by the stored text.
+        func specs(for created: [MessageRecord]) -> [MessageSpec?] {
+            guard created.count == records.count, specs.count == records.count else { return [] }
+            return created.indices.map { created[$0].spec == records[$0].spec ? specs[$0] : nil }
+        }
     }
 
     /// Authorizes the caller and checks every notification (INVALID_ARGUMENT names the first bad one).
@@ -97,6 +107,7 @@ public struct MessagesService: Sendable {
             prepared.records.append(NewMessageRecord(
                 applicationID: application.id, code: MessageCodes.make(), transactionID: checked.transactionID,
                 sendAtMS: checked.sendAtMS, categoryID: checked.spec.categoryID, targeting: checked.targeting, spec: spec))
+            prepared.specs.append(checked.spec)
             if let devices = notification.targeting?.devices { prepared.named.append(contentsOf: devices) }
         }
         return prepared

@@ -21,15 +21,32 @@ struct SmallMessagesFanOut {
     /// Scheduled messages, each naming few enough devices to fit one batch.
     let messages: [MessageRecord]
 
+    /// One message of the batch as it goes through the steps. A class: the fan-out (its whole
+    /// message record) and spec were copied, every field retained and released, at each of the
+    /// four passes below, which cost more than the passes' own work.
+    private final class Entry {
+        let fanOut: FanOut
+        let spec: MessageSpec
+        var targets: [TargetDevice] = []
+        var payloads: [[UInt8]] = []
+
+        init(_ fanOut: FanOut, _ spec: MessageSpec) {
+            self.fanOut = fanOut
+            self.spec = spec
+        }
+    }
+
     /// Sends them; returns the messages that go on in a `FanOut` of their own (retries, or a
     /// spec this reader could not read), to be run by the caller.
     func run() async -> [FanOut] {
         let store = pipeline.store
-        var sending: [(fanOut: FanOut, spec: MessageSpec)] = []
+        var sending: [Entry] = []
         var alone: [FanOut] = []
+        // The specs CreateMessage built, for the messages it created here; the others' decoded.
+        let handed = pipeline.takeCreatedSpecs(messages.map(\.id))
         for message in messages {
-            if let spec = MessageSpecJSON.decode(message.spec) {
-                sending.append((FanOut(pipeline: pipeline, message: message), spec))
+            if let spec = handed[message.id] ?? MessageSpecJSON.decode(message.spec) {
+                sending.append(Entry(FanOut(pipeline: pipeline, message: message), spec))
             } else {
                 alone.append(FanOut(pipeline: pipeline, message: message))  // it closes the message
             }
@@ -41,7 +58,7 @@ struct SmallMessagesFanOut {
         // A message with more targets than one batch (only when batchSize is tiny) goes alone,
         // from its start: nothing of it is written here.
         var steps: [FanOutStep] = []
-        var batch: [(fanOut: FanOut, spec: MessageSpec, targets: [TargetDevice], payloads: [[UInt8]])] = []
+        var batch: [Entry] = []
         for (entry, targets) in zip(sending, targets) {
             if targets.count >= limit {
                 alone.append(entry.fanOut)
@@ -54,7 +71,9 @@ struct SmallMessagesFanOut {
             steps.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, handOver: handOver,
                                     cursor: targets.last?.hwid, targetedIncrement: targets.count, badges: badges,
                                     finish: targets.isEmpty, startsSending: true))
-            batch.append((entry.fanOut, entry.spec, targets, payloads))
+            entry.targets = targets
+            entry.payloads = payloads
+            batch.append(entry)
         }
         if steps.isEmpty { return alone }
         // A failed commit wrote nothing: the messages are still scheduled and are picked again.

@@ -1,0 +1,64 @@
+import Foundation
+import PushwireStore
+import PushwireWire
+import XCTest
+@testable import PushwireService
+
+/// What a notification names reaches exactly those devices, hwids compared byte for byte, and
+/// the spec CreateMessage hands to the scheduler is the one it stored.
+final class MessagesTargetingBytesTests: XCTestCase {
+    /// "café" precomposed (U+00E9) and decomposed (e + U+0301) are canonically equal Swift
+    /// strings but two hwids (two device rows): a message naming both reaches both, once each.
+    func testCanonicallyEqualHWIDsAreTwoTargets() async throws {
+        let h = try MessagesHarness()
+        let app = try await h.base.createApplication()
+        let precomposed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        XCTAssertEqual(precomposed, decomposed)  // Swift's equality: why a Set<String> merged them
+        try await h.register(app.code, precomposed)
+        try await h.register(app.code, decomposed)
+        // Named twice byte for byte: still one target.
+        let created = try await h.create(note("hi", devices: [decomposed, precomposed, precomposed]), token: app.token)
+        XCTAssertEqual(created.unknownDevices, [])
+        await h.send()
+        let tokens = try h.sinkLines().map(\.token).sorted()
+        XCTAssertEqual(tokens, [MessagesHarness.token(for: precomposed), MessagesHarness.token(for: decomposed)].sorted())
+        let details = try h.details(try XCTUnwrap(created.messageCodes.first), token: app.token)
+        XCTAssertEqual(details.targeted, 2)
+        XCTAssertEqual(details.sent, 2)
+    }
+
+    func testByteDistinctKeepsByteDifferentStringsInByteOrder() {
+        XCTAssertEqual(MessageValidation.byteDistinct(["b", "a", "b", "e\u{301}", "\u{E9}", "\u{E9}"]),
+                       ["a", "b", "e\u{301}", "\u{E9}"])
+        // Already ordered and distinct (returned as is), and ordered with a duplicate.
+        XCTAssertEqual(MessageValidation.byteDistinct(["a", "ab", "b"]), ["a", "ab", "b"])
+        XCTAssertEqual(MessageValidation.byteDistinct(["a", "b", "b", "c"]), ["a", "b", "c"])
+        XCTAssertEqual(MessageValidation.byteDistinct(["\u{E9}", "e\u{301}"]), ["e\u{301}", "\u{E9}"])
+    }
+
+    /// A retried transaction id answers with the message first created; the running scheduler
+    /// must send that message's content, not the retry's (the retry's spec is not handed over).
+    func testRetryWithOtherContentSendsTheFirstContentOnce() async throws {
+        var configuration = MessagesHarness.fastConfiguration
+        configuration.batchSize = 5000
+        let h = try MessagesHarness(configuration: configuration)
+        let app = try await h.base.createApplication()
+        try await h.register(app.code, "a")
+        var first = note("first", devices: ["a"])
+        first.transactionID = "t-1"
+        var retry = note("second", devices: ["a"])
+        retry.transactionID = "t-1"
+        let one = try await h.create(first, token: app.token)
+        let two = try await h.create(retry, token: app.token)
+        XCTAssertEqual(one.messageCodes, two.messageCodes)
+        h.pipeline.start()
+        defer { h.pipeline.requestStop() }
+        let code = try XCTUnwrap(one.messageCodes.first)
+        let deadline = Date().addingTimeInterval(10)
+        while try h.details(code, token: app.token).status != .done, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let lines = try h.sinkLines()
+        XCTAssertEqual(lines.map(\.body), ["first"])
+    }
+}
