@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(
             name: "PushwireService",
-            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON"],
+            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
