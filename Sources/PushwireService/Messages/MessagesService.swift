@@ -35,7 +35,7 @@ public struct MessagesService: Sendable {
 
     /// `createMessage` for the event loop: validation and the answer happen on the calling thread,
     /// the write goes to the store's group commit and `complete` runs once it is durable, on the
-    /// writer's thread (no task, no continuation). Only when a named device is not in the
+    /// store's syncer thread (no task, no continuation). Only when a named device is not in the
     /// known-devices cache, which takes a store read, does the call move to a task.
     public func createMessage(_ request: CreateMessageRequest, caller: Caller,
                               complete: @escaping @Sendable (Result<CreateMessageResponse, RPCError>) -> Void) {
