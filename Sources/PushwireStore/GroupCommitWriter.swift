@@ -43,15 +43,32 @@ final class GroupCommitWriter: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private let connection: SQLiteConnection
     private let syncer: WALSyncer
+    private let checkpointer: Checkpointer
 
     /// Starts the writer thread on `connection` (in WAL mode, `synchronous=NORMAL`), which it
-    /// then owns, and its syncer on the WAL of the database at `connection.path`.
+    /// then owns, its syncer on the WAL of the database at `connection.path`, and its
+    /// checkpointer.
     ///
     /// - Parameter flushWAL: `fdatasync`; a stand-in only in tests of a failing disk.
     init(connection: SQLiteConnection, flushWAL: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }) throws(StoreError) {
         self.connection = connection
         let wakeUp = self.wakeUp
-        self.syncer = try WALSyncer(databasePath: connection.path, flush: flushWAL) { wakeUp.signal() }
+        let syncer = try WALSyncer(databasePath: connection.path, flush: flushWAL) { wakeUp.signal() }
+        let checkpointer: Checkpointer
+        do throws(StoreError) {
+            checkpointer = try Checkpointer(path: connection.path)
+            do {
+                try checkpointer.attach(to: connection)
+            } catch {
+                checkpointer.close()
+                throw SQLiteStore.classify(error, path: connection.path)
+            }
+        } catch {
+            syncer.close()
+            throw error
+        }
+        self.syncer = syncer
+        self.checkpointer = checkpointer
         let thread = Thread { [self] in self.run() }
         thread.name = "pushwire-store-writer"
         thread.start()
@@ -206,6 +223,8 @@ final class GroupCommitWriter: Sendable {
             }
             switch step {
             case .stop:
+                checkpointer.detach(from: connection)
+                checkpointer.close()
                 syncer.close()
                 stopped.signal()
                 return

@@ -72,6 +72,9 @@ final class SQLiteConnection: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    /// The sqlite3 handle, for the few calls that take one directly (the WAL hook, checkpoints).
+    var rawHandle: OpaquePointer { handle }
+
     func error(_ rc: Int32, _ context: String) -> SQLiteError {
         SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), context: context)
     }
