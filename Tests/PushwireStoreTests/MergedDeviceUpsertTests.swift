@@ -14,7 +14,7 @@ final class MergedDeviceUpsertTests: XCTestCase {
         defer { store.close() }
         let app = try createApplication(store, code: "MMMMM-11111")
         // A row SQLite refuses, as a constraint would: only `bad` fails.
-        try execute(dir, """
+        try executeSQL(dir, """
             CREATE TRIGGER refuse_bad BEFORE INSERT ON devices WHEN NEW.hwid = 'bad'
             BEGIN SELECT RAISE(ABORT, 'refused by test'); END
             """)
@@ -68,15 +68,15 @@ final class MergedDeviceUpsertTests: XCTestCase {
         let app = try createApplication(store, code: "MMMMM-33333")
         let devices = (0..<20).map { sampleDevice(app.id, "u-\($0)") }
         XCTAssertEqual(try registerInOneBatch(store, dir: dir, devices).compactMap { $0 }.count, 0)
-        try execute(dir, "UPDATE devices SET updated_at = 0")
+        try executeSQL(dir, "UPDATE devices SET updated_at = 0")
 
         // The same devices again, two of them changed.
         var again = devices
         again[3].pushToken = "ffee"
         again[11].language = "fr"
         XCTAssertEqual(try registerInOneBatch(store, dir: dir, again).compactMap { $0 }.count, 0)
-        XCTAssertEqual(try integer(dir, "SELECT count(*) FROM devices WHERE updated_at = 0 AND hwid LIKE 'u-%'"), 18)
-        XCTAssertEqual(try integer(dir, "SELECT count(*) FROM devices WHERE updated_at > 0 AND hwid IN ('u-3', 'u-11')"), 2)
+        XCTAssertEqual(try integerSQL(dir, "SELECT count(*) FROM devices WHERE updated_at = 0 AND hwid LIKE 'u-%'"), 18)
+        XCTAssertEqual(try integerSQL(dir, "SELECT count(*) FROM devices WHERE updated_at > 0 AND hwid IN ('u-3', 'u-11')"), 2)
         XCTAssertEqual(try store.device(applicationID: app.id, hwid: "u-3"), again[3])
         XCTAssertEqual(try store.device(applicationID: app.id, hwid: "u-11"), again[11])
     }
@@ -127,25 +127,5 @@ final class MergedDeviceUpsertTests: XCTestCase {
         }
         done.wait()
         return try XCTUnwrap(result.withLock { $0 }).get()
-    }
-
-    /// Runs `sql` on its own connection to the store's file (WAL: alongside the store's).
-    private func execute(_ dir: String, _ sql: String) throws {
-        var db: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
-        defer { sqlite3_close(db) }
-        sqlite3_busy_timeout(db, 5000)
-        XCTAssertEqual(sqlite3_exec(db, sql, nil, nil, nil), SQLITE_OK, String(cString: sqlite3_errmsg(db)))
-    }
-
-    private func integer(_ dir: String, _ sql: String) throws -> Int64 {
-        var db: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        XCTAssertEqual(sqlite3_prepare_v2(db, sql, -1, &statement, nil), SQLITE_OK)
-        defer { sqlite3_finalize(statement) }
-        XCTAssertEqual(sqlite3_step(statement), SQLITE_ROW)
-        return sqlite3_column_int64(statement, 0)
     }
 }

@@ -121,11 +121,11 @@ final class SQLiteStoreTests: XCTestCase {
 
         // An identical upsert leaves the row as it was (its updated_at, zeroed here by hand,
         // stays zero); a changed one rewrites it.
-        try execute(dir, "UPDATE devices SET updated_at = 0 WHERE hwid = 'cb-1'")
+        try executeSQL(dir, "UPDATE devices SET updated_at = 0 WHERE hwid = 'cb-1'")
         try await upsert(store, sampleDevice(app.id, "cb-1"))
-        XCTAssertEqual(try integer(dir, "SELECT updated_at FROM devices WHERE hwid = 'cb-1'"), 0)
+        XCTAssertEqual(try integerSQL(dir, "SELECT updated_at FROM devices WHERE hwid = 'cb-1'"), 0)
         try await upsert(store, sampleDevice(app.id, "cb-1", token: "ffee"))
-        XCTAssertGreaterThan(try integer(dir, "SELECT updated_at FROM devices WHERE hwid = 'cb-1'"), 0)
+        XCTAssertGreaterThan(try integerSQL(dir, "SELECT updated_at FROM devices WHERE hwid = 'cb-1'"), 0)
         store.close()
 
         let reopened = try SQLiteStore(dataDirectory: dir)
@@ -141,26 +141,6 @@ final class SQLiteStoreTests: XCTestCase {
             store.upsertDevice(device) { continuation.resume(returning: $0) }
         }
         if let error { throw error }
-    }
-
-    /// Runs `sql` on its own connection to the store's file (WAL: alongside the store's).
-    private func execute(_ dir: String, _ sql: String) throws {
-        var db: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
-        defer { sqlite3_close(db) }
-        sqlite3_busy_timeout(db, 5000)
-        XCTAssertEqual(sqlite3_exec(db, sql, nil, nil, nil), SQLITE_OK)
-    }
-
-    private func integer(_ dir: String, _ sql: String) throws -> Int64 {
-        var db: OpaquePointer?
-        XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        XCTAssertEqual(sqlite3_prepare_v2(db, sql, -1, &statement, nil), SQLITE_OK)
-        defer { sqlite3_finalize(statement) }
-        XCTAssertEqual(sqlite3_step(statement), SQLITE_ROW)
-        return sqlite3_column_int64(statement, 0)
     }
 
     func testFailingWriteDoesNotSpoilItsBatch() async throws {

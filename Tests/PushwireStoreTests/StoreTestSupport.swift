@@ -1,5 +1,7 @@
+import CSQLite
 import Foundation
 import PushwireStore
+import XCTest
 
 /// A fresh temporary data directory per test.
 func temporaryDataDirectory(_ name: String = #function) -> String {
@@ -16,4 +18,25 @@ func sampleApplication(code: String) -> ApplicationRecord {
 func sampleDevice(_ applicationID: Int64, _ hwid: String, token: String = "ab01") -> DeviceRecord {
     DeviceRecord(applicationID: applicationID, hwid: hwid, pushToken: token, deviceType: 1, language: "en",
                  timezone: 3600, userID: "u-\(hwid)", appVersion: "1.0")
+}
+
+/// Runs `sql` on a connection of its own to the store's file in `dir` (WAL: alongside the store's).
+func executeSQL(_ dir: String, _ sql: String) throws {
+    var db: OpaquePointer?
+    XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
+    defer { sqlite3_close(db) }
+    sqlite3_busy_timeout(db, 5000)
+    XCTAssertEqual(sqlite3_exec(db, sql, nil, nil, nil), SQLITE_OK, String(cString: sqlite3_errmsg(db)))
+}
+
+/// The one integer `sql` selects, read on a connection of its own to the store's file in `dir`.
+func integerSQL(_ dir: String, _ sql: String) throws -> Int64 {
+    var db: OpaquePointer?
+    XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    XCTAssertEqual(sqlite3_prepare_v2(db, sql, -1, &statement, nil), SQLITE_OK)
+    defer { sqlite3_finalize(statement) }
+    XCTAssertEqual(sqlite3_step(statement), SQLITE_ROW)
+    return sqlite3_column_int64(statement, 0)
 }
