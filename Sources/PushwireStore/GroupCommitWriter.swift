@@ -201,8 +201,9 @@ final class GroupCommitWriter: Sendable {
         // waiting, so SQLite's work overlaps the disk's, and each fsync covers everything that
         // arrived during the previous one. With a slow disk transactions grow; with a fast one
         // they commit almost at once.
+        // The completions of the jobs run in the open transaction; a transaction is open exactly
+        // when there are some (a job is only run inside one, and each leaves a completion).
         var open: [@Sendable (StoreError?) -> Void] = []
-        var inTransaction = false
         while true {
             let step = state.withLock { state -> Step in
                 if !state.jobs.isEmpty, open.count < Self.maximumJobsPerTransaction {
@@ -210,7 +211,7 @@ final class GroupCommitWriter: Sendable {
                     state.jobs.removeAll(keepingCapacity: true)
                     return .run(jobs)
                 }
-                if inTransaction {
+                if !open.isEmpty {
                     if state.closed || !syncer.isBusy || open.count >= Self.maximumJobsPerTransaction { return .commit }
                     state.sleeping = true
                     state.wakeAt = Self.jobsPerWakeUpWhileSyncing
@@ -232,19 +233,15 @@ final class GroupCommitWriter: Sendable {
                 wakeUp.wait()
                 state.withLock { $0.sleeping = false }
             case .run(let jobs):
-                if !inTransaction {
-                    if let failure = syncer.failure ?? begin() {
-                        for job in jobs { job.fail(failure) }
-                        continue
-                    }
-                    inTransaction = true
+                if open.isEmpty, let failure = syncer.failure ?? begin() {
+                    for job in jobs { job.fail(failure) }
+                    continue
                 }
                 GroupCommitWriter.runJobs(jobs, on: connection, into: &open)
                 state.withLock { $0.writes += jobs.count }
             case .commit:
                 commit(open)
                 open.removeAll(keepingCapacity: true)
-                inTransaction = false
             }
         }
     }
