@@ -62,8 +62,9 @@ public protocol MessageStore: Sendable {
     /// One device as a target (whatever its state), or nil.
     func target(applicationID: Int64, hwid: String) throws(StoreError) -> TargetDevice?
 
-    /// The hwids among `hwids` that the application knows.
-    func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> Set<String>
+    /// The hwids among `hwids` that the application knows, as stored: compare them by their bytes
+    /// (a `Set<String>` would take canonically equal hwids, two devices, for one).
+    func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> [String]
 
     /// The message's attempt records that have no final outcome: handed over without an outcome
     /// (a crash) or waiting for a retry.

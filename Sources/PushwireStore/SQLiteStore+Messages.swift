@@ -196,14 +196,14 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> Set<String> {
+    public func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> [String] {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 // One statement per 16 hwids (unused places bound to NULL, which matches nothing):
                 // one prepared text whatever the count, one walk instead of a lookup per hwid.
                 let width = 16
                 let row = try connection.statement(SQLiteStore.knownDevicesQuery)
-                var known = Set<String>()
+                var known: [String] = []
                 var start = 0
                 while start < hwids.count {
                     let chunk = hwids[start..<min(start + width, hwids.count)]
@@ -213,7 +213,7 @@ extension SQLiteStore: MessageStore {
                     while values.count <= width { values.append(.null) }
                     row.reset()
                     try row.bind(values)
-                    while try row.step() { known.insert(row.text(0)) }
+                    while try row.step() { known.append(row.text(0)) }
                     start += width
                 }
                 row.reset()

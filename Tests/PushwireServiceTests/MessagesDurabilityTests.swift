@@ -39,7 +39,7 @@ final class CrashingStore: MessageStore, @unchecked Sendable {
         try store.targets(applicationID: applicationID, t, afterHWID: afterHWID, limit: limit)
     }
     func target(applicationID: Int64, hwid: String) throws(StoreError) -> TargetDevice? { try store.target(applicationID: applicationID, hwid: hwid) }
-    func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> Set<String> { try store.knownDevices(applicationID: applicationID, hwids: hwids) }
+    func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> [String] { try store.knownDevices(applicationID: applicationID, hwids: hwids) }
     func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord] { try store.openDeliveries(messageID: messageID) }
     func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool { try await store.recordAction(action) }
     func statistics(messageID: Int64) throws(StoreError) -> MessageStatisticsRecord { try store.statistics(messageID: messageID) }

@@ -27,6 +27,19 @@ final class MessagesTargetingBytesTests: XCTestCase {
         XCTAssertEqual(details.sent, 2)
     }
 
+    /// Only the precomposed "café" is registered: the decomposed one, canonically equal but another
+    /// hwid, is reported unknown and not targeted.
+    func testACanonicallyEqualHWIDOfAnUnregisteredDeviceIsReportedUnknown() async throws {
+        let h = try MessagesHarness()
+        let app = try await h.base.createApplication()
+        let precomposed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        try await h.register(app.code, precomposed)
+        let created = try await h.create(note("hi", devices: [precomposed, decomposed]), token: app.token)
+        XCTAssertEqual(created.unknownDevices.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+        await h.send()
+        XCTAssertEqual(try h.sinkLines().map(\.token), [MessagesHarness.token(for: precomposed)])
+    }
+
     func testByteDistinctKeepsByteDifferentStringsInByteOrder() {
         XCTAssertEqual(MessageValidation.byteDistinct(["b", "a", "b", "e\u{301}", "\u{E9}", "\u{E9}"]),
                        ["a", "b", "e\u{301}", "\u{E9}"])

@@ -23,14 +23,17 @@ final class KnownDevices: Sendable {
         let keyed = hwids.map { (hwid: $0, key: Self.key(applicationID, $0)) }
         let missing = keys.withLock { keys in keyed.filter { !keys.contains($0.key) } }
         if missing.isEmpty { return [] }
-        let known = try store.knownDevices(applicationID: applicationID, hwids: Array(Set(missing.map(\.hwid))))
+        // Byte for byte throughout: canonically equal hwids are two devices.
+        let queried = MessageValidation.byteDistinct(missing.map(\.hwid))
+        let known = Set(try store.knownDevices(applicationID: applicationID, hwids: queried).map { Array($0.utf8) })
+        let missingBytes = missing.map { Array($0.hwid.utf8) }
         keys.withLock { keys in
             if keys.count + known.count > capacity { keys.removeAll() }
-            for entry in missing where known.contains(entry.hwid) { keys.insert(entry.key) }
+            for (entry, bytes) in zip(missing, missingBytes) where known.contains(bytes) { keys.insert(entry.key) }
         }
-        var reported = Set<String>()
+        var reported = Set<[UInt8]>()
         var unknown: [String] = []
-        for entry in missing where !known.contains(entry.hwid) && reported.insert(entry.hwid).inserted {
+        for (entry, bytes) in zip(missing, missingBytes) where !known.contains(bytes) && reported.insert(bytes).inserted {
             unknown.append(entry.hwid)
         }
         return unknown
