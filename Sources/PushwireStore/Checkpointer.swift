@@ -106,8 +106,7 @@ final class Checkpointer: Sendable {
                 continue
             }
             var logFrames: Int32 = 0
-            var copied: Int32 = 0
-            let status = sqlite3_wal_checkpoint_v2(connection.rawHandle, "main", SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copied)
+            let status = sqlite3_wal_checkpoint_v2(connection.rawHandle, "main", SQLITE_CHECKPOINT_PASSIVE, &logFrames, nil)
             state.withLock { state in
                 // The next pass waits for as many new frames again, whatever this one could copy
                 // (readers may hold some back) or whether it ran at all (SQLITE_BUSY: the writer

@@ -33,12 +33,12 @@ final class WALSyncer: Sendable {
         var closed = false
         /// Set by the first failed fdatasync, and then final.
         var failure: StoreError?
-        /// The open descriptor of the WAL file; -1 after close.
-        var descriptor: Int32
     }
 
-    private let state: Mutex<State>
+    private let state = Mutex(State())
     private let walPath: String
+    /// The WAL's descriptor: used and closed by the syncer's thread only.
+    private let descriptor: Int32
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
     /// Called (on this thread) each time a sync ends: the writer commits when nothing is syncing.
@@ -62,7 +62,7 @@ final class WALSyncer: Sendable {
             Glibc.close(directory)
         }
         self.walPath = walPath
-        self.state = Mutex(State(descriptor: descriptor))
+        self.descriptor = descriptor
         self.becameIdle = becameIdle
         self.flush = flush
         let thread = Thread { [self] in self.run() }
@@ -121,17 +121,13 @@ final class WALSyncer: Sendable {
             state.withLock { $0.syncing = false }
             becameIdle()
         }
-        state.withLock { state in
-            if state.descriptor >= 0 { Glibc.close(state.descriptor) }
-            state.descriptor = -1
-        }
+        Glibc.close(descriptor)
         stopped.signal()
     }
 
     /// One fdatasync of the WAL; nil when it succeeded.
     private func sync() -> StoreError? {
-        let descriptor = state.withLock { $0.failure == nil ? $0.descriptor : -1 }
-        if descriptor < 0 { return failure }
+        if let failure { return failure }
         if flush(descriptor) == 0 { return nil }
         let error = StoreError.sqlite(SQLiteError(
             code: 1034 /* SQLITE_IOERR_FSYNC */, message: String(cString: strerror(errno)), context: "fdatasync \(walPath)"))
