@@ -7,6 +7,12 @@
  * statement, and a fixed batch size per transaction (the store's batches are "whatever is queued",
  * which is the number of calls in flight: 64 in the benchmark).
  *
+ * Same keys as `pushwire-bench register`: hwids of the same shape, led by 12 hex digits that are
+ * the row's number scrambled one-to-one (`spread_key`, pushwire-bench's `spreadKey`), so
+ * successive rows land all over the table, among the rows already there, as real devices' ids
+ * (random UUIDs) do. Counting up instead would append every row to the table's last page, which
+ * costs SQLite almost nothing and is not what registrations look like.
+ *
  * usage: ceiling <database path> [rows to upsert] [batch size] [rows to prefill]
  * prints:  rows=N batch=B prefill=P seconds=S rows_per_second=R
  */
@@ -29,14 +35,19 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The n-th key: n times an odd constant modulo 2^48, a one-to-one map of 48-bit numbers. */
+static unsigned long spread_key(unsigned long n) {
+    return (n * 0x9E3779B97F4BUL) & 0xFFFFFFFFFFFFUL;
+}
+
 static void upsert_rows(sqlite3 *db, sqlite3_stmt *upsert, long first, long count, long batch) {
     char hwid[64], token[80];
     for (long done = 0; done < count;) {
         check(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), db, "begin");
         for (long i = 0; i < batch && done < count; i++, done++) {
-            long n = first + done;
-            snprintf(hwid, sizeof hwid, "hwid-%012ld", n);
-            snprintf(token, sizeof token, "%064lx", n * 2654435761L);
+            unsigned long n = spread_key((unsigned long)(first + done));
+            snprintf(hwid, sizeof hwid, "%012lx-bench-00000000", n);
+            snprintf(token, sizeof token, "%064lx", n * 2654435761UL);
             sqlite3_bind_int64(upsert, 1, 1);
             sqlite3_bind_text(upsert, 2, hwid, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(upsert, 3, token, -1, SQLITE_TRANSIENT);
@@ -82,7 +93,8 @@ int main(int argc, char **argv) {
         " language = excluded.language, timezone = excluded.timezone, user_id = excluded.user_id,"
         " app_version = excluded.app_version, updated_at = excluded.updated_at", -1, &upsert, NULL), db, "prepare");
 
-    if (prefill > 0) upsert_rows(db, upsert, 1000000000L, prefill, 10000);  /* large batches: setup only */
+    /* Other keys than the measured rows' (prefilled numbers start at 2^40); large batches: setup only. */
+    if (prefill > 0) upsert_rows(db, upsert, 1L << 40, prefill, 10000);
 
     double start = now();
     upsert_rows(db, upsert, 0, rows, batch);

@@ -38,7 +38,7 @@ func printEncodeCost() {
     for n in 0..<wrapperIterations {
         let digits = PatchableRequest.text(UInt64(n))
         let message = RegisterDeviceRequest(
-            application: setup.application, hwid: "bench-\(benchRunID)-\(digits)",
+            application: setup.application, hwid: benchHwid(digits),
             pushToken: String(repeating: "a1", count: 26) + digits, deviceType: .ios, language: "en", timezone: 3600,
             appVersion: "1.0")
         let request = Request(method: Methods.Devices.registerDevice.path, message: message.encode()).encode()

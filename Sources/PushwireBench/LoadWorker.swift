@@ -132,7 +132,7 @@ final class LoadWorker: @unchecked Sendable {
                 var counter = UInt64(conn.index) &+ conn.sequence &* UInt64(plan.connections)
                 conn.sequence &+= 1
                 if kind.pool > 0 { counter %= kind.pool }
-                template.appendFrame(callID: conn.slots[index].callID, counter: counter, to: &conn.out)
+                template.appendFrame(callID: conn.slots[index].callID, counter: spreadKey(counter), to: &conn.out)
             } else {
                 HotFrames.appendRequestFrame(callID: conn.slots[index].callID, request: kind.request, to: &conn.out)
             }

@@ -81,7 +81,8 @@ let usage = """
                                                        is the request in proto3 JSON
       pushwire-bench register [--pool N] [setup] [options]
                                                        RegisterDevice of a new hwid per call
-                                                       (bench-<run>-<n>, iOS token, en, +3600); with
+                                                       (<n>-bench-<run>, <n> spread over the key
+                                                       space; iOS token, en, +3600); with
                                                        --pool, N hwids registered once before the
                                                        clock starts, then re-registered unchanged
       pushwire-bench sync [setup] [options]            SyncCategories with the current version

@@ -3,13 +3,14 @@ import PushwireClient
 import PushwireRuntime
 import PushwireWire
 
-/// The RegisterDevice template: hwid `bench-<run>-<counter>`, a valid 64-hex-digit iOS token
-/// ending in the counter, `en`, UTC+1, app version 1.0. New devices send known version 0 (a fresh
-/// install gets the categories); a pool sends the current version (a device that already has them).
+/// The RegisterDevice template: hwid `<counter>-bench-<run>` (`benchHwid`), a valid 64-hex-digit
+/// iOS token ending in the counter, `en`, UTC+1, app version 1.0. New devices send known version 0
+/// (a fresh install gets the categories); a pool sends the current version (a device that already
+/// has them).
 func registerTemplate(setup: BenchSetup, pool: Int?, timeoutMS: UInt32) throws(SetupError) -> PatchableRequest {
     let marker = PatchableRequest.marker
     let message = RegisterDeviceRequest(
-        application: setup.application, hwid: "bench-\(benchRunID)-\(marker)",
+        application: setup.application, hwid: benchHwid(marker),
         pushToken: String(repeating: "a1", count: 26) + marker, deviceType: .ios, language: "en", timezone: 3600,
         appVersion: "1.0", knownCategoriesVersion: pool == nil ? 0 : setup.categoriesVersion)
     do {
@@ -41,7 +42,7 @@ func makePlan(_ options: Options, setup: BenchSetup?) throws(SetupError) -> RunP
                 throw SetupError(description: "send: needs the application's access token: --token T with --application, or let the bench create the application")
             }
             // The hwids the zero-weight register kind registers before the clock starts.
-            let hwids = (0..<devices).map { "bench-\(benchRunID)-\(PatchableRequest.text(UInt64($0)))" }
+            let hwids = (0..<devices).map { benchHwid(PatchableRequest.text(spreadKey(UInt64($0)))) }
             var notification = Notification()
             notification.content = "pushwire-bench"
             notification.targeting = Targeting(devices: hwids)
@@ -112,4 +113,20 @@ func makeReport(options: Options, plan: RunPlan, workers: [LoadWorker], threadCo
 /// Writes the progress line to standard error without a newline.
 func printProgress(_ text: String) {
     writeStandardError(text)
+}
+
+/// The hwid of a bench device whose counter reads `digits` (`PatchableRequest.text`, or its marker
+/// in a template): the counter first, so that devices spread over the whole table, among those of
+/// earlier runs too, then this run's id, so that repeated runs make new devices.
+func benchHwid(_ digits: String) -> String {
+    "\(digits)-bench-\(benchRunID)"
+}
+
+/// Which counter the `n`th call of a run sends: a one-to-one scramble of the 48-bit counter (an
+/// odd multiplier is invertible modulo 2^48), so that successive registrations land all over the
+/// devices table, as real devices' ids (random UUIDs) do, instead of each appending to the last
+/// page. Scripts/sqlite-ceiling spreads its keys the same way.
+@inline(__always)
+func spreadKey(_ n: UInt64) -> UInt64 {
+    (n &* 0x9E37_79B9_7F4B) & 0xFFFF_FFFF_FFFF
 }
