@@ -20,6 +20,9 @@ struct SmallMessagesFanOut {
     let pipeline: DeliveryPipeline
     /// Scheduled messages, each naming few enough devices to fit one batch.
     let messages: [MessageRecord]
+    /// Called once the attempt records are committed (or nothing will be): the scheduler holds
+    /// the next batch until then, so that it grows.
+    var recordsCommitted: @Sendable () -> Void = {}
 
     /// One message of the batch as it goes through the steps. A class: the fan-out (its whole
     /// message record) and spec were copied, every field retained and released, at each of the
@@ -77,7 +80,9 @@ struct SmallMessagesFanOut {
         }
         if steps.isEmpty { return alone }
         // A failed commit wrote nothing: the messages are still scheduled and are picked again.
-        guard let committed = try? await store.recordFanOutSteps(steps), committed.count == steps.count else { return alone }
+        let written = try? await store.recordFanOutSteps(steps)
+        recordsCommitted()
+        guard let committed = written, committed.count == steps.count else { return alone }
 
         // One gateway call per application (each has its gateway).
         var byApplication: [Int64: [(index: Int, notifications: [OutgoingNotification])]] = [:]
