@@ -66,7 +66,7 @@ public final class FileSinkGateway: NotificationGateway {
             let reason = "SinkWriteFailed: \(String(cString: strerror(failure)))"
             return Array(repeating: .retry(reason: reason, after: nil), count: batch.count)
         }
-        return batch.map { _ in .sent(apnsID: "") }
+        return Array(repeating: .sent(apnsID: ""), count: batch.count)
     }
 
     /// The JSON lines of a batch, one per notification (keys in a fixed order).
@@ -78,9 +78,12 @@ public final class FileSinkGateway: NotificationGateway {
     static func lines(_ batch: [OutgoingNotification]) -> [UInt8] {
         var text: [UInt8] = []
         text.reserveCapacity(batch.reduce(0) { $0 + $1.payload.count + 160 })
-        var shared: (notification: OutgoingNotification, code: [UInt8], tail: [UInt8])?
-        for n in batch {
-            if !(shared.map { FileSinkGateway.sharesLineParts(n, $0.notification) } ?? false) {
+        // The index of the notification the shared parts were made for, and the parts.
+        var shared: (index: Int, code: [UInt8], tail: [UInt8])?
+        for index in batch.indices {
+            // Fields read in place: a copy of each notification retained four buffers.
+            if !(shared.map { FileSinkGateway.sharesLineParts(batch, index, $0.index) } ?? false) {
+                let n = batch[index]
                 var code: [UInt8] = []
                 JSONText.appendString(n.messageCode, to: &code)
                 var tail: [UInt8] = []
@@ -94,25 +97,26 @@ public final class FileSinkGateway: NotificationGateway {
                 // The payload is rendered JSON already; an empty one is written as null.
                 if n.payload.isEmpty { tail.append(contentsOf: "null".utf8) } else { tail.append(contentsOf: n.payload) }
                 tail.append(contentsOf: "}\n".utf8)
-                shared = (n, code, tail)
+                shared = (index, code, tail)
             }
             guard let parts = shared else { continue }
             text.append(contentsOf: #"{"delivery_id":"#.utf8)
-            appendDecimal(n.deliveryID, to: &text)
+            appendDecimal(batch[index].deliveryID, to: &text)
             text.append(contentsOf: #","message_code":"#.utf8)
             text.append(contentsOf: parts.code)
             text.append(contentsOf: #","token":"#.utf8)
-            JSONText.appendString(n.deviceToken, to: &text)
+            JSONText.appendString(batch[index].deviceToken, to: &text)
             text.append(contentsOf: parts.tail)
         }
         return text
     }
 
-    /// Whether `a`'s line differs from `b`'s only in the delivery id and the token. Payloads
-    /// rendered once per language share their storage, which `==` compares first.
-    private static func sharesLineParts(_ a: OutgoingNotification, _ b: OutgoingNotification) -> Bool {
-        a.priority == b.priority && a.expiration == b.expiration && a.messageCode == b.messageCode
-            && a.collapseID == b.collapseID && a.payload == b.payload
+    /// Whether the line of `batch[a]` differs from that of `batch[b]` only in the delivery id and
+    /// the token. Payloads rendered once per language share their storage, which `==` compares first.
+    private static func sharesLineParts(_ batch: [OutgoingNotification], _ a: Int, _ b: Int) -> Bool {
+        batch[a].priority == batch[b].priority && batch[a].expiration == batch[b].expiration
+            && batch[a].messageCode == batch[b].messageCode && batch[a].collapseID == batch[b].collapseID
+            && batch[a].payload == batch[b].payload
     }
 
     /// Appends `value` in decimal, without a String.

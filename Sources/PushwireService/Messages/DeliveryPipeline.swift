@@ -166,6 +166,10 @@ public final class DeliveryPipeline: Sendable {
     }
 
     private static func wakeNeeded(_ state: inout State, earliestSendAtMS: Int64, nowMS: Int64, slots: Int) -> Bool {
+        // A small batch waiting for its commit wakes the scheduler when it commits, and the
+        // scheduler would only hold a new small message until then: a pass (and a sleep's timer
+        // task) per CreateMessage saved. Messages due now wait at most that one commit.
+        if earliestSendAtMS <= nowMS, !state.startingSmallBatches.isEmpty { return false }
         guard let wakeAt = state.wakeAtMS else { return true }  // working: `poked` makes it look again
         if earliestSendAtMS >= wakeAt { return false }
         if earliestSendAtMS <= nowMS, state.running.count >= slots { return false }
