@@ -310,21 +310,46 @@ extension SQLiteStore {
         /// Inserts every record added.
         func insert(on connection: SQLiteConnection) throws(SQLiteError) {
             guard let firstID else { return }
-            var index = 0
-            while index < messageIDs.count {
-                // Full chunks, then powers of two: few statement texts to prepare and cache.
-                var size = SQLiteStore.rowsPerInsert
-                while size > messageIDs.count - index { size /= 2 }
-                let insert = try connection.statement(SQLiteStore.multiRowInserts[size.trailingZeroBitCount])
-                try insert.bind(1, firstID + Int64(index))
-                for row in 0..<size {
-                    try insert.bind(Int32(3 * row + 2), messageIDs[index + row])
-                    try insert.bind(Int32(3 * row + 3), hwids[index + row])
-                    try insert.bind(Int32(3 * row + 4), attempts[index + row])
-                }
-                try insert.run()
-                index += size
+            // Every hwid's bytes in one buffer, bound without copies (a malloc and a copy in
+            // SQLite per record otherwise), as `DeviceUpsert` does.
+            var text: [UInt8] = []
+            var ends: [Int] = []
+            ends.reserveCapacity(hwids.count)
+            for var hwid in hwids {
+                hwid.withUTF8 { text.append(contentsOf: $0) }
+                ends.append(text.count)
             }
+            // (Array's withUnsafeBytes throws untyped errors: the typed one comes out as a value.)
+            let failure = text.withUnsafeBytes { buffer -> SQLiteError? in
+                var index = 0
+                while index < messageIDs.count {
+                    // Full chunks, then powers of two: few statement texts to prepare and cache,
+                    // found by their size (hashing the text of 256 rows cost more than binding them).
+                    var size = SQLiteStore.rowsPerInsert
+                    while size > messageIDs.count - index { size /= 2 }
+                    do throws(SQLiteError) {
+                        let insert = try connection.statement(StatementKey(kind: ObjectIdentifier(NewRecords.self), variant: size)) {
+                            SQLiteStore.multiRowInserts[size.trailingZeroBitCount]
+                        }
+                        // The bindings point into `buffer`: dropped before it goes.
+                        defer { insert.reset() }
+                        try insert.bind(1, firstID + Int64(index))
+                        for row in 0..<size {
+                            let record = index + row
+                            let start = record == 0 ? 0 : ends[record - 1]
+                            try insert.bind(Int32(3 * row + 2), messageIDs[record])
+                            try insert.bindUnowned(Int32(3 * row + 3), UnsafeRawBufferPointer(rebasing: buffer[start..<ends[record]]))
+                            try insert.bind(Int32(3 * row + 4), attempts[record])
+                        }
+                        try insert.run()
+                    } catch {
+                        return error
+                    }
+                    index += size
+                }
+                return nil
+            }
+            if let failure { throw failure }
         }
     }
 
@@ -338,6 +363,14 @@ extension SQLiteStore {
         "INSERT INTO deliveries (id, message_id, hwid, attempt, state) VALUES "
             + (0..<(1 << power)).map { "(?1 + \($0), ?\(3 * $0 + 2), ?\(3 * $0 + 3), ?\(3 * $0 + 4), 0)" }.joined(separator: ", ")
     }
+
+    /// A step's UPDATE of its message row (see `apply`).
+    static let stepUpdateSQL: StaticString = """
+        UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
+            targeted = targeted + ?5, cursor = COALESCE(?6, cursor),
+            status = CASE WHEN ?7 THEN 3 WHEN ?10 THEN 2 ELSE status END, open_from = ?8, open_to = ?9
+        WHERE id = ?1 AND (NOT ?10 OR status IN (1, 2))
+        """
 
     /// Writes one step: the message row first (one UPDATE: counters, cursor, open range, status;
     /// for a first step only if the message is still scheduled or sending, else nothing is
@@ -361,16 +394,20 @@ extension SQLiteStore {
         // from the batch still with the gateway if there is one.
         let openFrom = step.openSince.map { Int64($0) } ?? (count == 0 ? 0 : firstID)
         let openTo = count > 0 ? firstID + count - 1 : (step.openSince == nil ? -1 : Int64.max)
-        try connection.statement("""
-            UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
-                targeted = targeted + ?5, cursor = COALESCE(?6, cursor),
-                status = CASE WHEN ?7 THEN 3 WHEN ?10 THEN 2 ELSE status END, open_from = ?8, open_to = ?9
-            WHERE id = ?1 AND (NOT ?10 OR status IN (1, 2))
-            """)
-            .bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
-                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0), .int(openFrom), .int(openTo),
-                  .int(step.startsSending ? 1 : 0))
-            .run()
+        // A literal (found by its address, not by hashing its text) and typed binds (no array
+        // of values): one per message and step, twice per small message.
+        let update = try connection.statement(SQLiteStore.stepUpdateSQL)
+        try update.bind(1, step.messageID)
+        try update.bind(2, sent)
+        try update.bind(3, failed)
+        try update.bind(4, invalid)
+        try update.bind(5, Int64(step.targetedIncrement))
+        if let cursor = step.cursor { try update.bind(6, cursor) }  // unbound is NULL: the cursor stays
+        try update.bind(7, step.finish ? 1 : 0)
+        try update.bind(8, openFrom)
+        try update.bind(9, openTo)
+        try update.bind(10, step.startsSending ? 1 : 0)
+        try update.run()
         // Cancelled (or gone) before it started: nothing written, nothing to hand over.
         if step.startsSending, connection.changes == 0 { return [] }
 
