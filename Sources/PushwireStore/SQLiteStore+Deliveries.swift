@@ -256,18 +256,68 @@ extension SQLiteStore {
     }
 
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
+        // Built here, off the writer's thread: which steps only close a message whose every
+        // device was sent (the usual last step of a small message), by how many were sent.
+        var plain: [Int: [Int64]] = [:]
+        var isPlain: [Bool] = []
+        isPlain.reserveCapacity(steps.count)
+        // Only when every step is another message's, so that the order of their writes cannot matter.
+        let distinct = Set(steps.map(\.messageID)).count == steps.count
+        for step in steps {
+            let sent = distinct ? SQLiteStore.plainFinishSent(step) : nil
+            if let sent { plain[sent, default: []].append(step.messageID) }
+            isPlain.append(sent != nil)
+        }
+        let (plainBySent, plainSteps) = (plain, isPlain)
         // One writer job (one savepoint) for all of them.
-        try await writer.write { connection throws(StoreError) in
+        return try await writer.write { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)
                 var records = NewRecords()
-                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection, records: &records)) }
+                for (step, plain) in zip(steps, plainSteps) {
+                    ids.append(plain ? [] : try SQLiteStore.apply(step, on: connection, records: &records))
+                }
+                for (sent, messageIDs) in plainBySent { try SQLiteStore.finishAllSent(messageIDs, sent: sent, on: connection) }
                 try records.insert(on: connection)
                 return ids
             }
         }
     }
+
+    /// How many devices `step` records as sent, when that is all it does: closes its message
+    /// (no failures, retries, new records, badges, cursor or targets, nothing else open).
+    static func plainFinishSent(_ step: FanOutStep) -> Int? {
+        guard step.finish, !step.startsSending, step.openSince == nil, step.handOver.isEmpty, step.badges.isEmpty,
+              step.cursor == nil, step.targetedIncrement == 0, !step.results.isEmpty else { return nil }
+        for result in step.results {
+            guard case .sent = result.result else { return nil }
+        }
+        return step.results.count
+    }
+
+    /// What `apply` writes for each of `messageIDs` given a plain finishing step with `sent` devices
+    /// sent (`plainFinishSent`), in one UPDATE for all of them: the last step of every small
+    /// message was a statement of its own (reset, ten bindings, a VDBE program run).
+    static func finishAllSent(_ messageIDs: [Int64], sent: Int, on connection: SQLiteConnection) throws(SQLiteError) {
+        var list: [UInt8] = [0x5B]
+        list.reserveCapacity(2 + messageIDs.count * 8)
+        for (index, id) in messageIDs.enumerated() {
+            if index > 0 { list.append(0x2C) }
+            list.append(contentsOf: String(id).utf8)
+        }
+        list.append(0x5D)
+        let update = try connection.statement(SQLiteStore.finishAllSentSQL)
+        try update.bind(1, String(decoding: list, as: UTF8.self))
+        try update.bind(2, Int64(sent))
+        try update.run()
+    }
+
+    /// `apply`'s UPDATE for plain finishing steps (see `finishAllSent`).
+    static let finishAllSentSQL: StaticString = """
+        UPDATE messages SET sent = sent + ?2, status = 3, open_from = 0, open_to = -1
+        WHERE id IN (SELECT value FROM json_each(?1))
+        """
 
     /// The attempt records of one writer job, inserted together at its end: 256 to a statement
     /// whatever message they belong to, so that the few records of each of 64 small messages
