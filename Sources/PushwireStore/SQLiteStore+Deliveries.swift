@@ -35,8 +35,15 @@ extension SQLiteStore {
                 // application for all of them (one per message, or per device, cost more in
                 // statement executions than in rows read).
                 var namedHWIDs: [Int64: [String]] = [:]
+                // A message naming, byte for byte, the devices the previous one of its application
+                // named adds nothing (a stream of messages to the same few devices made a list of
+                // 64 × 10 hwids for 10 devices, each parsed and put in SQLite's ephemeral table).
+                var previous: [Int64: [String]] = [:]
                 for message in messages where SQLiteStore.isOnlyFewDevices(message.targeting) {
-                    namedHWIDs[message.applicationID, default: []].append(contentsOf: message.targeting.hwids)
+                    let hwids = message.targeting.hwids
+                    if let last = previous[message.applicationID], SQLiteStore.sameBytes(last, hwids) { continue }
+                    previous[message.applicationID] = hwids
+                    namedHWIDs[message.applicationID, default: []].append(contentsOf: hwids)
                 }
                 var named: [Int64: NamedDevices] = [:]
                 for (applicationID, hwids) in namedHWIDs {
@@ -89,6 +96,14 @@ extension SQLiteStore {
             WHERE app_id = ?1 AND \(cursorTerm) AND push_token <> '' AND push_token <> dead_token\(clause)
             ORDER BY hwid LIMIT ?3
             """
+    }
+
+    /// Whether two lists of hwids are the same, byte for byte (String's `==` is Unicode-canonical:
+    /// a precomposed and a decomposed "é" are equal strings but two devices).
+    static func sameBytes(_ a: [String], _ b: [String]) -> Bool {
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where !x.utf8.elementsEqual(y.utf8) { return false }
+        return true
     }
 
     /// Targetings that name at most this many devices and nothing else are read by

@@ -97,6 +97,26 @@ final class MessageStoreTests: XCTestCase {
                        bytes([decomposed, "z", precomposed]))
     }
 
+    /// The first targets of several messages read together: each message gets its own named
+    /// devices, also when consecutive messages name the same ones (read once) or ones that are
+    /// canonically equal but other bytes (two devices, each read).
+    func testFirstTargetsOfMessagesNamingTheSameOrCanonicallyEqualDevices() async throws {
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory())
+        defer { store.close() }
+        let app = try await store.createApplication(sampleApplication(code: "MSG01-00005"), initialCategories: [])
+        let precomposed = "\u{E9}", decomposed = "e\u{301}"
+        for (i, hwid) in ["a", "b", precomposed, decomposed].enumerated() {
+            try await store.upsertDevice(sampleDevice(app.id, hwid, token: String(format: "%04x", i + 1)), tags: [])
+        }
+        let lists = [["a", "b"], ["a", "b"], [precomposed], [decomposed], [decomposed], ["a", "b"]]
+        let created = try await store.createMessages(lists.enumerated().map { index, hwids in
+            newMessage(app.id, code: "T\(index)", targeting: TargetingRecord(hwids: hwids))
+        })
+        let targets = try store.firstTargets(of: created, limit: 100)
+        XCTAssertEqual(targets.map { $0.map { Array($0.hwid.utf8) } }, lists.map { $0.map { Array($0.utf8) } })
+        XCTAssertEqual(targets[3].map(\.pushToken), ["0004"], "the decomposed hwid's own device")
+    }
+
     /// Several first steps in one writer job: ids are chosen by the store and run on from the
     /// largest, a cancelled message writes nothing (and uses no ids), the message row gets its
     /// status, counters and open range from one update.
