@@ -102,8 +102,23 @@ extension SQLiteStore {
     /// a precomposed and a decomposed "é" are equal strings but two devices).
     static func sameBytes(_ a: [String], _ b: [String]) -> Bool {
         guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where !x.utf8.elementsEqual(y.utf8) { return false }
+        for (x, y) in zip(a, b) where compareBytes(x, y) != 0 { return false }
         return true
+    }
+
+    /// How `a` and `b` compare as SQLite compares text (by their UTF-8 bytes): negative, 0 or positive.
+    static func compareBytes(_ a: String, _ b: String) -> Int {
+        var a = a, b = b  // native strings: no copy, `withUTF8` lends their bytes
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+                    let order = memcmp(p, q, common)
+                    if order != 0 { return Int(order) }
+                }
+                return x.count - y.count
+            }
+        }
     }
 
     /// Targetings that name at most this many devices and nothing else are read by
@@ -123,10 +138,15 @@ extension SQLiteStore {
         /// byte for byte, and two hwids canonically equal are two devices.
         var devices: [Key: TargetDevice] = [:]
 
-        /// An hwid's UTF-8 bytes, hashed as one block (an array of bytes hashes byte by byte).
+        /// An hwid, hashed and compared by its UTF-8 bytes as one block (a key holding an array
+        /// of the bytes cost an allocation per lookup).
         struct Key: Hashable {
-            var bytes: [UInt8]
-            func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+            var hwid: String
+            func hash(into hasher: inout Hasher) {
+                var hwid = hwid
+                hwid.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            }
+            static func == (a: Key, b: Key) -> Bool { SQLiteStore.compareBytes(a.hwid, b.hwid) == 0 }
         }
 
         /// Reads the devices of `hwids` that `targetsQuery` would select (registered, token not dead).
@@ -150,7 +170,7 @@ extension SQLiteStore {
             devices.reserveCapacity(hwids.count)
             while try row.step() {
                 let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3))
-                devices[Key(bytes: Array(device.hwid.utf8))] = device
+                devices[Key(hwid: device.hwid)] = device
             }
         }
 
@@ -158,15 +178,26 @@ extension SQLiteStore {
         /// `afterHWID` ("" without one), in SQLite's order (the UTF-8 bytes'), each once, at
         /// most `limit`.
         func targets(_ hwids: [String], afterHWID: String?, limit: Int) -> [TargetDevice] {
-            let after = Array((afterHWID ?? "").utf8)
-            var names = hwids.map { Array($0.utf8) }.filter { after.lexicographicallyPrecedes($0) }
-            names.sort { $0.lexicographicallyPrecedes($1) }
             var targets: [TargetDevice] = []
-            targets.reserveCapacity(min(limit, names.count))
-            var previous: [UInt8]?
-            for name in names where targets.count < limit && name != previous {
+            targets.reserveCapacity(min(limit, hwids.count))
+            // CreateMessage stores the hwids in byte order without repeats, and a first read has
+            // no cursor: then they are taken as they are (sorting them was most of this). An empty
+            // hwid is never a target (the cursor "" excludes it), so the slow path deals with it.
+            if afterHWID == nil, !(hwids.first?.isEmpty ?? true),
+               zip(hwids, hwids.dropFirst()).allSatisfy({ SQLiteStore.compareBytes($0, $1) < 0 }) {
+                for hwid in hwids where targets.count < limit {
+                    if let device = devices[Key(hwid: hwid)] { targets.append(device) }
+                }
+                return targets
+            }
+            let after = afterHWID ?? ""
+            var names = hwids.filter { SQLiteStore.compareBytes(after, $0) < 0 }
+            names.sort { SQLiteStore.compareBytes($0, $1) < 0 }
+            var previous: String?
+            for name in names where targets.count < limit {
+                if let previous, SQLiteStore.compareBytes(previous, name) == 0 { continue }
                 previous = name
-                if let device = devices[Key(bytes: name)] { targets.append(device) }
+                if let device = devices[Key(hwid: name)] { targets.append(device) }
             }
             return targets
         }
