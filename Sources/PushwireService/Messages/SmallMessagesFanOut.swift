@@ -88,14 +88,17 @@ struct SmallMessagesFanOut {
         // built straight into one array (per-message arrays joined afterwards copied every
         // notification, retaining its four buffers, once more).
         var byApplication: [Int64: (entries: [(index: Int, count: Int)], notifications: [OutgoingNotification])] = [:]
+        // Room for every notification of the batch at once: reserving a little more per message
+        // would reallocate and copy the growing array each time.
+        let total = batch.reduce(0) { $0 + $1.targets.count }
         for (index, entry) in batch.enumerated() {
             let ids = committed[index]
             // Cancelled meanwhile (nothing handed over), or done with no targets.
             guard !entry.targets.isEmpty, ids.count == entry.targets.count else { continue }
             let applicationID = entry.fanOut.message.applicationID
             var group = byApplication.removeValue(forKey: applicationID) ?? ([], [])
+            if group.notifications.isEmpty { group.notifications.reserveCapacity(total) }
             group.entries.append((index, ids.count))
-            group.notifications.reserveCapacity(group.notifications.count + ids.count)
             for (position, target) in entry.targets.enumerated() {
                 group.notifications.append(entry.fanOut.outgoing(ids[position], token: target.pushToken,
                                                                  payload: entry.payloads[position], spec: entry.spec))
