@@ -35,8 +35,15 @@ extension SQLiteStore {
                 // application for all of them (one per message, or per device, cost more in
                 // statement executions than in rows read).
                 var namedHWIDs: [Int64: [String]] = [:]
+                // A message naming, byte for byte, the devices the previous one of its application
+                // named adds nothing (a stream of messages to the same few devices made a list of
+                // 64 × 10 hwids for 10 devices, each parsed and put in SQLite's ephemeral table).
+                var previous: [Int64: [String]] = [:]
                 for message in messages where SQLiteStore.isOnlyFewDevices(message.targeting) {
-                    namedHWIDs[message.applicationID, default: []].append(contentsOf: message.targeting.hwids)
+                    let hwids = message.targeting.hwids
+                    if let last = previous[message.applicationID], SQLiteStore.sameBytes(last, hwids) { continue }
+                    previous[message.applicationID] = hwids
+                    namedHWIDs[message.applicationID, default: []].append(contentsOf: hwids)
                 }
                 var named: [Int64: NamedDevices] = [:]
                 for (applicationID, hwids) in namedHWIDs {
@@ -91,6 +98,29 @@ extension SQLiteStore {
             """
     }
 
+    /// Whether two lists of hwids are the same, byte for byte (String's `==` is Unicode-canonical:
+    /// a precomposed and a decomposed "é" are equal strings but two devices).
+    static func sameBytes(_ a: [String], _ b: [String]) -> Bool {
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where compareBytes(x, y) != 0 { return false }
+        return true
+    }
+
+    /// How `a` and `b` compare as SQLite compares text (by their UTF-8 bytes): negative, 0 or positive.
+    static func compareBytes(_ a: String, _ b: String) -> Int {
+        var a = a, b = b  // native strings: no copy, `withUTF8` lends their bytes
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+                    let order = memcmp(p, q, common)
+                    if order != 0 { return Int(order) }
+                }
+                return x.count - y.count
+            }
+        }
+    }
+
     /// Targetings that name at most this many devices and nothing else are read by
     /// `NamedDevices`.
     static let namedTargetsLimit = 128
@@ -108,10 +138,15 @@ extension SQLiteStore {
         /// byte for byte, and two hwids canonically equal are two devices.
         var devices: [Key: TargetDevice] = [:]
 
-        /// An hwid's UTF-8 bytes, hashed as one block (an array of bytes hashes byte by byte).
+        /// An hwid, hashed and compared by its UTF-8 bytes as one block (a key holding an array
+        /// of the bytes cost an allocation per lookup).
         struct Key: Hashable {
-            var bytes: [UInt8]
-            func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+            var hwid: String
+            func hash(into hasher: inout Hasher) {
+                var hwid = hwid
+                hwid.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            }
+            static func == (a: Key, b: Key) -> Bool { SQLiteStore.compareBytes(a.hwid, b.hwid) == 0 }
         }
 
         /// Reads the devices of `hwids` that `targetsQuery` would select (registered, token not dead).
@@ -135,7 +170,7 @@ extension SQLiteStore {
             devices.reserveCapacity(hwids.count)
             while try row.step() {
                 let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3))
-                devices[Key(bytes: Array(device.hwid.utf8))] = device
+                devices[Key(hwid: device.hwid)] = device
             }
         }
 
@@ -143,15 +178,26 @@ extension SQLiteStore {
         /// `afterHWID` ("" without one), in SQLite's order (the UTF-8 bytes'), each once, at
         /// most `limit`.
         func targets(_ hwids: [String], afterHWID: String?, limit: Int) -> [TargetDevice] {
-            let after = Array((afterHWID ?? "").utf8)
-            var names = hwids.map { Array($0.utf8) }.filter { after.lexicographicallyPrecedes($0) }
-            names.sort { $0.lexicographicallyPrecedes($1) }
             var targets: [TargetDevice] = []
-            targets.reserveCapacity(min(limit, names.count))
-            var previous: [UInt8]?
-            for name in names where targets.count < limit && name != previous {
+            targets.reserveCapacity(min(limit, hwids.count))
+            // CreateMessage stores the hwids in byte order without repeats, and a first read has
+            // no cursor: then they are taken as they are (sorting them was most of this). An empty
+            // hwid is never a target (the cursor "" excludes it), so the slow path deals with it.
+            if afterHWID == nil, !(hwids.first?.isEmpty ?? true),
+               zip(hwids, hwids.dropFirst()).allSatisfy({ SQLiteStore.compareBytes($0, $1) < 0 }) {
+                for hwid in hwids where targets.count < limit {
+                    if let device = devices[Key(hwid: hwid)] { targets.append(device) }
+                }
+                return targets
+            }
+            let after = afterHWID ?? ""
+            var names = hwids.filter { SQLiteStore.compareBytes(after, $0) < 0 }
+            names.sort { SQLiteStore.compareBytes($0, $1) < 0 }
+            var previous: String?
+            for name in names where targets.count < limit {
+                if let previous, SQLiteStore.compareBytes(previous, name) == 0 { continue }
                 previous = name
-                if let device = devices[Key(bytes: name)] { targets.append(device) }
+                if let device = devices[Key(hwid: name)] { targets.append(device) }
             }
             return targets
         }
@@ -256,18 +302,68 @@ extension SQLiteStore {
     }
 
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
+        // Built here, off the writer's thread: which steps only close a message whose every
+        // device was sent (the usual last step of a small message), by how many were sent.
+        var plain: [Int: [Int64]] = [:]
+        var isPlain: [Bool] = []
+        isPlain.reserveCapacity(steps.count)
+        // Only when every step is another message's, so that the order of their writes cannot matter.
+        let distinct = Set(steps.map(\.messageID)).count == steps.count
+        for step in steps {
+            let sent = distinct ? SQLiteStore.plainFinishSent(step) : nil
+            if let sent { plain[sent, default: []].append(step.messageID) }
+            isPlain.append(sent != nil)
+        }
+        let (plainBySent, plainSteps) = (plain, isPlain)
         // One writer job (one savepoint) for all of them.
-        try await writer.write { connection throws(StoreError) in
+        return try await writer.write { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)
                 var records = NewRecords()
-                for step in steps { ids.append(try SQLiteStore.apply(step, on: connection, records: &records)) }
+                for (step, plain) in zip(steps, plainSteps) {
+                    ids.append(plain ? [] : try SQLiteStore.apply(step, on: connection, records: &records))
+                }
+                for (sent, messageIDs) in plainBySent { try SQLiteStore.finishAllSent(messageIDs, sent: sent, on: connection) }
                 try records.insert(on: connection)
                 return ids
             }
         }
     }
+
+    /// How many devices `step` records as sent, when that is all it does: closes its message
+    /// (no failures, retries, new records, badges, cursor or targets, nothing else open).
+    static func plainFinishSent(_ step: FanOutStep) -> Int? {
+        guard step.finish, !step.startsSending, step.openSince == nil, step.handOver.isEmpty, step.badges.isEmpty,
+              step.cursor == nil, step.targetedIncrement == 0, !step.results.isEmpty else { return nil }
+        for result in step.results {
+            guard case .sent = result.result else { return nil }
+        }
+        return step.results.count
+    }
+
+    /// What `apply` writes for each of `messageIDs` given a plain finishing step with `sent` devices
+    /// sent (`plainFinishSent`), in one UPDATE for all of them: the last step of every small
+    /// message was a statement of its own (reset, ten bindings, a VDBE program run).
+    static func finishAllSent(_ messageIDs: [Int64], sent: Int, on connection: SQLiteConnection) throws(SQLiteError) {
+        var list: [UInt8] = [0x5B]
+        list.reserveCapacity(2 + messageIDs.count * 8)
+        for (index, id) in messageIDs.enumerated() {
+            if index > 0 { list.append(0x2C) }
+            list.append(contentsOf: String(id).utf8)
+        }
+        list.append(0x5D)
+        let update = try connection.statement(SQLiteStore.finishAllSentSQL)
+        try update.bind(1, String(decoding: list, as: UTF8.self))
+        try update.bind(2, Int64(sent))
+        try update.run()
+    }
+
+    /// `apply`'s UPDATE for plain finishing steps (see `finishAllSent`).
+    static let finishAllSentSQL: StaticString = """
+        UPDATE messages SET sent = sent + ?2, status = 3, open_from = 0, open_to = -1
+        WHERE id IN (SELECT value FROM json_each(?1))
+        """
 
     /// The attempt records of one writer job, inserted together at its end: 256 to a statement
     /// whatever message they belong to, so that the few records of each of 64 small messages
@@ -310,21 +406,46 @@ extension SQLiteStore {
         /// Inserts every record added.
         func insert(on connection: SQLiteConnection) throws(SQLiteError) {
             guard let firstID else { return }
-            var index = 0
-            while index < messageIDs.count {
-                // Full chunks, then powers of two: few statement texts to prepare and cache.
-                var size = SQLiteStore.rowsPerInsert
-                while size > messageIDs.count - index { size /= 2 }
-                let insert = try connection.statement(SQLiteStore.multiRowInserts[size.trailingZeroBitCount])
-                try insert.bind(1, firstID + Int64(index))
-                for row in 0..<size {
-                    try insert.bind(Int32(3 * row + 2), messageIDs[index + row])
-                    try insert.bind(Int32(3 * row + 3), hwids[index + row])
-                    try insert.bind(Int32(3 * row + 4), attempts[index + row])
-                }
-                try insert.run()
-                index += size
+            // Every hwid's bytes in one buffer, bound without copies (a malloc and a copy in
+            // SQLite per record otherwise), as `DeviceUpsert` does.
+            var text: [UInt8] = []
+            var ends: [Int] = []
+            ends.reserveCapacity(hwids.count)
+            for var hwid in hwids {
+                hwid.withUTF8 { text.append(contentsOf: $0) }
+                ends.append(text.count)
             }
+            // (Array's withUnsafeBytes throws untyped errors: the typed one comes out as a value.)
+            let failure = text.withUnsafeBytes { buffer -> SQLiteError? in
+                var index = 0
+                while index < messageIDs.count {
+                    // Full chunks, then powers of two: few statement texts to prepare and cache,
+                    // found by their size (hashing the text of 256 rows cost more than binding them).
+                    var size = SQLiteStore.rowsPerInsert
+                    while size > messageIDs.count - index { size /= 2 }
+                    do throws(SQLiteError) {
+                        let insert = try connection.statement(StatementKey(kind: ObjectIdentifier(NewRecords.self), variant: size)) {
+                            SQLiteStore.multiRowInserts[size.trailingZeroBitCount]
+                        }
+                        // The bindings point into `buffer`: dropped before it goes.
+                        defer { insert.reset() }
+                        try insert.bind(1, firstID + Int64(index))
+                        for row in 0..<size {
+                            let record = index + row
+                            let start = record == 0 ? 0 : ends[record - 1]
+                            try insert.bind(Int32(3 * row + 2), messageIDs[record])
+                            try insert.bindUnowned(Int32(3 * row + 3), UnsafeRawBufferPointer(rebasing: buffer[start..<ends[record]]))
+                            try insert.bind(Int32(3 * row + 4), attempts[record])
+                        }
+                        try insert.run()
+                    } catch {
+                        return error
+                    }
+                    index += size
+                }
+                return nil
+            }
+            if let failure { throw failure }
         }
     }
 
@@ -338,6 +459,14 @@ extension SQLiteStore {
         "INSERT INTO deliveries (id, message_id, hwid, attempt, state) VALUES "
             + (0..<(1 << power)).map { "(?1 + \($0), ?\(3 * $0 + 2), ?\(3 * $0 + 3), ?\(3 * $0 + 4), 0)" }.joined(separator: ", ")
     }
+
+    /// A step's UPDATE of its message row (see `apply`).
+    static let stepUpdateSQL: StaticString = """
+        UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
+            targeted = targeted + ?5, cursor = COALESCE(?6, cursor),
+            status = CASE WHEN ?7 THEN 3 WHEN ?10 THEN 2 ELSE status END, open_from = ?8, open_to = ?9
+        WHERE id = ?1 AND (NOT ?10 OR status IN (1, 2))
+        """
 
     /// Writes one step: the message row first (one UPDATE: counters, cursor, open range, status;
     /// for a first step only if the message is still scheduled or sending, else nothing is
@@ -361,16 +490,20 @@ extension SQLiteStore {
         // from the batch still with the gateway if there is one.
         let openFrom = step.openSince.map { Int64($0) } ?? (count == 0 ? 0 : firstID)
         let openTo = count > 0 ? firstID + count - 1 : (step.openSince == nil ? -1 : Int64.max)
-        try connection.statement("""
-            UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
-                targeted = targeted + ?5, cursor = COALESCE(?6, cursor),
-                status = CASE WHEN ?7 THEN 3 WHEN ?10 THEN 2 ELSE status END, open_from = ?8, open_to = ?9
-            WHERE id = ?1 AND (NOT ?10 OR status IN (1, 2))
-            """)
-            .bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
-                  step.cursor.map(SQLValue.text) ?? .null, .int(step.finish ? 1 : 0), .int(openFrom), .int(openTo),
-                  .int(step.startsSending ? 1 : 0))
-            .run()
+        // A literal (found by its address, not by hashing its text) and typed binds (no array
+        // of values): one per message and step, twice per small message.
+        let update = try connection.statement(SQLiteStore.stepUpdateSQL)
+        try update.bind(1, step.messageID)
+        try update.bind(2, sent)
+        try update.bind(3, failed)
+        try update.bind(4, invalid)
+        try update.bind(5, Int64(step.targetedIncrement))
+        if let cursor = step.cursor { try update.bind(6, cursor) }  // unbound is NULL: the cursor stays
+        try update.bind(7, step.finish ? 1 : 0)
+        try update.bind(8, openFrom)
+        try update.bind(9, openTo)
+        try update.bind(10, step.startsSending ? 1 : 0)
+        try update.run()
         // Cancelled (or gone) before it started: nothing written, nothing to hand over.
         if step.startsSending, connection.changes == 0 { return [] }
 

@@ -32,6 +32,39 @@ final class GatewayTests: XCTestCase {
         XCTAssertEqual((second["delivery_id"] as? NSNumber)?.intValue, 2)
     }
 
+    func testFileSinkLinesOfABatchAreEachWhatTheirOwnNotificationSays() async throws {
+        // The sink formats what consecutive notifications share once; every line must still be
+        // its own notification's, whichever field changes from one line to the next.
+        let path = temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = try FileSinkGateway(path: path)
+        let shared = Array(#"{"aps":{"alert":{"body":"hi"}}}"#.utf8)
+        func make(_ id: UInt64, code: String = "AAAAA-00000000-00000001", token: String, payload: [UInt8],
+                  priority: Int = 10, expiration: Int64 = 0, collapse: String = "") -> OutgoingNotification {
+            OutgoingNotification(deliveryID: id, messageCode: code, deviceToken: token, payload: payload, priority: priority,
+                                 expiration: expiration, collapseID: collapse)
+        }
+        let batch = [
+            make(0, token: "t0", payload: shared),
+            make(1, token: "t1", payload: shared),
+            make(2, token: "t2", payload: Array(#"{"aps":{"alert":{"body":"hallo"}}}"#.utf8)),
+            make(3, token: "t3", payload: shared, priority: 5),
+            make(4, token: "t4", payload: shared, priority: 5, expiration: -1),
+            make(5, token: "t5", payload: shared, priority: 5, expiration: -1, collapse: "c"),
+            make(6, code: "BBBBB-00000000-00000002", token: "t\"6", payload: shared, priority: 5, expiration: -1, collapse: "c"),
+            make(UInt64.max, code: "BBBBB-00000000-00000002", token: "t7", payload: [], expiration: 1_800_000_000),
+        ]
+        _ = await sink.deliver(batch)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let expected = batch.map { n -> String in
+            let payload = n.payload.isEmpty ? "null" : String(decoding: n.payload, as: UTF8.self)
+            let token = n.deviceToken.replacingOccurrences(of: "\"", with: "\\\"")
+            return #"{"delivery_id":\#(n.deliveryID),"message_code":"\#(n.messageCode)","token":"\#(token)","priority":\#(n.priority),"#
+                + #""expiration":\#(n.expiration),"collapse_id":"\#(n.collapseID)","payload":\#(payload)}"#
+        }
+        XCTAssertEqual(lines, expected)
+    }
+
     func testFileSinkAppendsAndConcurrentBatchesNeverInterleave() async throws {
         let path = temporaryFile()
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -93,6 +93,12 @@ final class MessagesRenderingTests: XCTestCase {
         let code = MessageCodes.make()
         XCTAssertEqual(code.count, MessageCodes.length)
         XCTAssertEqual(code.split(separator: "-").map(\.count), [5, 8, 8])
+        XCTAssertTrue(code.utf8.allSatisfy { Array("0123456789ABCDEF-".utf8).contains($0) }, code)
+        // 84 random bits: over a few hundred codes every digit shows up in every position.
+        let many = (0..<400).map { _ in Array(MessageCodes.make().utf8) }
+        for position in 0..<MessageCodes.length where position != 5 && position != 14 {
+            XCTAssertEqual(Set(many.map { $0[position] }).count, 16, "position \(position)")
+        }
         XCTAssertNotEqual(code, MessageCodes.make())
     }
 }

@@ -97,6 +97,26 @@ final class MessageStoreTests: XCTestCase {
                        bytes([decomposed, "z", precomposed]))
     }
 
+    /// The first targets of several messages read together: each message gets its own named
+    /// devices, also when consecutive messages name the same ones (read once) or ones that are
+    /// canonically equal but other bytes (two devices, each read).
+    func testFirstTargetsOfMessagesNamingTheSameOrCanonicallyEqualDevices() async throws {
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory())
+        defer { store.close() }
+        let app = try await store.createApplication(sampleApplication(code: "MSG01-00005"), initialCategories: [])
+        let precomposed = "\u{E9}", decomposed = "e\u{301}"
+        for (i, hwid) in ["a", "b", precomposed, decomposed].enumerated() {
+            try await store.upsertDevice(sampleDevice(app.id, hwid, token: String(format: "%04x", i + 1)), tags: [])
+        }
+        let lists = [["a", "b"], ["a", "b"], [precomposed], [decomposed], [decomposed], ["a", "b"]]
+        let created = try await store.createMessages(lists.enumerated().map { index, hwids in
+            newMessage(app.id, code: "T\(index)", targeting: TargetingRecord(hwids: hwids))
+        })
+        let targets = try store.firstTargets(of: created, limit: 100)
+        XCTAssertEqual(targets.map { $0.map { Array($0.hwid.utf8) } }, lists.map { $0.map { Array($0.utf8) } })
+        XCTAssertEqual(targets[3].map(\.pushToken), ["0004"], "the decomposed hwid's own device")
+    }
+
     /// Several first steps in one writer job: ids are chosen by the store and run on from the
     /// largest, a cancelled message writes nothing (and uses no ids), the message row gets its
     /// status, counters and open range from one update.
@@ -131,6 +151,39 @@ final class MessageStoreTests: XCTestCase {
         XCTAssertEqual(try store.message(id: created[0].id)?.status, .done)
         XCTAssertEqual([try store.statistics(messageID: created[0].id).targeted, try store.statistics(messageID: created[0].id).sent], [3, 4])
         XCTAssertEqual(try store.openDeliveries(messageID: created[0].id).count, 0)
+    }
+
+    /// Last steps of several messages in one job, some only recording sent devices (written
+    /// together, two different counts), one with a failure: each message ends as if its step
+    /// had been written alone.
+    func testLastStepsOfSeveralMessagesInOneJob() async throws {
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory())
+        defer { store.close() }
+        let app = try await store.createApplication(sampleApplication(code: "MSG01-00004"), initialCategories: [])
+        let created = try await store.createMessages((0..<4).map { newMessage(app.id, code: "L\($0)") })
+        let counts = [3, 3, 2, 3]
+        let first = try await store.recordFanOutSteps(zip(created.prefix(4), counts).map { message, count in
+            FanOutStep(messageID: message.id, applicationID: app.id, handOver: (1...count).map { NewDeliveryRecord(hwid: "h\($0)", attempt: 1) },
+                       cursor: "h\(count)", targetedIncrement: count, startsSending: true)
+        })
+        func sent(_ ids: [UInt64]) -> [DeliveryResultRecord] { ids.map { DeliveryResultRecord(deliveryID: $0, hwid: "", result: .sent) } }
+        var failing = sent(first[3])
+        failing[1].result = .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: nil)
+        let last = try await store.recordFanOutSteps([
+            FanOutStep(messageID: created[0].id, applicationID: app.id, results: sent(first[0]), finish: true),
+            FanOutStep(messageID: created[1].id, applicationID: app.id, results: sent(first[1]), finish: true),
+            FanOutStep(messageID: created[2].id, applicationID: app.id, results: sent(first[2]), finish: true),
+            FanOutStep(messageID: created[3].id, applicationID: app.id, results: failing, finish: true),
+        ])
+        XCTAssertEqual(last, [[], [], [], []])
+        for (index, expected) in [(3, 0), (3, 0), (2, 0), (2, 1)].enumerated() {
+            let stats = try store.statistics(messageID: created[index].id)
+            XCTAssertEqual(try store.message(id: created[index].id)?.status, .done, "message \(index)")
+            XCTAssertEqual([stats.targeted, stats.sent, stats.failed, stats.invalidTokens],
+                           [UInt64(counts[index]), UInt64(expected.0), UInt64(expected.1), UInt64(expected.1)], "message \(index)")
+            XCTAssertEqual(try store.openDeliveries(messageID: created[index].id).count, 0, "message \(index)")
+        }
+        XCTAssertEqual(try store.statistics(messageID: created[3].id).failures.map(\.reason), ["BadDeviceToken"])
     }
 
     func testTransactionIDsAndOutboxStates() async throws {

@@ -65,6 +65,9 @@ public final class DeliveryPipeline: Sendable {
         /// like the scheduler's `known` (an entry whose message is never sent small is dropped
         /// with the rest when it overflows).
         var createdSpecs: [Int64: MessageSpec] = [:]
+        /// Small-message batches started whose attempt records are not committed yet, by token.
+        var startingSmallBatches: Set<Int> = []
+        var nextSmallBatchToken = 0
     }
     private let state = Mutex(State())
 
@@ -163,6 +166,10 @@ public final class DeliveryPipeline: Sendable {
     }
 
     private static func wakeNeeded(_ state: inout State, earliestSendAtMS: Int64, nowMS: Int64, slots: Int) -> Bool {
+        // A small batch waiting for its commit wakes the scheduler when it commits, and the
+        // scheduler would only hold a new small message until then: a pass (and a sleep's timer
+        // task) per CreateMessage saved. Messages due now wait at most that one commit.
+        if earliestSendAtMS <= nowMS, !state.startingSmallBatches.isEmpty { return false }
         guard let wakeAt = state.wakeAtMS else { return true }  // working: `poked` makes it look again
         if earliestSendAtMS >= wakeAt { return false }
         if earliestSendAtMS <= nowMS, state.running.count >= slots { return false }
@@ -327,7 +334,13 @@ public final class DeliveryPipeline: Sendable {
                 }
                 startFanOut(FanOut(pipeline: self, message: message), small: small)
             }
-            startSmallBatch(&smallBatch)
+            // Started only when no other batch is still waiting for its first commit (or when
+            // full): the messages created meanwhile join it, as calls join a group commit. Started
+            // on every pass, batches averaged ~10 messages under a stream of CreateMessage calls
+            // (one per wake-up), and each batch costs a read transaction, two writer jobs and a
+            // gateway write whatever its size. The held ones wait at most for that commit, which
+            // wakes this loop.
+            if state.withLock({ $0.startingSmallBatches.isEmpty }) { startSmallBatch(&smallBatch) }
             if next == pending.count {
                 pending.removeAll(keepingCapacity: true)
                 next = 0
@@ -342,6 +355,15 @@ public final class DeliveryPipeline: Sendable {
                 }
             }
             if delay > .zero { await sleep(delay) }
+        }
+        // Claimed small messages never started: not running (the next start finds them scheduled).
+        if !smallBatch.isEmpty {
+            state.withLock { state in
+                for message in smallBatch {
+                    state.running.remove(message.id)
+                    state.runningSmall -= 1
+                }
+            }
         }
         // Let running fan-outs reach the end of their batch.
         while state.withLock({ !$0.running.isEmpty }) { try? await Task.sleep(for: .milliseconds(5)) }
@@ -365,8 +387,16 @@ public final class DeliveryPipeline: Sendable {
         if batch.isEmpty { return }
         let messages = batch
         batch.removeAll()
+        let token = state.withLock { state in
+            state.nextSmallBatchToken &+= 1
+            state.startingSmallBatches.insert(state.nextSmallBatchToken)
+            return state.nextSmallBatchToken
+        }
         Task { [self] in
-            let continuing = await SmallMessagesFanOut(pipeline: self, messages: messages).run()
+            let continuing = await SmallMessagesFanOut(pipeline: self, messages: messages) { [self] in
+                smallBatchStarted(token)
+            }.run()
+            smallBatchStarted(token)  // a no-op when it said so already
             let kept = Set(continuing.map(\.message.id))
             state.withLock { state in
                 for message in messages where !kept.contains(message.id) {
@@ -377,6 +407,12 @@ public final class DeliveryPipeline: Sendable {
             for fanOut in continuing { startFanOut(fanOut, small: true) }
             wake()
         }
+    }
+
+    /// A small-message batch committed its attempt records (or ended before): the batch held
+    /// meanwhile may start. Called once or twice per token; only the first wakes the scheduler.
+    private func smallBatchStarted(_ token: Int) {
+        if state.withLock({ $0.startingSmallBatches.remove(token) }) != nil { wake() }
     }
 
     /// Sleeps for `delay` or until `wake()`, whichever comes first.

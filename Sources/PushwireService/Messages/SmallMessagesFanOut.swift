@@ -20,6 +20,9 @@ struct SmallMessagesFanOut {
     let pipeline: DeliveryPipeline
     /// Scheduled messages, each naming few enough devices to fit one batch.
     let messages: [MessageRecord]
+    /// Called once the attempt records are committed (or nothing will be): the scheduler holds
+    /// the next batch until then, so that it grows.
+    var recordsCommitted: @Sendable () -> Void = {}
 
     /// One message of the batch as it goes through the steps. A class: the fan-out (its whole
     /// message record) and spec were copied, every field retained and released, at each of the
@@ -77,40 +80,55 @@ struct SmallMessagesFanOut {
         }
         if steps.isEmpty { return alone }
         // A failed commit wrote nothing: the messages are still scheduled and are picked again.
-        guard let committed = try? await store.recordFanOutSteps(steps), committed.count == steps.count else { return alone }
+        let written = try? await store.recordFanOutSteps(steps)
+        recordsCommitted()
+        guard let committed = written, committed.count == steps.count else { return alone }
 
-        // One gateway call per application (each has its gateway).
-        var byApplication: [Int64: [(index: Int, notifications: [OutgoingNotification])]] = [:]
+        // One gateway call per application (each has its gateway), its messages' notifications
+        // built straight into one array (per-message arrays joined afterwards copied every
+        // notification, retaining its four buffers, once more).
+        var byApplication: [Int64: (entries: [(index: Int, count: Int)], notifications: [OutgoingNotification])] = [:]
+        // Room for every notification of the batch at once: reserving a little more per message
+        // would reallocate and copy the growing array each time.
+        let total = batch.reduce(0) { $0 + $1.targets.count }
         for (index, entry) in batch.enumerated() {
             let ids = committed[index]
             // Cancelled meanwhile (nothing handed over), or done with no targets.
             guard !entry.targets.isEmpty, ids.count == entry.targets.count else { continue }
-            var notifications: [OutgoingNotification] = []
-            notifications.reserveCapacity(ids.count)
+            let applicationID = entry.fanOut.message.applicationID
+            var group = byApplication.removeValue(forKey: applicationID) ?? ([], [])
+            if group.notifications.isEmpty { group.notifications.reserveCapacity(total) }
+            group.entries.append((index, ids.count))
             for (position, target) in entry.targets.enumerated() {
-                notifications.append(entry.fanOut.outgoing(ids[position], token: target.pushToken, payload: entry.payloads[position],
-                                                           spec: entry.spec))
+                group.notifications.append(entry.fanOut.outgoing(ids[position], token: target.pushToken,
+                                                                 payload: entry.payloads[position], spec: entry.spec))
             }
-            byApplication[entry.fanOut.message.applicationID, default: []].append((index, notifications))
+            byApplication[applicationID] = group
         }
-        var outcomes: [Int: [DeliveryOutcome]] = [:]
-        await withTaskGroup(of: [(Int, [DeliveryOutcome])].self) { group in
-            for (applicationID, entries) in byApplication {
-                let gateway = pipeline.chooseGateway(applicationID)
-                group.addTask {
-                    let delivered = await gateway.deliver(entries.flatMap(\.notifications))
-                    var split: [(Int, [DeliveryOutcome])] = []
-                    var offset = 0
-                    for entry in entries {
-                        let count = entry.notifications.count
-                        split.append((entry.index, Array(delivered[min(offset, delivered.count)..<min(offset + count, delivered.count)])))
-                        offset += count
-                    }
-                    return split
-                }
+        var outcomes: [Int: ArraySlice<DeliveryOutcome>] = [:]
+        func split(_ delivered: [DeliveryOutcome], _ entries: [(index: Int, count: Int)]) -> [(Int, ArraySlice<DeliveryOutcome>)] {
+            var parts: [(Int, ArraySlice<DeliveryOutcome>)] = []
+            parts.reserveCapacity(entries.count)
+            var offset = 0
+            for entry in entries {
+                parts.append((entry.index, delivered[min(offset, delivered.count)..<min(offset + entry.count, delivered.count)]))
+                offset += entry.count
             }
-            for await split in group {
-                for (index, delivered) in split { outcomes[index] = delivered }
+            return parts
+        }
+        if byApplication.count == 1, let (applicationID, group) = byApplication.first {
+            // The common case: no task group (a child task per batch) for one gateway call.
+            let delivered = await pipeline.chooseGateway(applicationID).deliver(group.notifications)
+            for (index, part) in split(delivered, group.entries) { outcomes[index] = part }
+        } else {
+            await withTaskGroup(of: [(Int, ArraySlice<DeliveryOutcome>)].self) { tasks in
+                for (applicationID, group) in byApplication {
+                    let gateway = pipeline.chooseGateway(applicationID)
+                    tasks.addTask { split(await gateway.deliver(group.notifications), group.entries) }
+                }
+                for await parts in tasks {
+                    for (index, part) in parts { outcomes[index] = part }
+                }
             }
         }
 
@@ -126,7 +144,7 @@ struct SmallMessagesFanOut {
             var retryAfter: Duration?
             for (position, target) in entry.targets.enumerated() {
                 // A gateway that answers short leaves the rest without an outcome: transient.
-                let outcome = position < delivered.count ? delivered[position] : .retry(reason: "NoOutcome", after: nil)
+                let outcome = position < delivered.count ? delivered[delivered.startIndex + position] : .retry(reason: "NoOutcome", after: nil)
                 let result: DeliveryResultRecord.Result
                 switch outcome {
                 case .sent:
