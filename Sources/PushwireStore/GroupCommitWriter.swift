@@ -36,6 +36,8 @@ final class GroupCommitWriter: Sendable {
         var closed = false
         var transactions = 0
         var writes = 0
+        /// How long a COMMIT takes (writing the transaction's pages to the log).
+        var commitDuration = SmoothedDuration()
     }
 
     private let state = Mutex(State())
@@ -177,8 +179,9 @@ final class GroupCommitWriter: Sendable {
     /// What the writer does next.
     private enum Step {
         case stop
-        /// Sleep until a job arrives or the syncer becomes idle.
-        case sleep
+        /// Sleep until a job arrives, the syncer becomes idle or, when given, that moment
+        /// (monotonic nanoseconds) comes.
+        case sleep(until: UInt64?)
         /// Run these jobs in the open transaction (opening one first if needed).
         case run([Job])
         /// Commit the open transaction and hand its completions to the syncer.
@@ -196,11 +199,12 @@ final class GroupCommitWriter: Sendable {
 
     private func run() {
         // Pipelined group commit. Jobs run as they arrive inside one open transaction; it commits
-        // when the syncer is idle, i.e. as soon as a commit's fsync could start. While an fsync is
-        // in flight the writer keeps running newly queued jobs in the next transaction instead of
-        // waiting, so SQLite's work overlaps the disk's, and each fsync covers everything that
-        // arrived during the previous one. With a slow disk transactions grow; with a fast one
-        // they commit almost at once.
+        // as soon as a commit's fsync could start (`commitTime`: when the syncer is idle, or just
+        // before its fsync in flight is expected to end), even between two queued jobs. While an
+        // fsync is in flight the writer keeps running newly queued jobs in the next transaction
+        // instead of waiting, so SQLite's work overlaps the disk's, and each fsync covers
+        // everything that arrived during the previous one. With a slow disk transactions grow;
+        // with a fast one they commit almost at once.
         // The completions of the jobs run in the open transaction; a transaction is open exactly
         // when there are some (a job is only run inside one, and each leaves a completion).
         var open: [@Sendable (StoreError?) -> Void] = []
@@ -212,15 +216,16 @@ final class GroupCommitWriter: Sendable {
                     return .run(jobs)
                 }
                 if !open.isEmpty {
-                    if state.closed || !syncer.isBusy || open.count >= Self.maximumJobsPerTransaction { return .commit }
+                    if state.closed || open.count >= Self.maximumJobsPerTransaction { return .commit }
+                    guard let commitAt = commitTime(state) else { return .commit }
                     state.sleeping = true
                     state.wakeAt = Self.jobsPerWakeUpWhileSyncing
-                    return .sleep
+                    return .sleep(until: commitAt == .max ? nil : commitAt)
                 }
                 if state.closed { return .stop }
                 state.sleeping = true
                 state.wakeAt = 1
-                return .sleep
+                return .sleep(until: nil)
             }
             switch step {
             case .stop:
@@ -229,20 +234,58 @@ final class GroupCommitWriter: Sendable {
                 syncer.close()
                 stopped.signal()
                 return
-            case .sleep:
-                wakeUp.wait()
+            case .sleep(let deadline):
+                if let deadline {
+                    _ = wakeUp.wait(timeout: DispatchTime(uptimeNanoseconds: deadline))
+                } else {
+                    wakeUp.wait()
+                }
                 state.withLock { $0.sleeping = false }
             case .run(let jobs):
                 if open.isEmpty, let failure = syncer.failure ?? begin() {
                     for job in jobs { job.fail(failure) }
                     continue
                 }
-                GroupCommitWriter.runJobs(jobs, on: connection, into: &open)
-                state.withLock { $0.writes += jobs.count }
+                // A commit that comes due while the jobs run (the syncer went idle, or its fsync is
+                // about to end) stops them: what ran commits, the rest goes to the next transaction.
+                // One already due when they start waits for them: they are all that is queued.
+                let (dueAtStart, idleAtStart) = state.withLock { (commitTime($0) == nil, syncer.progress == .idle) }
+                let ran = GroupCommitWriter.runJobs(jobs, on: connection, into: &open) { [self] in
+                    state.withLock { state in
+                        (!idleAtStart && syncer.progress == .idle) || (!dueAtStart && commitTime(state) == nil)
+                    }
+                }
+                state.withLock { state in
+                    state.writes += ran
+                    if ran < jobs.count { state.jobs.insert(contentsOf: jobs[ran...], at: 0) }
+                }
+                if ran < jobs.count {
+                    commit(open)
+                    open.removeAll(keepingCapacity: true)
+                }
             case .commit:
                 commit(open)
                 open.removeAll(keepingCapacity: true)
             }
+        }
+    }
+
+    /// When to commit the open transaction: nil for now, `.max` for once the syncer is idle.
+    ///
+    /// Now when the syncer is idle. While an fsync is in flight, shortly before it is expected to
+    /// end, by as long as a COMMIT takes: the commit is then written when the disk becomes free, and
+    /// the syncer starts its fsync at once instead of idling through a wake-up and a COMMIT. Jobs
+    /// arriving after that go to the next transaction. Never while a committed batch already
+    /// waits for the next fsync: that one will cover only what is committed before it starts.
+    private func commitTime(_ state: State) -> UInt64? {
+        switch syncer.progress {
+        case .idle:
+            return nil
+        case .queued:
+            return .max
+        case .syncing(let expectedEnd):
+            let commitAt = expectedEnd - min(expectedEnd, state.commitDuration.nanoseconds)
+            return DispatchTime.now().uptimeNanoseconds >= commitAt ? nil : commitAt
         }
     }
 
@@ -259,6 +302,7 @@ final class GroupCommitWriter: Sendable {
     /// Commits the open transaction and hands `completions` to the syncer, which runs them once
     /// the commit is durable; when the COMMIT fails, rolls back and fails them all at once.
     private func commit(_ completions: [@Sendable (StoreError?) -> Void]) {
+        let startedAt = DispatchTime.now().uptimeNanoseconds
         do {
             try connection.statement("COMMIT" as StaticString).run()
         } catch {
@@ -267,7 +311,11 @@ final class GroupCommitWriter: Sendable {
             for complete in completions { complete(.sqlite(error)) }
             return
         }
-        state.withLock { $0.transactions += 1 }
+        let took = DispatchTime.now().uptimeNanoseconds - startedAt
+        state.withLock { state in
+            state.transactions += 1
+            state.commitDuration.add(took)
+        }
         syncer.submit(completions)
     }
 }

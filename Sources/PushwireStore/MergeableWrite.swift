@@ -81,10 +81,14 @@ extension GroupCommitWriter {
 
     /// Runs a batch's jobs on `connection` in order, each adjacent run of mergeable writes of
     /// one type through its `runGroup`; appends their completions to `completions`, in order.
+    /// Between jobs (and runs of merged ones) it asks `stopEarly`, and stops when that says so;
+    /// returns how many jobs ran.
     static func runJobs(_ batch: [Job], on connection: SQLiteConnection,
-                        into completions: inout [@Sendable (StoreError?) -> Void]) {
+                        into completions: inout [@Sendable (StoreError?) -> Void],
+                        stopEarly: () -> Bool = { false }) -> Int {
         var index = batch.startIndex
         while index < batch.endIndex {
+            if index > batch.startIndex, stopEarly() { return index }
             switch batch[index].work {
             case .closure(let run, _):
                 completions.append(run(connection))
@@ -103,5 +107,6 @@ extension GroupCommitWriter {
                 index = end
             }
         }
+        return index
     }
 }

@@ -10,7 +10,8 @@ import Glibc
 ///
 /// The store runs SQLite with `synchronous=NORMAL`: a COMMIT appends the transaction's frames to
 /// the write-ahead log and returns without an fsync. The writer then hands the batch's completions
-/// here; this thread calls `fdatasync` on the `-wal` file and only then runs them, so a caller is
+/// here; this thread calls `fdatasync` on the `-wal` file and only then has them run (by a
+/// `CompletionRunner`, so that answering the callers overlaps the next fsync), so a caller is
 /// still acknowledged only once its transaction is on disk, exactly as with `synchronous=FULL`.
 /// One fdatasync covers every commit handed over before it started: the WAL is appended in
 /// commit order and SQLite's recovery keeps a prefix of it, so a durable commit implies that
@@ -28,8 +29,10 @@ final class WALSyncer: Sendable {
 
     private struct State {
         var pending: [Completions] = []
-        /// Between taking `pending` and running its completions.
-        var syncing = false
+        /// When the fdatasync in flight started (monotonic nanoseconds); nil between syncs.
+        var syncStartedAt: UInt64?
+        /// How long an fdatasync takes.
+        var syncDuration = SmoothedDuration()
         var closed = false
         /// Set by the first failed fdatasync, and then final.
         var failure: StoreError?
@@ -41,6 +44,7 @@ final class WALSyncer: Sendable {
     private let descriptor: Int32
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
+    private let completions = CompletionRunner()
     /// Called (on this thread) each time a sync ends: the writer commits when nothing is syncing.
     private let becameIdle: @Sendable () -> Void
     /// `fdatasync`, or a stand-in that fails, for tests of the failure path.
@@ -70,9 +74,29 @@ final class WALSyncer: Sendable {
         thread.start()
     }
 
+    /// Where the syncer is, for the writer's choice of when to commit.
+    enum Progress: Equatable {
+        /// Nothing to sync: a commit now is synced at once.
+        case idle
+        /// An fsync is in flight, expected to end at `expectedEnd` (monotonic nanoseconds); nothing
+        /// committed waits for the next one.
+        case syncing(expectedEnd: UInt64)
+        /// A committed batch already waits for the next fsync.
+        case queued
+    }
+
+    /// Where the syncer is now.
+    var progress: Progress {
+        state.withLock { state in
+            if !state.pending.isEmpty { return .queued }
+            guard let startedAt = state.syncStartedAt else { return .idle }
+            return .syncing(expectedEnd: startedAt + state.syncDuration.nanoseconds)
+        }
+    }
+
     /// True while an fsync is running or a committed batch waits for one: a commit now would only
-    /// wait behind it, so the writer may as well keep adding to its open transaction.
-    var isBusy: Bool { state.withLock { $0.syncing || !$0.pending.isEmpty } }
+    /// wait behind it.
+    var isBusy: Bool { progress != .idle }
 
     /// The failure that stopped durability, if any: the writer refuses new batches after it.
     var failure: StoreError? { state.withLock { $0.failure } }
@@ -101,11 +125,12 @@ final class WALSyncer: Sendable {
 
     private func run() {
         while true {
+            let startedAt = DispatchTime.now().uptimeNanoseconds
             let batches = state.withLock { state -> [Completions]? in
                 if state.pending.isEmpty {
                     return state.closed ? nil : []
                 }
-                state.syncing = true
+                state.syncStartedAt = startedAt
                 defer { state.pending.removeAll(keepingCapacity: true) }
                 return state.pending
             }
@@ -115,12 +140,15 @@ final class WALSyncer: Sendable {
                 continue
             }
             let outcome = sync()
-            for batch in batches {
-                for complete in batch { complete(outcome) }
+            let took = DispatchTime.now().uptimeNanoseconds - startedAt
+            state.withLock { state in
+                state.syncStartedAt = nil
+                state.syncDuration.add(took)
             }
-            state.withLock { $0.syncing = false }
+            completions.complete(batches, outcome: outcome)
             becameIdle()
         }
+        completions.close()
         Glibc.close(descriptor)
         stopped.signal()
     }
