@@ -16,11 +16,18 @@ public enum SHA256 {
         return string.withUTF8(digest)
     }
 
+    /// SHA-256's implementation, fetched once: `EVP_sha256()` makes OpenSSL 3 look it up again
+    /// at every digest, which took 0.96 µs of a 43-byte token's digest against 0.35 µs with it
+    /// fetched (nil only if the default provider has no SHA-256; `EVP_sha256()` is then used).
+    /// `nonisolated(unsafe)`: a fetched method is immutable once fetched, and OpenSSL documents
+    /// sharing one between threads as safe.
+    private nonisolated(unsafe) static let method = EVP_MD_fetch(nil, "SHA256", nil)
+
     private static func digest(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let status = digest.withUnsafeMutableBufferPointer { out in
-            EVP_Digest(bytes.baseAddress, bytes.count, out.baseAddress, &length, EVP_sha256(), nil)
+            EVP_Digest(bytes.baseAddress, bytes.count, out.baseAddress, &length, method ?? EVP_sha256(), nil)
         }
         // SHA-256 of bytes in memory fails only when OpenSSL cannot allocate its context, which no
         // input can cause; a made-up digest could match a stored one, so stop as Swift does when
