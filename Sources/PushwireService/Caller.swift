@@ -16,27 +16,47 @@ public struct Caller: Sendable, Equatable {
     /// Reads the caller from metadata entries (keys compared case-insensitively).
     public init(metadata: [(key: String, value: String)]) {
         for (key, value) in metadata {
-            switch key.lowercased() {
-            case "authorization":
-                let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-                if parts.count == 2, parts[0].lowercased() == "bearer" {
-                    let token = parts[1].trimmingCharacters(in: " ")
-                    bearerToken = token.isEmpty ? nil : token
-                }
-            case "application":
+            if Self.isName(key, "authorization") {
+                if let token = Self.bearerToken(in: value) { bearerToken = token.isEmpty ? nil : token }
+            } else if Self.isName(key, "application") {
                 applicationCode = value
-            default:
-                break
             }
         }
     }
-}
 
-extension Substring {
-    fileprivate func trimmingCharacters(in character: Character) -> String {
-        var slice = self[...]
-        while slice.first == character { slice = slice.dropFirst() }
-        while slice.last == character { slice = slice.dropLast() }
-        return String(slice)
+    /// The token of `Bearer <token>` (scheme in any case, spaces around either part), empty when
+    /// nothing follows the scheme; nil for another scheme. Read over the UTF-8 bytes: this runs on
+    /// every authorized call, and splitting and trimming `Character`s cost ~2 µs of it.
+    static func bearerToken(in value: String) -> String? {
+        var value = value
+        return value.withUTF8 { bytes -> String? in
+            let space = UInt8(ascii: " ")
+            var start = 0
+            while start < bytes.count, bytes[start] == space { start += 1 }
+            var schemeEnd = start
+            while schemeEnd < bytes.count, bytes[schemeEnd] != space { schemeEnd += 1 }
+            guard schemeEnd < bytes.count, isName(UnsafeBufferPointer(rebasing: bytes[start ..< schemeEnd]), "bearer") else {
+                return nil
+            }
+            var tokenStart = schemeEnd
+            var tokenEnd = bytes.count
+            while tokenStart < tokenEnd, bytes[tokenStart] == space { tokenStart += 1 }
+            while tokenEnd > tokenStart, bytes[tokenEnd - 1] == space { tokenEnd -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[tokenStart ..< tokenEnd]), as: UTF8.self)
+        }
+    }
+
+    /// Whether `key` is `name` (lower-case ASCII letters) in any case.
+    private static func isName(_ key: String, _ name: StaticString) -> Bool {
+        var key = key
+        return key.withUTF8 { isName($0, name) }
+    }
+
+    private static func isName(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard bytes.count == name.utf8CodeUnitCount else { return false }
+        let letters = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        // Setting bit 5 lower-cases an ASCII letter; only letters map onto the letters of `name`.
+        for (byte, letter) in zip(bytes, letters) where byte | 0x20 != letter { return false }
+        return true
     }
 }
