@@ -94,11 +94,21 @@ final class MessagesRenderingTests: XCTestCase {
         XCTAssertEqual(code.count, MessageCodes.length)
         XCTAssertEqual(code.split(separator: "-").map(\.count), [5, 8, 8])
         XCTAssertTrue(code.utf8.allSatisfy { Array("0123456789ABCDEF-".utf8).contains($0) }, code)
-        // 84 random bits: over a few hundred codes every digit shows up in every position.
-        let many = (0..<400).map { _ in Array(MessageCodes.make().utf8) }
-        for position in 0..<MessageCodes.length where position != 5 && position != 14 {
-            XCTAssertEqual(Set(many.map { $0[position] }).count, 16, "position \(position)")
+        // 64 random bits: over a few hundred codes every digit shows up in every position of the
+        // last two groups.
+        let many = (0..<400).map { _ in MessageCodes.make() }
+        for position in 6..<MessageCodes.length where position != 14 {
+            XCTAssertEqual(Set(many.map { Array($0.utf8)[position] }).count, 16, "position \(position)")
         }
         XCTAssertNotEqual(code, MessageCodes.make())
+        // The first group is the clock: codes made one after the other share it or count up (by
+        // far less than a second's 64 ticks), modulo its wrap, so that they sort together.
+        let ticks = many.map { UInt64($0.prefix(5), radix: 16) ?? .max }
+        XCTAssertFalse(ticks.contains(.max))
+        for (earlier, later) in zip(ticks, ticks.dropFirst()) {
+            XCTAssertLessThan((later &+ MessageCodes.clockTicks &- earlier) % MessageCodes.clockTicks, 64, "\(earlier) → \(later)")
+        }
+        let sinceLast = ticks.last.map { (MessageCodes.currentTick() &+ MessageCodes.clockTicks &- $0) % MessageCodes.clockTicks }
+        XCTAssertLessThan(sinceLast ?? .max, 64)
     }
 }
