@@ -83,9 +83,10 @@ public final class EventLoop: @unchecked Sendable {
         if slot < handlers.count { handlers[slot] = nil }
     }
 
-    /// Runs `action` on the loop at `deadline` (monotonic nanoseconds). Loop thread only.
-    func schedule(at deadline: UInt64, _ action: @escaping () -> Void) {
-        timers.schedule(at: deadline, action)
+    /// Runs `action` on the loop at `deadline` (monotonic nanoseconds); `isLive`, when given,
+    /// says whether it still matters, so that the entry can be dropped before then. Loop thread only.
+    func schedule(at deadline: UInt64, isLive: (() -> Bool)? = nil, _ action: @escaping () -> Void) {
+        timers.schedule(at: deadline, isLive: isLive, action)
     }
 
     /// Adds an action run on every housekeeping tick (timeouts). Loop thread only.

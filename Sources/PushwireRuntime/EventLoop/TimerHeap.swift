@@ -3,15 +3,26 @@
 /// The loop sleeps in `epoll_wait` until the earliest deadline, so there is no thread per timer.
 /// Entries are not removed when their reason goes away (a call that completed before its deadline):
 /// the action checks whether it still applies, which keeps scheduling O(log n) and cancel free.
+/// Dead entries are dropped in bulk instead: each time the heap has doubled since the last sweep,
+/// the entries whose `isLive` says their reason went away are removed. Without that, calls with
+/// long deadlines left one entry each until the deadline passed: 60 s deadlines at 25 k calls/s
+/// held 1.5 M entries, about 230 MiB, though only a few hundred calls were in flight.
 struct TimerHeap {
     struct Entry {
         var deadline: UInt64
         var sequence: UInt64
         var action: () -> Void
+        /// Whether the entry's reason still holds; nil: until its deadline.
+        var isLive: (() -> Bool)?
     }
+
+    /// The fewest entries at which a sweep runs.
+    static let minimumSweep = 1024
 
     private var entries: [Entry] = []
     private var nextSequence: UInt64 = 0
+    /// The count at which the next `schedule` sweeps dead entries first.
+    private var sweepAt = TimerHeap.minimumSweep
 
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
@@ -19,10 +30,21 @@ struct TimerHeap {
     /// The earliest deadline, if any.
     var earliest: UInt64? { entries.first?.deadline }
 
-    mutating func schedule(at deadline: UInt64, _ action: @escaping () -> Void) {
+    /// Adds `action` at `deadline`; `isLive`, when given, tells a sweep whether it still matters.
+    mutating func schedule(at deadline: UInt64, isLive: (() -> Bool)? = nil, _ action: @escaping () -> Void) {
+        if entries.count >= sweepAt { sweepDeadEntries() }
         nextSequence &+= 1
-        entries.append(Entry(deadline: deadline, sequence: nextSequence, action: action))
+        entries.append(Entry(deadline: deadline, sequence: nextSequence, action: action, isLive: isLive))
         siftUp(entries.count - 1)
+    }
+
+    /// Drops the entries whose reason went away and restores the heap, in O(n); run when the heap
+    /// has doubled since the last sweep, so O(1) per `schedule` over time, and the heap holds at
+    /// most about twice its live entries.
+    private mutating func sweepDeadEntries() {
+        entries.removeAll { $0.isLive?() == false }
+        for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+        sweepAt = max(Self.minimumSweep, 2 * entries.count)
     }
 
     /// Removes and returns the earliest entry if its deadline is at or before `now`.

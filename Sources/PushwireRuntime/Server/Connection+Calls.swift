@@ -202,7 +202,11 @@ extension Connection {
         inFlight[callID] = call
         if let deadline {
             let milliseconds = timeoutNanos / 1_000_000
-            owner.loop.schedule(at: deadline) { [weak self, weak call] in
+            let isLive = { [weak self, weak call] () -> Bool in
+                guard let self, let call else { return false }
+                return self.inFlight[callID] === call
+            }
+            owner.loop.schedule(at: deadline, isLive: isLive) { [weak self, weak call] in
                 guard let self, let call else { return }
                 self.finish(callID: callID, call: call, status: .deadlineExceeded,
                             message: "deadline of \(milliseconds) ms exceeded", body: [])
