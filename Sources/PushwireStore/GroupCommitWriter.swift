@@ -259,13 +259,9 @@ final class GroupCommitWriter: Sendable {
                     state.writes += ran
                     if ran < jobs.count { state.jobs.insert(contentsOf: jobs[ran...], at: 0) }
                 }
-                if ran < jobs.count {
-                    commit(open)
-                    open.removeAll(keepingCapacity: true)
-                }
+                if ran < jobs.count { commit(&open) }
             case .commit:
-                commit(open)
-                open.removeAll(keepingCapacity: true)
+                commit(&open)
             }
         }
     }
@@ -300,8 +296,10 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Commits the open transaction and hands `completions` to the syncer, which runs them once
-    /// the commit is durable; when the COMMIT fails, rolls back and fails them all at once.
-    private func commit(_ completions: [@Sendable (StoreError?) -> Void]) {
+    /// the commit is durable; when the COMMIT fails, rolls back and fails them all at once. Leaves
+    /// `completions` empty: no transaction is open after it.
+    private func commit(_ completions: inout [@Sendable (StoreError?) -> Void]) {
+        defer { completions.removeAll(keepingCapacity: true) }
         let startedAt = DispatchTime.now().uptimeNanoseconds
         do {
             try connection.statement("COMMIT" as StaticString).run()

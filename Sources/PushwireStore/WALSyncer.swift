@@ -94,10 +94,6 @@ final class WALSyncer: Sendable {
         }
     }
 
-    /// True while an fsync is running or a committed batch waits for one: a commit now would only
-    /// wait behind it.
-    var isBusy: Bool { progress != .idle }
-
     /// The failure that stopped durability, if any: the writer refuses new batches after it.
     var failure: StoreError? { state.withLock { $0.failure } }
 

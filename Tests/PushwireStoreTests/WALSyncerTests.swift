@@ -33,7 +33,7 @@ final class WALSyncerTests: XCTestCase {
         XCTAssertTrue(completions.allSatisfy { $0.flushesBefore >= 1 && $0.error == nil })
         // Batches handed over during a sync share the next one.
         XCTAssertLessThanOrEqual(flushes.withLock { $0 }, batches)
-        XCTAssertFalse(syncer.isBusy)
+        XCTAssertEqual(syncer.progress, .idle)
     }
 
     func testAFailedSyncFailsItsBatchAndEveryLaterOne() throws {
