@@ -3,6 +3,9 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 const uint32_t CPW_EPOLLIN = EPOLLIN;
 const uint32_t CPW_EPOLLOUT = EPOLLOUT;
@@ -44,4 +47,8 @@ int cpw_accept4(int fd, struct sockaddr *address, socklen_t *length) {
 int cpw_ppoll(struct pollfd *fds, unsigned long count, uint64_t timeout_ns) {
     struct timespec timeout = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
     return ppoll(fds, (nfds_t)count, &timeout, NULL);
+}
+
+int cpw_set_thread_niceness(int niceness) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
 }

@@ -1,4 +1,5 @@
-// Linux system calls that Swift's Glibc module does not export (epoll, eventfd, accept4).
+// Linux system calls that Swift's Glibc module does not export (epoll, eventfd, accept4, a
+// thread's own niceness).
 // Every symbol here is prefixed `cpw_`; the Swift side wraps them once in PushwireRuntime/System.
 #ifndef CPUSHWIRE_LINUX_H
 #define CPUSHWIRE_LINUX_H
@@ -36,5 +37,8 @@ int cpw_accept4(int fd, struct sockaddr *address, socklen_t *length);
 /// ppoll(2) with a nanosecond timeout and no signal mask (Glibc's Swift module hides ppoll: it
 /// needs _GNU_SOURCE); a load generator needs the nanoseconds to hold a fixed arrival rate.
 int cpw_ppoll(struct pollfd *fds, unsigned long count, uint64_t timeout_ns);
+/// Sets the calling thread's niceness (Linux schedules threads, not processes: setpriority(2)
+/// with the thread's id); 0 on success, -1 with errno. Raising it needs no privilege.
+int cpw_set_thread_niceness(int niceness);
 
 #endif

@@ -82,7 +82,7 @@ public final class DeliveryPipeline: Sendable {
     public func start() {
         state.withLock { state in
             guard state.loop == nil, !state.stopped else { return }
-            state.loop = Task { [self] in await self.schedule() }
+            state.loop = Task(executorPreference: DeliveryExecutor.shared) { [self] in await self.schedule() }
         }
     }
 
@@ -371,7 +371,7 @@ public final class DeliveryPipeline: Sendable {
 
     /// Runs `fanOut` in a task of its own; its slot is given back when it ends.
     private func startFanOut(_ fanOut: FanOut, small: Bool) {
-        Task { [self] in
+        Task(executorPreference: DeliveryExecutor.shared) { [self] in
             await fanOut.run()
             state.withLock { state in
                 state.running.remove(fanOut.message.id)
@@ -392,7 +392,7 @@ public final class DeliveryPipeline: Sendable {
             state.startingSmallBatches.insert(state.nextSmallBatchToken)
             return state.nextSmallBatchToken
         }
-        Task { [self] in
+        Task(executorPreference: DeliveryExecutor.shared) { [self] in
             let continuing = await SmallMessagesFanOut(pipeline: self, messages: messages) { [self] in
                 smallBatchStarted(token)
             }.run()

@@ -113,7 +113,7 @@ struct FanOut {
                 hwids.append(target.hwid)
             }
             let handed = batch
-            let delivering = Task { await gateway.deliver(handed) }
+            let delivering = Task(executorPreference: DeliveryExecutor.shared) { await gateway.deliver(handed) }
             if let previous = inGateway {
                 record(await previous.outcomes.value, batch: previous.batch, hwids: previous.hwids, attempts: nil,
                        into: &pending, retries: &retries)
