@@ -5,7 +5,7 @@
 //   CProtobufC        libprotobuf-c, a Debian system library (apt: libprotobuf-c-dev)
 //   PushwireProtoC    protoc-c output for Protos/ (generated, committed)
 //   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
-//   CPushwireLinux    a C shim for epoll, eventfd and accept4 (not exported by Swift's Glibc)
+//   CPushwireLinux    a C shim for epoll, eventfd, accept4 and a thread's niceness (not exported by Swift's Glibc)
 //   PushwireRuntime   epoll event loops, the RPC server and the client transport
 //   PushwireClient    the typed Swift client
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
@@ -59,7 +59,7 @@ let package = Package(
         ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
-        // CPushwireLinux: epoll, eventfd and accept4, which Swift's Glibc module does not export.
+        // CPushwireLinux: epoll, eventfd, accept4 and a thread's niceness, which Swift's Glibc module does not export.
         .target(name: "CPushwireLinux"),
         .target(name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux"], swiftSettings: swiftSettings),
         .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
