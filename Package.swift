@@ -11,6 +11,7 @@
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
 //   PushwireStore     the durable store: a Swift protocol and its SQLite engine; the only SQL
 //   PushwireDelivery  the gateway protocol and the simple gateways (file sink, null)
+//   CJemalloc         jemalloc, pushwired's memory allocator, a Debian system library (apt: libjemalloc-dev)
 //   CCurl, COpenSSL   libcurl (HTTP/2) and OpenSSL (libssl TLS, libcrypto ES256), Debian system libraries
 //   CNGHTTP2          libnghttp2 (HTTP/2 framing), a Debian system library (apt: libnghttp2-dev)
 //   PushwireAPNs      the APNs gateway: HTTP/2 on libnghttp2 + libssl (or libcurl), JWT on libcrypto
@@ -48,6 +49,11 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(
+            name: "CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"])]
+        ),
+        .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
@@ -74,7 +80,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireAPNs"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireAPNs", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),

@@ -88,6 +88,7 @@ case .run(let options):
     services.register(on: server)
     do {
         let address = try server.start()
+        logger.info("memory allocator", ["allocator": Allocator.description])
         printLine("listening on \(address)")
     } catch {
         logger.critical("cannot start", ["error": "\(error)", "listen": options.configuration.listen.description])

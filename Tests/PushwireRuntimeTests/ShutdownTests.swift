@@ -114,6 +114,33 @@ final class PushwiredProcessTests: XCTestCase {
         return path
     }
 
+    /// pushwired allocates through jemalloc, linked into the executable (Sources/Pushwired/Allocator.swift):
+    /// its startup log names the allocator that `malloc` resolves to for the whole process.
+    func testMallocIsJemalloc() throws {
+        let dataDirectory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory]
+        let log = Pipe()
+        process.standardError = log
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        var text = ""
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !text.contains("memory allocator") {
+            let chunk = log.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = text.split(separator: "\n").first { $0.contains("memory allocator") }
+        XCTAssertTrue(line?.contains("allocator=\"jemalloc ") ?? false, "pushwired's log: \(text)")
+    }
+
     func testUsageErrorsExit64() throws {
         for arguments in [["--bogus"], ["--listen", "nowhere"], ["--threads", "0"], ["--threads"]] {
             let process = Process()
