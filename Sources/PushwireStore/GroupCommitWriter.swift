@@ -28,7 +28,11 @@ final class GroupCommitWriter: Sendable {
     }
 
     private struct State {
+        /// Writes whose callers wait for them (RPCs answered once they are durable): run first.
         var jobs: [Job] = []
+        /// Writes nobody waits on to answer a call (the delivery pipeline's bookkeeping): run while
+        /// the disk syncs, never in the way of a commit or of a caller's write.
+        var backgroundJobs: [Job] = []
         var sleeping = false
         /// While sleeping: wake the writer once this many jobs are queued (the syncer ending a
         /// sync wakes it regardless).
@@ -38,6 +42,10 @@ final class GroupCommitWriter: Sendable {
         var writes = 0
         /// How long a COMMIT takes (writing the transaction's pages to the log).
         var commitDuration = SmoothedDuration()
+        /// How long a background job takes to run.
+        var backgroundJobDuration = SmoothedDuration()
+
+        var queuedCount: Int { jobs.count + backgroundJobs.count }
     }
 
     private let state = Mutex(State())
@@ -82,9 +90,14 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Runs `body` in the next batch; returns its result once the batch is durable.
-    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
+    ///
+    /// - Parameter background: nobody waits for this write to answer a call (the delivery
+    ///   pipeline's bookkeeping): it runs after the callers' writes queued with it, and only when
+    ///   it does not hold up a commit (see `run`).
+    func write<T: Sendable>(background: Bool = false,
+                            _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
         let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            write(body) { continuation.resume(returning: $0) }
+            write(body, background: background) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
@@ -100,13 +113,14 @@ final class GroupCommitWriter: Sendable {
     func write<T: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T,
         isOneStatement: Bool = false,
+        background: Bool = false,
         completion: @escaping @Sendable (Result<T, StoreError>) -> Void
     ) {
         let job = Job(work: .closure(run: { connection in
             let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
             return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
         }, fail: { completion(.failure($0)) }))
-        if !enqueue(job) { completion(.failure(.closed)) }
+        if !enqueue(job, background: background) { completion(.failure(.closed)) }
     }
 
     /// Queues `write` for the next batch, where it runs merged with the adjacent queued writes of
@@ -152,11 +166,11 @@ final class GroupCommitWriter: Sendable {
         return error
     }
 
-    private func enqueue(_ job: Job) -> Bool {
+    private func enqueue(_ job: Job, background: Bool = false) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
             if state.closed { return (false, false) }
-            state.jobs.append(job)
-            guard state.sleeping, state.jobs.count >= state.wakeAt else { return (true, false) }
+            if background { state.backgroundJobs.append(job) } else { state.jobs.append(job) }
+            guard state.sleeping, state.queuedCount >= state.wakeAt else { return (true, false) }
             state.sleeping = false
             return (true, true)
         }
@@ -182,8 +196,9 @@ final class GroupCommitWriter: Sendable {
         /// Sleep until a job arrives, the syncer becomes idle or, when given, that moment
         /// (monotonic nanoseconds) comes.
         case sleep(until: UInt64?)
-        /// Run these jobs in the open transaction (opening one first if needed).
-        case run([Job])
+        /// Run these jobs in the open transaction (opening one first if needed); background ones
+        /// stop early for a caller's write.
+        case run([Job], background: Bool)
         /// Commit the open transaction and hand its completions to the syncer.
         case commit
     }
@@ -210,16 +225,29 @@ final class GroupCommitWriter: Sendable {
         var open: [@Sendable (StoreError?) -> Void] = []
         while true {
             let step = state.withLock { state -> Step in
-                if !state.jobs.isEmpty, open.count < Self.maximumJobsPerTransaction {
+                let room = open.count < Self.maximumJobsPerTransaction
+                // Callers' writes first: each of them holds an answer until its commit is durable.
+                if !state.jobs.isEmpty, room {
                     let jobs = state.jobs
                     state.jobs.removeAll(keepingCapacity: true)
-                    return .run(jobs)
+                    return .run(jobs, background: false)
                 }
-                if !open.isEmpty {
-                    if state.closed || open.count >= Self.maximumJobsPerTransaction { return .commit }
-                    guard let commitAt = commitTime(state) else { return .commit }
+                let commitAt = commitTime(state)
+                if !open.isEmpty, state.closed || !room || commitAt == nil { return .commit }
+                // Background writes fill the wait for the disk, unless one would still run when the
+                // commit comes due (the disk would then wait for it).
+                if !state.backgroundJobs.isEmpty, room {
+                    let endsBy = DispatchTime.now().uptimeNanoseconds + state.backgroundJobDuration.nanoseconds
+                    if state.closed || (commitAt.map { endsBy <= $0 } ?? true) {
+                        let jobs = state.backgroundJobs
+                        state.backgroundJobs.removeAll(keepingCapacity: true)
+                        return .run(jobs, background: true)
+                    }
+                }
+                if !open.isEmpty || !state.backgroundJobs.isEmpty {
                     state.sleeping = true
-                    state.wakeAt = Self.jobsPerWakeUpWhileSyncing
+                    // Woken early only for a caller's write, which may still make this commit.
+                    state.wakeAt = state.backgroundJobs.count + Self.jobsPerWakeUpWhileSyncing
                     return .sleep(until: commitAt == .max ? nil : commitAt)
                 }
                 if state.closed { return .stop }
@@ -241,7 +269,7 @@ final class GroupCommitWriter: Sendable {
                     wakeUp.wait()
                 }
                 state.withLock { $0.sleeping = false }
-            case .run(let jobs):
+            case .run(let jobs, let background):
                 if open.isEmpty, let failure = syncer.failure ?? begin() {
                     for job in jobs { job.fail(failure) }
                     continue
@@ -249,17 +277,27 @@ final class GroupCommitWriter: Sendable {
                 // A commit that comes due while the jobs run (the syncer went idle, or its fsync is
                 // about to end) stops them: what ran commits, the rest goes to the next transaction.
                 // One already due when they start waits for them: they are all that is queued.
+                // Background jobs also stop for a caller's write, which runs first.
                 let (dueAtStart, idleAtStart) = state.withLock { (commitTime($0) == nil, syncer.progress == .idle) }
+                var commitCameDue = false
+                let startedAt = DispatchTime.now().uptimeNanoseconds
                 let ran = GroupCommitWriter.runJobs(jobs, on: connection, into: &open) { [self] in
                     state.withLock { state in
-                        (!idleAtStart && syncer.progress == .idle) || (!dueAtStart && commitTime(state) == nil)
+                        commitCameDue = (!idleAtStart && syncer.progress == .idle) || (!dueAtStart && commitTime(state) == nil)
+                        return commitCameDue || (background && !state.jobs.isEmpty)
                     }
                 }
+                let took = DispatchTime.now().uptimeNanoseconds - startedAt
                 state.withLock { state in
                     state.writes += ran
-                    if ran < jobs.count { state.jobs.insert(contentsOf: jobs[ran...], at: 0) }
+                    if background {
+                        if ran > 0 { state.backgroundJobDuration.add(took / UInt64(ran)) }
+                        if ran < jobs.count { state.backgroundJobs.insert(contentsOf: jobs[ran...], at: 0) }
+                    } else if ran < jobs.count {
+                        state.jobs.insert(contentsOf: jobs[ran...], at: 0)
+                    }
                 }
-                if ran < jobs.count { commit(&open) }
+                if commitCameDue { commit(&open) }
             case .commit:
                 commit(&open)
             }

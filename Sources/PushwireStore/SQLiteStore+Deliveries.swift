@@ -291,7 +291,7 @@ extension SQLiteStore {
     }
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
-        try await writer.write { connection throws(StoreError) in
+        try await writer.write(background: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 var records = NewRecords()
                 let ids = try SQLiteStore.apply(step, on: connection, records: &records)
@@ -315,8 +315,8 @@ extension SQLiteStore {
             isPlain.append(sent != nil)
         }
         let (plainBySent, plainSteps) = (plain, isPlain)
-        // One writer job (one savepoint) for all of them.
-        return try await writer.write { connection throws(StoreError) in
+        // One writer job (one savepoint) for all of them, in the background: no caller waits on it.
+        return try await writer.write(background: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)

@@ -54,6 +54,69 @@ final class CommitPipelineTests: XCTestCase {
         store.close()
     }
 
+    func testACallersWriteRunsAheadOfQueuedBackgroundWrites() throws {
+        // Eight background writes taken together, the first of them running when a caller's write
+        // arrives: the caller's runs next, not after the other seven. The disk is slow (300 ms a
+        // sync), so that no commit comes due meanwhile to cut the eight short for its own reason.
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory(), flushWAL: { descriptor in
+            usleep(300_000)
+            return fdatasync(descriptor)
+        })
+        let order = Mutex<[String]>([])
+        let done = expectation(description: "every write durable")
+        done.expectedFulfillmentCount = 10
+        // A caller's write holds the writer while the eight are queued, so that it takes them at once.
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        store.writer.write({ _ throws(StoreError) in
+            holding.signal()
+            release.wait()
+        }, completion: { _ in done.fulfill() })
+        holding.wait()
+        let firstStarted = DispatchSemaphore(value: 0)
+        let callerQueued = DispatchSemaphore(value: 0)
+        for index in 1...8 {
+            store.writer.write({ _ throws(StoreError) in
+                order.withLock { $0.append("background \(index)") }
+                if index == 1 {
+                    firstStarted.signal()
+                    callerQueued.wait()
+                }
+            }, background: true, completion: { result in
+                if case .success = result { done.fulfill() }
+            })
+        }
+        release.signal()
+        firstStarted.wait()
+        store.writer.write({ _ throws(StoreError) in order.withLock { $0.append("caller") } }, completion: { result in
+            if case .success = result { done.fulfill() }
+        })
+        callerQueued.signal()
+        wait(for: [done], timeout: 30)
+        XCTAssertEqual(order.withLock { Array($0.prefix(2)) }, ["background 1", "caller"])
+        XCTAssertEqual(order.withLock { $0.count }, 9)
+        store.close()
+    }
+
+    func testBackgroundWritesQueuedAtCloseStillComplete() throws {
+        // A disk slow enough that the background writes queue behind a sync when the store closes.
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory(), flushWAL: { descriptor in
+            usleep(50_000)
+            return fdatasync(descriptor)
+        })
+        let done = expectation(description: "every write durable")
+        done.expectedFulfillmentCount = 21
+        store.writer.write({ _ throws(StoreError) in () }, completion: { _ in done.fulfill() })
+        for _ in 0..<20 {
+            store.writer.write({ _ throws(StoreError) in () }, background: true, completion: { result in
+                if case .success = result { done.fulfill() }
+            })
+        }
+        store.close()
+        wait(for: [done], timeout: 30)
+        XCTAssertEqual(store.writer.statistics.writes, 21)
+    }
+
     /// Polls `condition` for up to five seconds.
     private func waitUntil(_ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(5)
