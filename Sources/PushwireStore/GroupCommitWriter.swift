@@ -219,7 +219,8 @@ final class GroupCommitWriter: Sendable {
         // fsync is in flight the writer keeps running newly queued jobs in the next transaction
         // instead of waiting, so SQLite's work overlaps the disk's, and each fsync covers
         // everything that arrived during the previous one. With a slow disk transactions grow;
-        // with a fast one they commit almost at once.
+        // with a fast one they commit almost at once. Callers' writes run before background ones,
+        // which fill the time the disk syncs (`write(background:)`).
         // The completions of the jobs run in the open transaction; a transaction is open exactly
         // when there are some (a job is only run inside one, and each leaves a completion).
         var open: [@Sendable (StoreError?) -> Void] = []
