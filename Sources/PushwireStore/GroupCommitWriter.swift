@@ -33,6 +33,8 @@ final class GroupCommitWriter: Sendable {
         /// Writes nobody waits on to answer a call (the delivery pipeline's bookkeeping): run while
         /// the disk syncs, never in the way of a commit or of a caller's write.
         var backgroundJobs: [Job] = []
+        /// When the oldest of `backgroundJobs` was queued (monotonic nanoseconds).
+        var backgroundQueuedAt: UInt64?
         var sleeping = false
         /// While sleeping: wake the writer once this many jobs are queued (the syncer ending a
         /// sync wakes it regardless).
@@ -169,7 +171,12 @@ final class GroupCommitWriter: Sendable {
     private func enqueue(_ job: Job, background: Bool = false) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
             if state.closed { return (false, false) }
-            if background { state.backgroundJobs.append(job) } else { state.jobs.append(job) }
+            if background {
+                if state.backgroundJobs.isEmpty { state.backgroundQueuedAt = DispatchTime.now().uptimeNanoseconds }
+                state.backgroundJobs.append(job)
+            } else {
+                state.jobs.append(job)
+            }
             guard state.sleeping, state.queuedCount >= state.wakeAt else { return (true, false) }
             state.sleeping = false
             return (true, true)
@@ -196,12 +203,17 @@ final class GroupCommitWriter: Sendable {
         /// Sleep until a job arrives, the syncer becomes idle or, when given, that moment
         /// (monotonic nanoseconds) comes.
         case sleep(until: UInt64?)
-        /// Run these jobs in the open transaction (opening one first if needed); background ones
-        /// stop early for a caller's write.
-        case run([Job], background: Bool)
+        /// Run these jobs in the open transaction (opening one first if needed). Background ones
+        /// (queued since `queuedAt`) stop early for a caller's write unless they are overdue.
+        case run([Job], background: Bool, queuedAt: UInt64? = nil, overdue: Bool = false)
         /// Commit the open transaction and hand its completions to the syncer.
         case commit
     }
+
+    /// The longest a background write waits for a gap before it runs ahead of callers' writes: at
+    /// about two or three commits' time, delivery keeps up with a stream of CreateMessage calls
+    /// (a message delivered 10 ms later is no loss; a backlog that only grows is).
+    static let maximumBackgroundWait: UInt64 = 10_000_000
 
     /// The most jobs one transaction holds before it commits even while the syncer is busy (the
     /// syncer then covers several commits with one fsync): bounds the transaction's size.
@@ -227,6 +239,15 @@ final class GroupCommitWriter: Sendable {
         while true {
             let step = state.withLock { state -> Step in
                 let room = open.count < Self.maximumJobsPerTransaction
+                // Background writes that found no room for `maximumBackgroundWait` go first, so
+                // that a stream of callers' writes cannot starve them (and delivery with them).
+                if let queuedAt = state.backgroundQueuedAt, room,
+                   DispatchTime.now().uptimeNanoseconds >= queuedAt + Self.maximumBackgroundWait {
+                    let jobs = state.backgroundJobs
+                    state.backgroundJobs.removeAll(keepingCapacity: true)
+                    state.backgroundQueuedAt = nil
+                    return .run(jobs, background: true, queuedAt: queuedAt, overdue: true)
+                }
                 // Callers' writes first: each of them holds an answer until its commit is durable.
                 if !state.jobs.isEmpty, room {
                     let jobs = state.jobs
@@ -241,15 +262,19 @@ final class GroupCommitWriter: Sendable {
                     let endsBy = DispatchTime.now().uptimeNanoseconds + state.backgroundJobDuration.nanoseconds
                     if state.closed || (commitAt.map { endsBy <= $0 } ?? true) {
                         let jobs = state.backgroundJobs
+                        let queuedAt = state.backgroundQueuedAt
                         state.backgroundJobs.removeAll(keepingCapacity: true)
-                        return .run(jobs, background: true)
+                        state.backgroundQueuedAt = nil
+                        return .run(jobs, background: true, queuedAt: queuedAt)
                     }
                 }
                 if !open.isEmpty || !state.backgroundJobs.isEmpty {
                     state.sleeping = true
                     // Woken early only for a caller's write, which may still make this commit.
                     state.wakeAt = state.backgroundJobs.count + Self.jobsPerWakeUpWhileSyncing
-                    return .sleep(until: commitAt == .max ? nil : commitAt)
+                    let overdueAt = state.backgroundQueuedAt.map { $0 + Self.maximumBackgroundWait }
+                    let wakeAt = [commitAt == .max ? nil : commitAt, overdueAt].compactMap { $0 }.min()
+                    return .sleep(until: wakeAt)
                 }
                 if state.closed { return .stop }
                 state.sleeping = true
@@ -270,7 +295,7 @@ final class GroupCommitWriter: Sendable {
                     wakeUp.wait()
                 }
                 state.withLock { $0.sleeping = false }
-            case .run(let jobs, let background):
+            case .run(let jobs, let background, let queuedAt, let overdue):
                 if open.isEmpty, let failure = syncer.failure ?? begin() {
                     for job in jobs { job.fail(failure) }
                     continue
@@ -285,7 +310,7 @@ final class GroupCommitWriter: Sendable {
                 let ran = GroupCommitWriter.runJobs(jobs, on: connection, into: &open) { [self] in
                     state.withLock { state in
                         commitCameDue = (!idleAtStart && syncer.progress == .idle) || (!dueAtStart && commitTime(state) == nil)
-                        return commitCameDue || (background && !state.jobs.isEmpty)
+                        return commitCameDue || (background && !overdue && !state.jobs.isEmpty)
                     }
                 }
                 let took = DispatchTime.now().uptimeNanoseconds - startedAt
@@ -293,7 +318,10 @@ final class GroupCommitWriter: Sendable {
                     state.writes += ran
                     if background {
                         if ran > 0 { state.backgroundJobDuration.add(took / UInt64(ran)) }
-                        if ran < jobs.count { state.backgroundJobs.insert(contentsOf: jobs[ran...], at: 0) }
+                        if ran < jobs.count {
+                            state.backgroundJobs.insert(contentsOf: jobs[ran...], at: 0)
+                            state.backgroundQueuedAt = queuedAt ?? DispatchTime.now().uptimeNanoseconds
+                        }
                     } else if ran < jobs.count {
                         state.jobs.insert(contentsOf: jobs[ran...], at: 0)
                     }

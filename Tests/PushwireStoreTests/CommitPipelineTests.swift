@@ -98,6 +98,36 @@ final class CommitPipelineTests: XCTestCase {
         store.close()
     }
 
+    func testAStreamOfCallersWritesDoesNotStarveBackgroundOnes() throws {
+        // Callers' writes that never stop coming for 300 ms (each queues the next before it ends),
+        // and one background write queued as they start: it runs once it waited
+        // `maximumBackgroundWait`, not when the stream ends.
+        let store = try SQLiteStore(dataDirectory: temporaryDataDirectory())
+        let order = Mutex<[String]>([])
+        let end = Date().addingTimeInterval(0.3)
+        let streamEnded = expectation(description: "the stream ended")
+        @Sendable func next() {
+            store.writer.write({ _ throws(StoreError) in
+                usleep(500)
+                if Date() < end {
+                    next()
+                    order.withLock { $0.append("caller") }
+                } else {
+                    order.withLock { $0.append("last caller") }
+                }
+            }, completion: { _ in if Date() >= end { streamEnded.fulfill() } })
+        }
+        next()
+        let background = expectation(description: "the background write durable")
+        store.writer.write({ _ throws(StoreError) in order.withLock { $0.append("background") } }, background: true,
+                           completion: { _ in background.fulfill() })
+        wait(for: [background, streamEnded], timeout: 30)
+        let ran = order.withLock { $0 }
+        let position = try XCTUnwrap(ran.firstIndex(of: "background"))
+        XCTAssertLessThan(position, ran.count - 100, "the background write waited for the stream to end (\(ran.count) writes)")
+        store.close()
+    }
+
     func testBackgroundWritesQueuedAtCloseStillComplete() throws {
         // A disk slow enough that the background writes queue behind a sync when the store closes.
         let store = try SQLiteStore(dataDirectory: temporaryDataDirectory(), flushWAL: { descriptor in
