@@ -4,9 +4,7 @@ import Glibc
 /// pushwired's memory allocator: jemalloc, linked into the executable, so that it serves every
 /// malloc of the process (the Swift runtime's, SQLite's, libcurl's) in place of glibc's.
 ///
-/// Why: under a stream of CreateMessage calls glibc's allocator took about 13 % of an event
-/// loop's time (malloc, free and fastbin consolidation), and the server's CPU per call fell by
-/// 8–10 % with jemalloc, its throughput rose by as much (docs/BENCHMARKS.md).
+/// Why, and what it measured: docs/RUNTIME.md, "Memory allocator".
 enum Allocator {
     /// "jemalloc 5.3.0-…" when jemalloc serves malloc; otherwise what is known (a build or a
     /// loader that put glibc's malloc first would still link jemalloc without using it).

@@ -5,9 +5,10 @@ import Synchronization
 /// The threads that run the delivery pipeline's tasks (scheduling, fan-outs, rendering, gateway
 /// hand-overs), at a lower CPU priority than the threads that answer calls.
 ///
-/// Why: on the default executor, fan-out work shared the cores with the event loops, the store's
-/// writer and its syncer as an equal, so under a stream of CreateMessage calls each call waited
-/// behind rendering and file-sink formatting for other messages. That wait is on every call's
+/// Why: the default executor's threads run at libdispatch's user-initiated priority (niceness −2
+/// when the process may raise it), above the event loops, the store's writer and its syncer, so
+/// under a stream of CreateMessage calls each call waited behind rendering and file-sink
+/// formatting for other messages. That wait is on every call's
 /// critical path (answered → next request → next commit), while delivery only has to keep up
 /// on average: the outbox is durable, and a message delivered a millisecond later loses nothing.
 /// With a niceness of `niceness`, Linux's scheduler gives these threads a smaller share of a busy
