@@ -10,6 +10,8 @@
 //   PushwireClient    the typed Swift client
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
 //   PushwireStore     the durable store: a Swift protocol and its SQLite engine; the only SQL
+//   CLibPQ            libpq, PostgreSQL's client library, a Debian system library (apt: libpq-dev)
+//   PushwirePostgresStore  the PostgreSQL engine of the store protocols, on libpq
 //   PushwireDelivery  the gateway protocol and the simple gateways (file sink, null)
 //   CJemalloc         jemalloc, pushwired's memory allocator, a Debian system library (apt: libjemalloc-dev)
 //   CCurl, COpenSSL   libcurl (HTTP/2) and OpenSSL (libssl TLS, libcrypto ES256), Debian system libraries
@@ -44,6 +46,11 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
@@ -72,6 +79,7 @@ let package = Package(
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", dependencies: ["CSQLite", "PushwireJSON"], swiftSettings: swiftSettings),
+        .target(name: "PushwirePostgresStore", dependencies: ["PushwireStore", "CLibPQ"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
         .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(
@@ -96,6 +104,7 @@ let package = Package(
         ),
         .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire"]),
         .testTarget(name: "PushwireStoreTests", dependencies: ["PushwireStore"]),
+        .testTarget(name: "PushwirePostgresStoreTests", dependencies: ["PushwirePostgresStore", "PushwireStore"]),
         .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
         .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),

@@ -10,7 +10,8 @@ extension StoreError {
         case .conflict(let what): RPCError(.alreadyExists, what, cause: self)
         case .invalidChange(let what): RPCError(.failedPrecondition, what, cause: self)
         case .closed: RPCError(.unavailable, "the store is shutting down", cause: self)
-        case .cannotOpen, .corrupt, .schemaTooNew, .sqlite:
+        case .unavailable: RPCError(.unavailable, self.description, cause: self)
+        case .cannotOpen, .corrupt, .schemaTooNew, .sqlite, .internalError:
             RPCError(.internalError, "store failure: \(self)", cause: self)
         }
     }

@@ -391,4 +391,10 @@ public struct StoreStatistics: Sendable, Equatable {
     public var transactions: Int
     /// Writes committed (several per transaction under load).
     public var writes: Int
+
+    /// Creates statistics.
+    public init(transactions: Int, writes: Int) {
+        self.transactions = transactions
+        self.writes = writes
+    }
 }

@@ -18,6 +18,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case sqlite(SQLiteError)
     /// The store was closed.
     case closed
+    /// The database cannot be reached (a networked engine whose server is down or unreachable);
+    /// the operation was not done and may be retried.
+    case unavailable(String)
+    /// Any other failure of the engine, with its own description.
+    case internalError(String)
 
     /// What went wrong, for a person (startup errors are printed as is).
     public var description: String {
@@ -32,6 +37,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidChange(let what): what
         case .sqlite(let error): error.description
         case .closed: "the store is closed"
+        case .unavailable(let what): "the store is unavailable: \(what)"
+        case .internalError(let what): "store failure: \(what)"
         }
     }
 }

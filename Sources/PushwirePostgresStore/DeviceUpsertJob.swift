@@ -1,0 +1,78 @@
+import Foundation
+import PushwireStore
+
+/// One device's registration (`PostgresStore.upsertDevice(_:completion:)`), written together
+/// with the adjacent registrations of the writer's batch as one statement (`DeviceUpsertGroup`).
+final class DeviceUpsertJob: PGJob, Sendable {
+    let device: DeviceRecord
+    let completion: @Sendable (StoreError?) -> Void
+
+    init(device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
+        self.device = device
+        self.completion = completion
+    }
+
+    func run(on connection: PGConnection) throws(StoreError) {
+        try DeviceUpsertGroup([self]).run(on: connection)
+    }
+
+    func complete(_ error: StoreError?) { completion(error) }
+}
+
+/// Adjacent registrations as one multi-row upsert: the rows go as nine arrays (one prepared
+/// statement whatever their number), and the upsert's `WHERE` leaves a row that already holds
+/// exactly these values alone, so re-registering an unchanged device writes nothing.
+///
+/// PostgreSQL refuses a statement that changes one row twice, so of two registrations of one
+/// device (compared byte for byte) only the later is written: the same end state as applying
+/// them in order. Both callers hear back after COMMIT.
+struct DeviceUpsertGroup: PGUnit {
+    let writes: [DeviceUpsertJob]
+
+    init(_ writes: [DeviceUpsertJob]) { self.writes = writes }
+
+    var jobCount: Int { writes.count }
+
+    static let sql = """
+        INSERT INTO devices (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, updated_at)
+        SELECT app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, $9
+        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::integer[], $7::text[], $8::text[])
+            AS r (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version)
+        ON CONFLICT (app_id, hwid) DO UPDATE SET push_token = excluded.push_token,
+            device_type = excluded.device_type, language = excluded.language, timezone = excluded.timezone,
+            user_id = excluded.user_id, app_version = excluded.app_version, updated_at = excluded.updated_at
+        WHERE (devices.push_token, devices.device_type, devices.language, devices.timezone, devices.user_id, devices.app_version)
+            IS DISTINCT FROM
+            (excluded.push_token, excluded.device_type, excluded.language, excluded.timezone, excluded.user_id, excluded.app_version)
+        """
+
+    func run(on connection: PGConnection) throws(StoreError) {
+        // The last registration of each device, in the order of first appearance.
+        var last: [Data: Int] = [:]
+        var order: [Data] = []
+        for (index, write) in writes.enumerated() {
+            var key = Data(write.device.hwid.utf8)
+            withUnsafeBytes(of: write.device.applicationID) { key.append(contentsOf: $0) }
+            if last.updateValue(index, forKey: key) == nil { order.append(key) }
+        }
+        let devices = order.compactMap { last[$0] }.map { writes[$0].device }
+        let now = String(Int64(Date().timeIntervalSince1970))
+        try pg { () throws(PGError) in
+            try connection.query(DeviceUpsertGroup.sql, [
+                PGText.intArray(devices.map(\.applicationID)),
+                PGText.textArray(devices.map(\.hwid)),
+                PGText.textArray(devices.map(\.pushToken)),
+                PGText.intArray(devices.map { Int64($0.deviceType) }),
+                PGText.textArray(devices.map(\.language)),
+                PGText.intArray(devices.map { Int64($0.timezone) }),
+                PGText.textArray(devices.map(\.userID)),
+                PGText.textArray(devices.map(\.appVersion)),
+                now,
+            ])
+        }
+    }
+
+    func complete(_ error: StoreError?) {
+        for write in writes { write.complete(error) }
+    }
+}

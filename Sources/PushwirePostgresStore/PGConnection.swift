@@ -1,0 +1,193 @@
+import CLibPQ
+import Glibc
+
+/// A libpq failure: the SQLSTATE the server sent (or libpq's own class 08 when the connection
+/// broke), its message and what was being done.
+struct PGError: Error, CustomStringConvertible {
+    /// Five characters, e.g. `23505` (unique violation); `08006` when the connection failed.
+    var sqlstate: String
+    var message: String
+    /// What the engine was doing, e.g. the statement's first words.
+    var context: String
+
+    /// Whether the error means the database cannot be reached (connection failure or the server
+    /// shutting down), rather than a problem with one statement.
+    var isConnectionLost: Bool {
+        sqlstate.hasPrefix("08") || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03"
+    }
+
+    var description: String { "\(message) (SQLSTATE \(sqlstate), \(context))" }
+}
+
+/// One libpq connection: every libpq call of the engine is made here. Not thread-safe; owned by
+/// one thread at a time (a `PGWorker`'s). Statements are prepared on first use and kept by their
+/// text; values go as text and come back as text.
+final class PGConnection {
+    private let handle: OpaquePointer
+    private var prepared: [String: String] = [:]
+
+    /// Connects to `url` (a `postgresql://` URI or a libpq keyword string; its `sslmode` and
+    /// other parameters go to libpq as written), waiting at most `connectTimeout` seconds.
+    init(url: String, connectTimeout: Int) throws(PGError) {
+        let keywords = ["dbname", "connect_timeout", "application_name"]
+        let values = [url, String(connectTimeout), "pushwired"]
+        let connection: OpaquePointer? = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in
+                // expand_dbname = 1: `dbname` holds the whole URL, whose parts override nothing
+                // set before it and are overridden by nothing after it except what we add.
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let connection else {
+            throw PGError(sqlstate: "08001", message: "libpq could not allocate a connection", context: "connect")
+        }
+        if PQstatus(connection) != CONNECTION_OK {
+            let message = PGConnection.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PGError(sqlstate: "08001", message: message, context: "connect")
+        }
+        handle = connection
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Whether libpq saw the connection break (a later call would fail at once).
+    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+
+    /// Whether a transaction is open (or failed and not yet rolled back).
+    var inTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+
+    /// Runs `sql` (one or more statements, no parameters) with the simple-query protocol.
+    func execute(_ sql: String) throws(PGError) {
+        let result = PQexec(handle, sql)
+        _ = try check(result, context: sql)
+    }
+
+    /// Runs `sql` with `parameters` ($1, $2, … as text; nil is NULL), preparing it on first use.
+    /// - Throws: `22021` when a value holds a NUL byte (PostgreSQL text cannot).
+    @discardableResult
+    func query(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
+        let name = try statementName(sql)
+        for case let value? in parameters where value.utf8.contains(0) {
+            throw PGError(sqlstate: "22021", message: "a text value contains a NUL byte", context: PGConnection.head(sql))
+        }
+        let result: OpaquePointer? = withOptionalCStrings(parameters) { pointers in
+            PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0)
+        }
+        return try check(result, context: sql)
+    }
+
+    private func statementName(_ sql: String) throws(PGError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "pw\(prepared.count + 1)"
+        let result = PQprepare(handle, name, sql, 0, nil)
+        _ = try check(result, context: sql)
+        prepared[sql] = name
+        return name
+    }
+
+    /// Turns a result into a `PGResult`, or its error into a `PGError` (freeing it).
+    private func check(_ result: OpaquePointer?, context sql: String) throws(PGError) -> PGResult {
+        guard let result else {
+            throw PGError(sqlstate: "08006", message: PGConnection.trimmed(PQerrorMessage(handle)), context: PGConnection.head(sql))
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return PGResult(result)
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            var message = PGConnection.trimmed(PQresultErrorMessage(result))
+            if message.isEmpty { message = PGConnection.trimmed(PQerrorMessage(handle)) }
+            PQclear(result)
+            // No SQLSTATE: libpq's own failure, which is the connection's.
+            let sqlstate = state ?? (isBroken ? "08006" : "XX000")
+            throw PGError(sqlstate: sqlstate, message: message, context: PGConnection.head(sql))
+        }
+    }
+
+    static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "" }
+        var message = String(cString: text)
+        while message.last?.isWhitespace == true { message.removeLast() }
+        return message
+    }
+
+    /// The statement's first words, for error messages.
+    static func head(_ sql: String) -> String {
+        let words = sql.split(whereSeparator: { $0.isWhitespace }).prefix(4)
+        return words.joined(separator: " ")
+    }
+}
+
+/// A query's rows, as text; freed with the object.
+final class PGResult {
+    private let result: OpaquePointer
+    /// How many rows.
+    let count: Int
+
+    init(_ result: OpaquePointer) {
+        self.result = result
+        self.count = Int(PQntuples(result))
+    }
+
+    deinit { PQclear(result) }
+
+    /// How many rows the command changed (UPDATE, INSERT, DELETE).
+    var changes: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
+
+    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) != 0 }
+
+    /// The value as text; "" for NULL.
+    func text(_ row: Int, _ column: Int) -> String {
+        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else { return "" }
+        return String(cString: value)
+    }
+
+    /// The value as text, or nil for NULL.
+    func optionalText(_ row: Int, _ column: Int) -> String? { isNull(row, column) ? nil : text(row, column) }
+
+    /// The value as an integer; 0 for NULL (as SQLite's column_int64).
+    func int(_ row: Int, _ column: Int) -> Int64 {
+        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else { return 0 }
+        return strtoll(value, nil, 10)
+    }
+
+    /// A boolean column (`t` or `f`).
+    func bool(_ row: Int, _ column: Int) -> Bool {
+        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else { return false }
+        return value.pointee == CChar(UInt8(ascii: "t"))
+    }
+
+    /// A bytea column (hex output, PostgreSQL's default since 9.0).
+    func bytes(_ row: Int, _ column: Int) -> [UInt8] { PGText.decodeBytea(text(row, column)) }
+}
+
+/// Calls `body` with NUL-terminated copies of `strings`, all in one buffer.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    withOptionalCStrings(strings.map { Optional($0) }, body)
+}
+
+/// Calls `body` with NUL-terminated copies of `strings` (nil stays a null pointer), followed by one
+/// null pointer, all in one buffer.
+private func withOptionalCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    var bytes: [CChar] = []
+    var offsets: [Int?] = []
+    offsets.reserveCapacity(strings.count)
+    for string in strings {
+        guard let string else { offsets.append(nil); continue }
+        offsets.append(bytes.count)
+        for byte in string.utf8 { bytes.append(CChar(bitPattern: byte)) }
+        bytes.append(0)
+    }
+    return bytes.withUnsafeBufferPointer { buffer in
+        var pointers: [UnsafePointer<CChar>?] = offsets.map { offset in
+            guard let offset, let base = buffer.baseAddress else { return nil }
+            return base + offset
+        }
+        pointers.append(nil)
+        return pointers.withUnsafeMutableBufferPointer { list in
+            // Never empty (the terminating null pointer is there), so it has an address.
+            body(UnsafePointer(list.baseAddress ?? UnsafeMutablePointer(mutating: [nil])))
+        }
+    }
+}

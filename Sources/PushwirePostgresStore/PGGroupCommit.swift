@@ -1,0 +1,142 @@
+import PushwireStore
+import Synchronization
+
+/// Group commit on PostgreSQL: the writer takes every write queued while the last COMMIT was in
+/// flight and runs them in one transaction, so a COMMIT (one WAL flush, one round trip) is shared
+/// by every caller of the batch. Adjacent device registrations become one multi-row upsert.
+///
+/// A failing write is undone alone: PostgreSQL aborts the whole transaction at the first error,
+/// so the batch is rolled back, the failing write gets its error, and the others run again in a
+/// new transaction (writes have no effect outside the connection until they are completed). This
+/// costs nothing while writes succeed, unlike a SAVEPOINT and a RELEASE (two more round trips)
+/// around each. Every caller is answered only after COMMIT returned; when the connection breaks
+/// the batch's callers get `.unavailable` (nothing of it is acknowledged).
+enum PGGroupCommit {
+    /// Runs `jobs` as described, completing each once.
+    static func run(_ jobs: [PGJob], on connection: PGConnection, health: PGHealth, statistics: PGCounters) {
+        var pending = units(jobs)
+        while !pending.isEmpty {
+            do {
+                try connection.execute("BEGIN")
+            } catch {
+                fail(pending, error.store(health))
+                return
+            }
+            var failure: (index: Int, error: StoreError)?
+            for (index, unit) in pending.enumerated() {
+                do throws(StoreError) {
+                    try unit.run(on: connection)
+                } catch {
+                    failure = (index, error)
+                    break
+                }
+            }
+            if let (index, error) = failure {
+                try? connection.execute("ROLLBACK")
+                if connection.isBroken || error.isUnavailable {
+                    fail(pending, connection.isBroken ? health.unavailableAfterLoss : error)
+                    return
+                }
+                let unit = pending.remove(at: index)
+                if let group = unit as? DeviceUpsertGroup, group.writes.count > 1 {
+                    // Which registration failed is not known: each runs alone on the next pass.
+                    pending.insert(contentsOf: group.writes.map { DeviceUpsertGroup([$0]) as PGUnit }, at: index)
+                } else {
+                    unit.complete(error)
+                }
+                continue
+            }
+            do {
+                try connection.execute("COMMIT")
+            } catch {
+                fail(pending, error.store(health))
+                return
+            }
+            let count = pending.reduce(0) { $0 + $1.jobCount }
+            statistics.value.withLock {
+                $0.transactions += 1
+                $0.writes += count
+            }
+            for unit in pending { unit.complete(nil) }
+            return
+        }
+    }
+
+    private static func fail(_ units: [PGUnit], _ error: StoreError) {
+        for unit in units { unit.complete(error) }
+    }
+
+    /// The jobs as units: runs of adjacent device registrations merged.
+    private static func units(_ jobs: [PGJob]) -> [PGUnit] {
+        var units: [PGUnit] = []
+        var devices: [DeviceUpsertJob] = []
+        for job in jobs {
+            if let device = job as? DeviceUpsertJob {
+                devices.append(device)
+                continue
+            }
+            if !devices.isEmpty {
+                units.append(DeviceUpsertGroup(devices))
+                devices = []
+            }
+            units.append(SingleJob(job: job))
+        }
+        if !devices.isEmpty { units.append(DeviceUpsertGroup(devices)) }
+        return units
+    }
+}
+
+/// What the writer runs in a transaction: one job, or a group of registrations.
+protocol PGUnit {
+    var jobCount: Int { get }
+    func run(on connection: PGConnection) throws(StoreError)
+    func complete(_ error: StoreError?)
+}
+
+private struct SingleJob: PGUnit {
+    let job: PGJob
+    var jobCount: Int { 1 }
+    func run(on connection: PGConnection) throws(StoreError) { try job.run(on: connection) }
+    func complete(_ error: StoreError?) { job.complete(error) }
+}
+
+/// What the writer committed, shared with the store.
+final class PGCounters: Sendable {
+    let value = Mutex(StoreStatistics(transactions: 0, writes: 0))
+}
+
+extension StoreError {
+    var isUnavailable: Bool {
+        if case .unavailable = self { return true }
+        return false
+    }
+}
+
+extension PGHealth {
+    /// The error for a batch whose connection broke while it ran: nothing of it was committed
+    /// (or, if COMMIT itself was cut off, nothing was acknowledged).
+    var unavailableAfterLoss: StoreError {
+        .unavailable("the connection to the database was lost; the write was not acknowledged, retry it")
+    }
+}
+
+extension PGError {
+    /// The store's error for a failed statement: unreachable database, uniqueness, or other.
+    func store(_ health: PGHealth? = nil) -> StoreError {
+        if isConnectionLost {
+            health?.down(message)
+            return .unavailable("the database is unreachable (\(message))")
+        }
+        switch sqlstate {
+        case "23505": return .conflict(message)
+        case "22021", "22P02", "22003": return .invalidChange(message)
+        default: return .internalError(description)
+        }
+    }
+}
+
+/// Runs libpq calls, converting their errors to `StoreError`.
+@inline(__always)
+func pg<T>(_ body: () throws(PGError) -> T) throws(StoreError) -> T {
+    do { return try body() } catch { throw error.store() }
+}

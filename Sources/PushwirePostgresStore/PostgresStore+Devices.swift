@@ -1,0 +1,134 @@
+import Foundation
+import PushwireStore
+
+extension PostgresStore {
+    public func upsertDevice(_ device: DeviceRecord, tags: [TagChange]) async throws(StoreError) {
+        let now = Int64(Date().timeIntervalSince1970)
+        _ = try await write { connection throws(StoreError) -> Bool in
+            try pg { () throws(PGError) in
+                try connection.query("""
+                    INSERT INTO devices (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                    ON CONFLICT (app_id, hwid) DO UPDATE SET push_token = excluded.push_token,
+                        device_type = excluded.device_type, language = excluded.language, timezone = excluded.timezone,
+                        user_id = excluded.user_id, app_version = excluded.app_version, updated_at = excluded.updated_at
+                    """, [String(device.applicationID), device.hwid, device.pushToken, String(device.deviceType), device.language,
+                          String(device.timezone), device.userID, device.appVersion, String(now)])
+            }
+            for change in tags {
+                try PostgresStore.apply(change, applicationID: device.applicationID, hwid: device.hwid, on: connection)
+            }
+            return true
+        }
+    }
+
+    public func upsertDevice(_ device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
+        submitWrite(DeviceUpsertJob(device: device, completion: completion))
+    }
+
+    public func device(applicationID: Int64, hwid: String) async throws(StoreError) -> DeviceRecord? {
+        try await read { connection throws(StoreError) in
+            let rows = try pg { () throws(PGError) in
+                try connection.query("""
+                    SELECT push_token, device_type, language, timezone, user_id, app_version
+                    FROM devices WHERE app_id = $1 AND hwid = $2
+                    """, [String(applicationID), hwid])
+            }
+            guard rows.count > 0 else { return nil }
+            return DeviceRecord(
+                applicationID: applicationID, hwid: hwid, pushToken: rows.text(0, 0),
+                deviceType: Int32(truncatingIfNeeded: rows.int(0, 1)), language: rows.text(0, 2),
+                timezone: Int32(truncatingIfNeeded: rows.int(0, 3)), userID: rows.text(0, 4), appVersion: rows.text(0, 5))
+        }
+    }
+
+    public func unregisterDevice(applicationID: Int64, hwid: String) async throws(StoreError) -> Bool {
+        try await write { connection throws(StoreError) in
+            try pg { () throws(PGError) in
+                try connection.query("UPDATE devices SET push_token = '' WHERE app_id = $1 AND hwid = $2",
+                                     [String(applicationID), hwid]).changes > 0
+            }
+        }
+    }
+
+    public func updateTags(applicationID: Int64, hwid: String, _ changes: [TagChange]) async throws(StoreError) -> [TagRecord] {
+        try await write { connection throws(StoreError) in
+            guard try PostgresStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection) else {
+                throw .notFound("device \(hwid)")
+            }
+            for change in changes {
+                try PostgresStore.apply(change, applicationID: applicationID, hwid: hwid, on: connection)
+            }
+            return try PostgresStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
+        }
+    }
+
+    public func tags(applicationID: Int64, hwid: String) async throws(StoreError) -> [TagRecord]? {
+        try await read(snapshot: true) { connection throws(StoreError) -> [TagRecord]? in
+            guard try PostgresStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection) else { return nil }
+            return try PostgresStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
+        }
+    }
+
+    static func deviceExists(applicationID: Int64, hwid: String, on connection: PGConnection) throws(StoreError) -> Bool {
+        try pg { () throws(PGError) in
+            try connection.query("SELECT 1 FROM devices WHERE app_id = $1 AND hwid = $2", [String(applicationID), hwid]).count > 0
+        }
+    }
+
+    static func readTags(applicationID: Int64, hwid: String, on connection: PGConnection) throws(StoreError) -> [TagRecord] {
+        let rows = try pg { () throws(PGError) in
+            try connection.query("""
+                SELECT name, kind, int_value, text_value FROM device_tags WHERE app_id = $1 AND hwid = $2 ORDER BY name
+                """, [String(applicationID), hwid])
+        }
+        var tags: [TagRecord] = []
+        for row in 0..<rows.count {
+            if let value = PostgresCoding.decodeTag(kind: rows.int(row, 1), int: rows.int(row, 2), text: rows.text(row, 3)) {
+                tags.append(TagRecord(name: rows.text(row, 0), value: value))
+            }
+        }
+        return tags
+    }
+
+    static func apply(_ change: TagChange, applicationID: Int64, hwid: String, on connection: PGConnection) throws(StoreError) {
+        switch change {
+        case .set(let name, let value):
+            try writeTag(name: name, value: value, applicationID: applicationID, hwid: hwid, on: connection)
+        case .remove(let name):
+            try pg { () throws(PGError) in
+                try connection.query("DELETE FROM device_tags WHERE app_id = $1 AND hwid = $2 AND name = $3",
+                                     [String(applicationID), hwid, name])
+            }
+        case .increment(let name, let amount):
+            let rows = try pg { () throws(PGError) in
+                try connection.query("""
+                    SELECT kind, int_value, text_value FROM device_tags WHERE app_id = $1 AND hwid = $2 AND name = $3
+                    """, [String(applicationID), hwid, name])
+            }
+            let current = rows.count > 0
+                ? PostgresCoding.decodeTag(kind: rows.int(0, 0), int: rows.int(0, 1), text: rows.text(0, 2)) : nil
+            let base: Int64
+            switch current {
+            case nil: base = 0
+            case .int(let value)?: base = value
+            case .some: throw .invalidChange("tag \(name) is not an integer and cannot be incremented")
+            }
+            let (sum, overflow) = base.addingReportingOverflow(amount)
+            if overflow { throw .invalidChange("incrementing tag \(name) overflows a 64-bit integer") }
+            try writeTag(name: name, value: .int(sum), applicationID: applicationID, hwid: hwid, on: connection)
+        }
+    }
+
+    private static func writeTag(name: String, value: TagValueRecord, applicationID: Int64, hwid: String,
+                                 on connection: PGConnection) throws(StoreError) {
+        let (kind, int, text) = PostgresCoding.encodeTag(value)
+        try pg { () throws(PGError) in
+            try connection.query("""
+                INSERT INTO device_tags (app_id, hwid, name, kind, int_value, text_value) VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (app_id, hwid, name) DO UPDATE SET kind = excluded.kind, int_value = excluded.int_value,
+                    text_value = excluded.text_value
+                """, [String(applicationID), hwid, name, String(kind), int.map { String($0) }, text])
+        }
+    }
+}

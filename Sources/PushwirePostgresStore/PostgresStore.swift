@@ -1,0 +1,153 @@
+import Foundation
+import PushwireStore
+import Synchronization
+
+/// The networked engine: a PostgreSQL database reached with libpq. One writer connection runs
+/// every write, group-committing concurrent ones (`PGGroupCommit`); a bounded pool of reader
+/// connections serves reads. Each connection is owned by a thread of its own (`PGWorker`) and is
+/// re-established with backoff when lost; meanwhile calls fail with `.unavailable` and `health`
+/// is `.notServing`, and service resumes by itself when the database returns.
+///
+/// The schema is migrated on open under an advisory lock (`PostgresSchema`), so servers starting
+/// together migrate once.
+public final class PostgresStore: @unchecked Sendable {
+    // @unchecked: every stored property is immutable and Sendable except the workers, which are
+    // only started here and joined in `close` (guarded by `closed`).
+
+    /// The database's URL without its password, for messages.
+    public let location: String
+    let writerHealth = PGHealth()
+    let readerHealth = PGHealth()
+    private let writeQueue = PGJobQueue()
+    private let readQueue = PGJobQueue()
+    private let workers: [PGWorker]
+    let counters = PGCounters()
+    private let closed = Mutex(false)
+
+    /// How many reader connections a store opens by default.
+    public static let defaultReaders = 4
+
+    /// Connects to `url` (`postgresql://user[:password]@host[:port]/dbname[?sslmode=…]`),
+    /// migrating the schema as needed, with `readers` reader connections (at least 1) and one
+    /// writer.
+    /// - Throws: `.cannotOpen` when the URL is not a PostgreSQL URL or the database cannot be
+    ///   reached or migrated, `.schemaTooNew` when a newer binary migrated it.
+    public init(url: String, readers: Int = PostgresStore.defaultReaders) throws(StoreError) {
+        let location = PostgresStore.redacted(url)
+        self.location = location
+        guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
+            throw .openFailure(location, "a database URL starts with postgresql:// (postgresql://user[:password]@host:port/dbname)")
+        }
+        let connection: PGConnection
+        do {
+            connection = try PGConnection(url: url, connectTimeout: PGWorker.connectTimeout)
+        } catch {
+            throw .openFailure(location, error.message)
+        }
+        try PostgresSchema.migrate(connection, location: location)
+        var workers: [PGWorker] = []
+        let (writerHealth, counters) = (self.writerHealth, self.counters)
+        workers.append(PGWorker(name: "pushwire-pg-writer", url: url, connection: connection, queue: writeQueue, batchLimit: 4096,
+                                health: writerHealth) { connection, jobs in
+            PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
+        })
+        for index in 0..<max(1, readers) {
+            workers.append(PGWorker(name: "pushwire-pg-reader-\(index)", url: url, connection: nil, queue: readQueue, batchLimit: 1,
+                                    health: readerHealth, idleCheck: 5) { connection, jobs in
+                PostgresStore.runReads(jobs, on: connection)
+            })
+        }
+        self.workers = workers
+    }
+
+    deinit { close() }
+
+    /// Whether writes are expected to succeed: false while the writer's connection is down.
+    public var isServing: Bool { writerHealth.isReachable && !closed.withLock { $0 } }
+
+    /// Why the store is not serving ("" when it is).
+    public var notServingReason: String {
+        if closed.withLock({ $0 }) { return "the store is closed" }
+        return writerHealth.isReachable ? "" : "the database at \(location) is unreachable: \(writerHealth.reason)"
+    }
+
+    /// What the writer has committed so far.
+    public var statistics: StoreStatistics { counters.value.withLock { $0 } }
+
+    /// Finishes queued writes and reads, then closes every connection; later calls fail with `.closed`.
+    public func close() {
+        let wasClosed = closed.withLock { closed in
+            defer { closed = true }
+            return closed
+        }
+        if wasClosed { return }
+        writeQueue.close()
+        readQueue.close()
+        for worker in workers { worker.join() }
+    }
+
+    // MARK: running work
+
+    /// Queues a write (run in the writer's next transaction); `completion` gets its value after COMMIT.
+    func write<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T,
+                            completion: @escaping @Sendable (Result<T, StoreError>) -> Void) {
+        submit(ClosureJob(body, completion: completion), to: writeQueue)
+    }
+
+    /// Runs a write in the writer's next transaction and returns its value once committed.
+    func write<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            write(body) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Runs a read on a reader connection; with `snapshot`, in one REPEATABLE READ transaction
+    /// so that its statements see one committed state.
+    func read<T: Sendable>(snapshot: Bool = false,
+                           _ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            let job = ClosureJob<T>({ connection throws(StoreError) in
+                guard snapshot else { return try body(connection) }
+                try pg { () throws(PGError) in try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+                let value = try body(connection)
+                try pg { () throws(PGError) in try connection.execute("COMMIT") }
+                return value
+            }, completion: { continuation.resume(returning: $0) })
+            submit(job, to: readQueue)
+        }
+        return try result.get()
+    }
+
+    /// Queues a job that runs outside the store's helpers (the merged registrations).
+    func submitWrite(_ job: PGJob) { submit(job, to: writeQueue) }
+
+    private func submit(_ job: PGJob, to queue: PGJobQueue) {
+        if !queue.push(job) { job.complete(.closed) }
+    }
+
+    /// The reader's handler: one job at a time, a failed snapshot rolled back.
+    private static func runReads(_ jobs: [PGJob], on connection: PGConnection) {
+        for job in jobs {
+            do throws(StoreError) {
+                try job.run(on: connection)
+                job.complete(nil)
+            } catch {
+                if connection.inTransaction { try? connection.execute("ROLLBACK") }
+                job.complete(error)
+            }
+        }
+    }
+
+    /// `url` without the password, for messages and logs.
+    public static func redacted(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        let userInfo = authority[..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + String(url[at...])
+    }
+}
