@@ -46,6 +46,9 @@ final class PGConnection {
             PQfinish(connection)
             throw PGError(sqlstate: "08001", message: message, context: "connect")
         }
+        // The server's notices ("relation already exists, skipping") are not errors; libpq
+        // would print each to stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
     }
 

@@ -12,16 +12,20 @@ import Synchronization
 /// around each. Every caller is answered only after COMMIT returned; when the connection breaks
 /// the batch's callers get `.unavailable` (nothing of it is acknowledged).
 enum PGGroupCommit {
-    /// Runs `jobs` as described, completing each once.
-    static func run(_ jobs: [PGJob], on connection: PGConnection, health: PGHealth, statistics: PGCounters) {
+    /// Runs `jobs` as described, completing each once; returns them uncompleted instead when the
+    /// connection is found lost at the first BEGIN (nothing was sent: they may run again).
+    static func run(_ jobs: [PGJob], on connection: PGConnection, health: PGHealth, statistics: PGCounters) -> [PGJob] {
         var pending = units(jobs)
+        var first = true
         while !pending.isEmpty {
             do {
                 try connection.execute("BEGIN")
             } catch {
+                if first, error.isConnectionLost { return jobs }
                 fail(pending, error.store(health))
-                return
+                return []
             }
+            first = false
             var failure: (index: Int, error: StoreError)?
             for (index, unit) in pending.enumerated() {
                 do throws(StoreError) {
@@ -35,7 +39,7 @@ enum PGGroupCommit {
                 try? connection.execute("ROLLBACK")
                 if connection.isBroken || error.isUnavailable {
                     fail(pending, connection.isBroken ? health.unavailableAfterLoss : error)
-                    return
+                    return []
                 }
                 let unit = pending.remove(at: index)
                 if let group = unit as? DeviceUpsertGroup, group.writes.count > 1 {
@@ -49,8 +53,8 @@ enum PGGroupCommit {
             do {
                 try connection.execute("COMMIT")
             } catch {
-                fail(pending, error.store(health))
-                return
+                fail(pending, error.isConnectionLost ? health.unavailableAfterLoss : error.store(health))
+                return []
             }
             let count = pending.reduce(0) { $0 + $1.jobCount }
             statistics.value.withLock {
@@ -58,8 +62,9 @@ enum PGGroupCommit {
                 $0.writes += count
             }
             for unit in pending { unit.complete(nil) }
-            return
+            return []
         }
+        return []
     }
 
     private static func fail(_ units: [PGUnit], _ error: StoreError) {

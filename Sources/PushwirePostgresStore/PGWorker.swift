@@ -21,7 +21,11 @@ final class PGHealth: Sendable {
     }
 }
 
-/// A thread that owns one connection and runs jobs from a queue with it. It connects on start;
+/// A thread that owns one connection and runs jobs from a queue with it. The handler runs a batch
+/// and returns the jobs it did not complete because the connection turned out to be lost before
+/// they did anything (a read, a write batch whose BEGIN failed): those run once more on a new
+/// connection, so that the first call after the database came back does not fail on the stale
+/// connection. It connects on start;
 /// when the connection is lost it fails what it was running with `.unavailable`, and reconnects
 /// with backoff (50 ms doubling to 2 s) by itself, jobs failing fast meanwhile. While idle it
 /// checks the connection every `idleCheck` so that a database that went away is noticed (and the
@@ -34,7 +38,7 @@ final class PGWorker: @unchecked Sendable {
     private let batchLimit: Int
     private let health: PGHealth
     private let idleCheck: TimeInterval
-    private let handler: (PGConnection, [PGJob]) -> Void
+    private let handler: (PGConnection, [PGJob]) -> [PGJob]
     private let done = DispatchSemaphore(value: 0)
     private var connection: PGConnection?
     private var backoff: TimeInterval = 0.05
@@ -45,7 +49,7 @@ final class PGWorker: @unchecked Sendable {
 
     /// Starts the worker's thread with an open `connection` (or nil: it connects by itself).
     init(name: String, url: String, connection: PGConnection?, queue: PGJobQueue, batchLimit: Int, health: PGHealth,
-         idleCheck: TimeInterval = 1, handler: @escaping (PGConnection, [PGJob]) -> Void) {
+         idleCheck: TimeInterval = 1, handler: @escaping (PGConnection, [PGJob]) -> [PGJob]) {
         self.url = url
         self.queue = queue
         self.batchLimit = batchLimit
@@ -76,8 +80,18 @@ final class PGWorker: @unchecked Sendable {
                 do { try connection.execute("") } catch { lost(error) }
                 continue
             }
-            handler(connection, jobs)
+            let retry = handler(connection, jobs)
             if connection.isBroken { lost(PGError(sqlstate: "08006", message: "connection lost", context: "worker")) }
+            guard !retry.isEmpty else { continue }
+            guard let fresh = connect() else {
+                let error = health.unavailable
+                for job in retry { job.complete(error) }
+                continue
+            }
+            let failed = handler(fresh, retry)
+            if fresh.isBroken { lost(PGError(sqlstate: "08006", message: "connection lost", context: "worker")) }
+            let error = health.unavailable
+            for job in failed { job.complete(error) }
         }
     }
 

@@ -16,6 +16,8 @@ public final class PostgresStore: @unchecked Sendable {
 
     /// The database's URL without its password, for messages.
     public let location: String
+    /// The URL as given (with its password): what the workers connect with.
+    let url: String
     let writerHealth = PGHealth()
     let readerHealth = PGHealth()
     private let writeQueue = PGJobQueue()
@@ -35,6 +37,7 @@ public final class PostgresStore: @unchecked Sendable {
     public init(url: String, readers: Int = PostgresStore.defaultReaders) throws(StoreError) {
         let location = PostgresStore.redacted(url)
         self.location = location
+        self.url = url
         guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
             throw .openFailure(location, "a database URL starts with postgresql:// (postgresql://user[:password]@host:port/dbname)")
         }
@@ -126,17 +129,24 @@ public final class PostgresStore: @unchecked Sendable {
         if !queue.push(job) { job.complete(.closed) }
     }
 
-    /// The reader's handler: one job at a time, a failed snapshot rolled back.
-    private static func runReads(_ jobs: [PGJob], on connection: PGConnection) {
+    /// The reader's handler: one job at a time, a failed snapshot rolled back; a read that failed
+    /// because the connection was lost is handed back to be run again on a new one.
+    private static func runReads(_ jobs: [PGJob], on connection: PGConnection) -> [PGJob] {
+        var retry: [PGJob] = []
         for job in jobs {
             do throws(StoreError) {
                 try job.run(on: connection)
                 job.complete(nil)
             } catch {
+                if connection.isBroken, error.isUnavailable {
+                    retry.append(job)
+                    continue
+                }
                 if connection.inTransaction { try? connection.execute("ROLLBACK") }
                 job.complete(error)
             }
         }
+        return retry
     }
 
     /// `url` without the password, for messages and logs.

@@ -1,0 +1,245 @@
+import Foundation
+import PushwireStore
+
+/// The fan-out on PostgreSQL: selecting targets by keyset pagination and writing attempt records.
+extension PostgresStore {
+    /// Delivery states in `deliveries.state` (the SQLite engine's numbers).
+    enum DeliveryState: Int64 {
+        case handedOver = 0, sent = 1, failed = 2, retryPending = 3, replaced = 4
+    }
+
+    public func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) async throws(StoreError) -> [TargetDevice] {
+        try await read { connection throws(StoreError) in
+            try PostgresStore.targets(applicationID: applicationID, targeting, afterHWID: afterHWID, limit: limit, on: connection)
+        }
+    }
+
+    public func firstTargets(of messages: [MessageRecord], limit: Int) async throws(StoreError) -> [[TargetDevice]] {
+        try await read(snapshot: true) { connection throws(StoreError) in
+            var all: [[TargetDevice]] = []
+            all.reserveCapacity(messages.count)
+            for message in messages {
+                all.append(try PostgresStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
+                                                     limit: limit, on: connection))
+            }
+            return all
+        }
+    }
+
+    private static func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int,
+                                on connection: PGConnection) throws(StoreError) -> [TargetDevice] {
+        let (clause, values) = targetingClause(targeting)
+        let rows = try pg { () throws(PGError) in
+            try connection.query("""
+                SELECT hwid, push_token, language, badge FROM devices
+                WHERE app_id = $1 AND hwid > $2 AND push_token <> '' AND push_token <> dead_token\(clause)
+                ORDER BY hwid LIMIT $3
+                """, [String(applicationID), afterHWID ?? "", String(limit)] + values)
+        }
+        return (0..<rows.count).map { row in
+            TargetDevice(hwid: rows.text(row, 0), pushToken: rows.text(row, 1), language: rows.text(row, 2), badge: rows.int(row, 3))
+        }
+    }
+
+    /// The SQL that narrows `devices` to the targeting, with its values bound from `$4` on. Lists
+    /// go as one array each, so that the text (and its prepared statement) depends only on which
+    /// selectors and conditions the targeting has, not on how many values.
+    static func targetingClause(_ targeting: TargetingRecord) -> (String, [String?]) {
+        var clause = ""
+        var values: [String?] = []
+        func next(_ value: String) -> String {
+            values.append(value)
+            return "$\(values.count + 3)"
+        }
+        if !targeting.hwids.isEmpty { clause += " AND hwid = ANY(\(next(PGText.textArray(targeting.hwids)))::text[])" }
+        if !targeting.userIDs.isEmpty { clause += " AND user_id = ANY(\(next(PGText.textArray(targeting.userIDs)))::text[])" }
+        if !targeting.platforms.isEmpty {
+            clause += " AND device_type = ANY(\(next(PGText.intArray(targeting.platforms.map { Int64($0) })))::integer[])"
+        }
+        for condition in targeting.conditions {
+            let name = next(condition.tag)
+            var tests: [String] = []
+            switch condition.op {
+            case .eq, .in:
+                for value in condition.values {
+                    switch value {
+                    case .string(let s):
+                        let p = next(s)
+                        // A list tag holds a JSON array of strings: `?` asks whether it has the element.
+                        tests.append("(t.kind = 1 AND t.text_value = \(p)::text) OR (t.kind = 4 AND t.text_value::jsonb ? \(p)::text)")
+                    case .int(let i): tests.append("(t.kind IN (2, 5) AND t.int_value = \(next(String(i)))::bigint)")
+                    case .bool(let b): tests.append("(t.kind = 3 AND t.int_value = \(next(b ? "1" : "0"))::bigint)")
+                    }
+                }
+            case .gte, .lte, .between:
+                let bounds = condition.values.compactMap { value -> Int64? in if case .int(let i) = value { i } else { nil } }
+                if condition.op == .gte, let low = bounds.first {
+                    tests.append("t.kind IN (2, 5) AND t.int_value >= \(next(String(low)))::bigint")
+                } else if condition.op == .lte, let high = bounds.first {
+                    tests.append("t.kind IN (2, 5) AND t.int_value <= \(next(String(high)))::bigint")
+                } else if bounds.count == 2 {
+                    tests.append("t.kind IN (2, 5) AND t.int_value BETWEEN \(next(String(bounds[0])))::bigint AND \(next(String(bounds[1])))::bigint")
+                }
+            }
+            if tests.isEmpty { tests = ["false"] }  // a condition that cannot hold selects nothing
+            clause += " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = devices.app_id AND t.hwid = devices.hwid AND t.name = \(name)::text AND (\(tests.joined(separator: " OR "))))"
+        }
+        return (clause, values)
+    }
+
+    public func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? {
+        try await read { connection throws(StoreError) in
+            let rows = try pg { () throws(PGError) in
+                try connection.query("SELECT hwid, push_token, language, badge FROM devices WHERE app_id = $1 AND hwid = $2",
+                                     [String(applicationID), hwid])
+            }
+            guard rows.count > 0 else { return nil }
+            return TargetDevice(hwid: rows.text(0, 0), pushToken: rows.text(0, 1), language: rows.text(0, 2), badge: rows.int(0, 3))
+        }
+    }
+
+    public func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord] {
+        try await read(snapshot: true) { connection throws(StoreError) in
+            // The records handed over last whose outcomes were never recorded, then the retries.
+            let rows = try pg { () throws(PGError) in
+                try connection.query("""
+                    SELECT d.id, d.hwid, d.attempt, d.state FROM messages m JOIN deliveries d
+                        ON d.id BETWEEN m.open_from AND m.open_to AND d.message_id = m.id AND d.state = 0
+                    WHERE m.id = $1
+                    UNION ALL
+                    SELECT id, hwid, attempt, state FROM deliveries WHERE message_id = $1 AND state = 3
+                    ORDER BY 1
+                    """, [String(messageID)])
+            }
+            return (0..<rows.count).map { row in
+                OpenDeliveryRecord(deliveryID: UInt64(rows.int(row, 0)), hwid: rows.text(row, 1), attempt: Int(rows.int(row, 2)),
+                                   handedOver: rows.int(row, 3) == DeliveryState.handedOver.rawValue)
+            }
+        }
+    }
+
+    public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
+        try await write { connection throws(StoreError) in
+            try PostgresStore.apply(step, on: connection)
+        }
+    }
+
+    public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
+        // One writer job: it fails as a whole (the batch's transaction is rolled back and the
+        // others replayed), so the steps are all written or none.
+        try await write { connection throws(StoreError) in
+            var ids: [[UInt64]] = []
+            ids.reserveCapacity(steps.count)
+            for step in steps { ids.append(try PostgresStore.apply(step, on: connection)) }
+            return ids
+        }
+    }
+
+    /// A step's UPDATE of its message row: counters, cursor, open range, status; for a first step
+    /// only if the message is still scheduled or sending.
+    static let stepUpdateSQL = """
+        UPDATE messages SET sent = sent + $2, failed = failed + $3, invalid_tokens = invalid_tokens + $4,
+            targeted = targeted + $5, cursor = COALESCE($6, cursor),
+            status = CASE WHEN $7::boolean THEN 3 WHEN $10::boolean THEN 2 ELSE status END, open_from = $8, open_to = $9
+        WHERE id = $1 AND (NOT $10::boolean OR status IN (1, 2))
+        """
+
+    /// Writes one step: ids for its new attempt records (from the sequence, ascending), the message
+    /// row, the outcomes, failure counts, dead tokens and badges, then the new records; each kind
+    /// of change is one statement over arrays, however many rows it has.
+    private static func apply(_ step: FanOutStep, on connection: PGConnection) throws(StoreError) -> [UInt64] {
+        try pg { () throws(PGError) in
+            var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
+            for result in step.results {
+                switch result.result {
+                case .sent: sent += 1
+                case .failed(_, let invalidToken, _):
+                    failed += 1
+                    if invalidToken { invalid += 1 }
+                case .retryPending: break
+                }
+            }
+            var ids: [Int64] = []
+            if !step.handOver.isEmpty {
+                let rows = try connection.query("SELECT nextval('deliveries_ids') FROM generate_series(1, $1)", [String(step.handOver.count)])
+                ids = (0..<rows.count).map { rows.int($0, 0) }.sorted()
+            }
+            let count = Int64(ids.count)
+            let firstID = ids.first ?? 0
+            // The open range is now this batch's, from the batch still with the gateway if there is one.
+            let openFrom = step.openSince.map { Int64($0) } ?? (count == 0 ? 0 : firstID)
+            let openTo = count > 0 ? (ids.last ?? firstID) : (step.openSince == nil ? -1 : Int64.max)
+            let updated = try connection.query(stepUpdateSQL, [
+                String(step.messageID), String(sent), String(failed), String(invalid), String(step.targetedIncrement), step.cursor,
+                PGText.bool(step.finish), String(openFrom), String(openTo), PGText.bool(step.startsSending),
+            ])
+            // Cancelled (or gone) before it started: nothing written, nothing to hand over.
+            if step.startsSending, updated.changes == 0 { return [] }
+
+            // Outcomes other than sent (a sent record keeps state 0: moving the open range past it
+            // records it), and the retry-pending records the new attempts replace.
+            var stateIDs: [Int64] = [], states: [Int64] = [], reasons: [String] = []
+            var failuresByReason: [String: Int64] = [:]
+            var deadHWIDs: [String] = [], deadTokens: [String] = []
+            for result in step.results {
+                switch result.result {
+                case .sent: break
+                case .failed(let reason, _, let deadToken):
+                    failuresByReason[reason, default: 0] += 1
+                    stateIDs.append(Int64(result.deliveryID)); states.append(DeliveryState.failed.rawValue); reasons.append(reason)
+                    if let deadToken {
+                        deadHWIDs.append(result.hwid)
+                        deadTokens.append(deadToken)
+                    }
+                case .retryPending(let reason):
+                    stateIDs.append(Int64(result.deliveryID)); states.append(DeliveryState.retryPending.rawValue); reasons.append(reason)
+                }
+            }
+            for delivery in step.handOver {
+                if let replaced = delivery.replaces {
+                    stateIDs.append(Int64(replaced)); states.append(DeliveryState.replaced.rawValue); reasons.append("")
+                }
+            }
+            if !stateIDs.isEmpty {
+                try connection.query("""
+                    UPDATE deliveries d SET state = u.state, reason = u.reason
+                    FROM (SELECT DISTINCT ON (id) id, state, reason FROM unnest($1::bigint[], $2::integer[], $3::text[])
+                          WITH ORDINALITY AS r (id, state, reason, n) ORDER BY id, n DESC) u
+                    WHERE d.id = u.id
+                    """, [PGText.intArray(stateIDs), PGText.intArray(states), PGText.textArray(reasons)])
+            }
+            if !deadHWIDs.isEmpty {
+                try connection.query("""
+                    UPDATE devices d SET dead_token = u.token FROM unnest($2::text[], $3::text[]) AS u (hwid, token)
+                    WHERE d.app_id = $1 AND d.hwid = u.hwid AND d.push_token = u.token
+                    """, [String(step.applicationID), PGText.textArray(deadHWIDs), PGText.textArray(deadTokens)])
+            }
+            if !failuresByReason.isEmpty {
+                let reasons = Array(failuresByReason.keys)
+                try connection.query("""
+                    INSERT INTO message_failures (message_id, reason, count)
+                    SELECT $1, reason, count FROM unnest($2::text[], $3::bigint[]) AS u (reason, count)
+                    ON CONFLICT (message_id, reason) DO UPDATE SET count = message_failures.count + excluded.count
+                    """, [String(step.messageID), PGText.textArray(reasons), PGText.intArray(reasons.map { failuresByReason[$0] ?? 0 })])
+            }
+            if !step.badges.isEmpty {
+                // The last badge of each device (an UPDATE … FROM with two rows for one device
+                // would take either).
+                try connection.query("""
+                    UPDATE devices d SET badge = u.badge
+                    FROM (SELECT DISTINCT ON (hwid) hwid, badge FROM unnest($2::text[], $3::bigint[])
+                          WITH ORDINALITY AS r (hwid, badge, n) ORDER BY hwid, n DESC) u
+                    WHERE d.app_id = $1 AND d.hwid = u.hwid
+                    """, [String(step.applicationID), PGText.textArray(step.badges.map(\.hwid)), PGText.intArray(step.badges.map(\.badge))])
+            }
+            if !ids.isEmpty {
+                try connection.query("""
+                    INSERT INTO deliveries (id, message_id, hwid, attempt, state)
+                    SELECT id, $2, hwid, attempt, 0 FROM unnest($1::bigint[], $3::text[], $4::integer[]) AS r (id, hwid, attempt)
+                    """, [PGText.intArray(ids), String(step.messageID), PGText.textArray(step.handOver.map(\.hwid)),
+                          PGText.intArray(step.handOver.map { Int64($0.attempt) })])
+            }
+            return ids.map { UInt64($0) }
+        }
+    }
+}

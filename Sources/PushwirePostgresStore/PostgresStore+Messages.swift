@@ -1,0 +1,222 @@
+import Foundation
+import PushwireStore
+
+/// Messages, taps and statistics on PostgreSQL (the outbox and deliveries are in +Deliveries).
+extension PostgresStore {
+    static let messageColumns = "id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, cursor"
+
+    static func readMessage(_ rows: PGResult, _ row: Int) -> MessageRecord? {
+        guard let status = MessageStatusRecord(rawValue: rows.int(row, 4)),
+              let targeting = PostgresCoding.decodeTargeting(rows.text(row, 7))
+        else { return nil }
+        return MessageRecord(
+            id: rows.int(row, 0), applicationID: rows.int(row, 1), code: rows.text(row, 2), transactionID: rows.text(row, 3),
+            status: status, sendAtMS: rows.int(row, 5), categoryID: UInt32(truncatingIfNeeded: rows.int(row, 6)),
+            targeting: targeting, spec: rows.text(row, 8), cursor: rows.optionalText(row, 9))
+    }
+
+    static func messages(_ connection: PGConnection, where clause: String, _ values: [String?]) throws(StoreError) -> [MessageRecord] {
+        let rows = try pg { () throws(PGError) in
+            try connection.query("SELECT \(messageColumns) FROM messages WHERE \(clause)", values)
+        }
+        return (0..<rows.count).compactMap { readMessage(rows, $0) }
+    }
+
+    public func createMessages(_ messages: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord] {
+        let result: Result<[MessageRecord], StoreError> = await withCheckedContinuation { continuation in
+            createMessages(messages) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    public func createMessages(_ messages: [NewMessageRecord],
+                               completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void) {
+        let now = Int64(Date().timeIntervalSince1970)
+        // Encoded on the caller's thread: the writer's time bounds every write.
+        let encoded = messages.map { PostgresCoding.encodeTargeting($0.targeting) }
+        write({ connection throws(StoreError) in
+            var created: [MessageRecord] = []
+            created.reserveCapacity(messages.count)
+            for (message, targeting) in zip(messages, encoded) {
+                created.append(try PostgresStore.insertMessage(message, targeting: targeting, createdAt: now, on: connection))
+            }
+            return created
+        }, completion: completion)
+    }
+
+    /// Inserts one message, or returns the stored one with the same (application, transaction id).
+    private static func insertMessage(_ message: NewMessageRecord, targeting: String, createdAt now: Int64,
+                                      on connection: PGConnection) throws(StoreError) -> MessageRecord {
+        if !message.transactionID.isEmpty,
+           let existing = try messages(connection, where: "app_id = $1 AND transaction_id = $2",
+                                       [String(message.applicationID), message.transactionID]).first {
+            return existing
+        }
+        let rows = try pg { () throws(PGError) in
+            try connection.query("""
+                INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
+                VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $8) RETURNING id
+                """, [String(message.applicationID), message.code, message.transactionID, String(message.sendAtMS),
+                      String(message.categoryID), targeting, message.spec, String(now)])
+        }
+        return MessageRecord(
+            id: rows.int(0, 0), applicationID: message.applicationID, code: message.code,
+            transactionID: message.transactionID, status: .scheduled, sendAtMS: message.sendAtMS,
+            categoryID: message.categoryID, targeting: message.targeting, spec: message.spec, cursor: nil)
+    }
+
+    public func message(applicationID: Int64, code: String) async throws(StoreError) -> MessageRecord? {
+        try await read { connection throws(StoreError) in
+            try PostgresStore.messages(connection, where: "code = $1 AND app_id = $2", [code, String(applicationID)]).first
+        }
+    }
+
+    public func message(id: Int64) async throws(StoreError) -> MessageRecord? {
+        try await read { connection throws(StoreError) in
+            try PostgresStore.messages(connection, where: "id = $1", [String(id)]).first
+        }
+    }
+
+    public func messages(ids: [Int64]) async throws(StoreError) -> [Int64: MessageRecord] {
+        try await read { connection throws(StoreError) in
+            var found: [Int64: MessageRecord] = [:]
+            for message in try PostgresStore.messages(connection, where: "id = ANY($1::bigint[])", [PGText.intArray(ids)]) {
+                found[message.id] = message
+            }
+            return found
+        }
+    }
+
+    public func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? {
+        try await write { connection throws(StoreError) -> MessageStatusRecord? in
+            guard let message = try PostgresStore.messages(connection, where: "code = $1 AND app_id = $2 FOR UPDATE",
+                                                           [code, String(applicationID)]).first else { return nil }
+            if message.status == .scheduled {
+                try pg { () throws(PGError) in
+                    try connection.query("UPDATE messages SET status = 4 WHERE id = $1", [String(message.id)])
+                }
+            }
+            return message.status
+        }
+    }
+
+    public func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] {
+        try await read { connection throws(StoreError) in
+            let ids = try PostgresStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: true)
+            var byID: [Int64: MessageRecord] = [:]
+            for message in try PostgresStore.messages(connection, where: "id = ANY($1::bigint[])", [PGText.intArray(ids)]) {
+                byID[message.id] = message
+            }
+            return ids.compactMap { byID[$0] }
+        }
+    }
+
+    public func dueMessageIDs(nowMS: Int64, limit: Int) async throws(StoreError) -> [Int64] {
+        try await dueMessageIDs(nowMS: nowMS, limit: limit, includeSending: true)
+    }
+
+    public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
+        try await read { connection throws(StoreError) in
+            try PostgresStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
+        }
+    }
+
+    /// Messages left sending (oldest first), then scheduled ones whose time passed: two walks of
+    /// `messages_due`, each in index order so that LIMIT stops it early.
+    private static func dueMessageIDs(_ connection: PGConnection, nowMS: Int64, limit: Int,
+                                      includeSending: Bool) throws(StoreError) -> [Int64] {
+        try pg { () throws(PGError) in
+            var ids: [Int64] = []
+            if includeSending {
+                let sending = try connection.query(
+                    "SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 ORDER BY send_at_ms, id LIMIT $1", [String(limit)])
+                for row in 0..<sending.count { ids.append(sending.int(row, 0)) }
+                if ids.count >= limit { return ids }
+            }
+            let scheduled = try connection.query("""
+                SELECT id FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= $1 ORDER BY send_at_ms, id LIMIT $2
+                """, [String(nowMS), String(limit - ids.count)])
+            for row in 0..<scheduled.count { ids.append(scheduled.int(row, 0)) }
+            return ids
+        }
+    }
+
+    public func nextScheduledSendTime() async throws(StoreError) -> Int64? {
+        try await read { connection throws(StoreError) in
+            let rows = try pg { () throws(PGError) in
+                try connection.query("SELECT min(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1")
+            }
+            return rows.count > 0 && !rows.isNull(0, 0) ? rows.int(0, 0) : nil
+        }
+    }
+
+    public func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? {
+        try await read { connection throws(StoreError) in
+            let rows = try pg { () throws(PGError) in
+                try connection.query("SELECT min(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms > $1",
+                                     [String(nowMS)])
+            }
+            return rows.count > 0 && !rows.isNull(0, 0) ? rows.int(0, 0) : nil
+        }
+    }
+
+    public func startSending(messageID: Int64) async throws(StoreError) -> Bool {
+        try await write { connection throws(StoreError) in
+            try pg { () throws(PGError) in
+                try connection.query("UPDATE messages SET status = 2 WHERE id = $1 AND status IN (1, 2)", [String(messageID)]).changes > 0
+            }
+        }
+    }
+
+    public func knownDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String] {
+        try await read { connection throws(StoreError) in
+            let rows = try pg { () throws(PGError) in
+                try connection.query("SELECT hwid FROM devices WHERE app_id = $1 AND hwid = ANY($2::text[])",
+                                     [String(applicationID), PGText.textArray(hwids)])
+            }
+            return (0..<rows.count).map { rows.text($0, 0) }
+        }
+    }
+
+    public func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool {
+        let now = Int64(Date().timeIntervalSince1970)
+        return try await write { connection throws(StoreError) in
+            try pg { () throws(PGError) in
+                try connection.query("""
+                    INSERT INTO taps (message_id, hwid, kind, button_id, text_input, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+                    ON CONFLICT DO NOTHING
+                    """, [String(action.messageID), action.hwid, String(action.kind), String(action.buttonID), action.textInput,
+                          String(now)]).changes > 0
+            }
+        }
+    }
+
+    public func statistics(messageID: Int64) async throws(StoreError) -> MessageStatisticsRecord {
+        try await read(snapshot: true) { connection throws(StoreError) in
+            try pg { () throws(PGError) in
+                var stats = MessageStatisticsRecord()
+                let id = String(messageID)
+                let counters = try connection.query("SELECT targeted, sent, failed, invalid_tokens FROM messages WHERE id = $1", [id])
+                if counters.count > 0 {
+                    stats.targeted = UInt64(clamping: counters.int(0, 0))
+                    stats.sent = UInt64(clamping: counters.int(0, 1))
+                    stats.failed = UInt64(clamping: counters.int(0, 2))
+                    stats.invalidTokens = UInt64(clamping: counters.int(0, 3))
+                }
+                let failures = try connection.query("SELECT reason, count FROM message_failures WHERE message_id = $1 ORDER BY reason", [id])
+                for row in 0..<failures.count {
+                    stats.failures.append((failures.text(row, 0), UInt64(clamping: failures.int(row, 1))))
+                }
+                let taps = try connection.query("SELECT kind, button_id, count(*) FROM taps WHERE message_id = $1 GROUP BY kind, button_id", [id])
+                for row in 0..<taps.count {
+                    if taps.int(row, 0) == 1 {
+                        stats.opened += UInt64(clamping: taps.int(row, 2))
+                    } else {
+                        stats.taps[UInt32(truncatingIfNeeded: taps.int(row, 1)), default: 0] += UInt64(clamping: taps.int(row, 2))
+                    }
+                }
+                return stats
+            }
+        }
+    }
+}
