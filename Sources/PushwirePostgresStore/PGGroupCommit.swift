@@ -134,6 +134,9 @@ extension PGError {
         }
         switch sqlstate {
         case "23505": return .conflict(message)
+        case "53100": return .storageFull(description)
+        case "XX001", "XX002": return .dataLoss(description)
+        case "40001", "40P01", "53300", "57014": return .unavailable(description)
         case "22021", "22P02", "22003": return .invalidChange(message)
         default: return .internalError(description)
         }

@@ -150,11 +150,11 @@ enum PostgresSchema {
 extension StoreError {
     /// The store cannot be opened at `location` (the URL without its password).
     static func openFailure(_ location: String, _ reason: String) -> StoreError {
-        .cannotOpen(path: location, reason: reason)
+        .cannotOpen(location: location, reason: reason)
     }
 
-    /// A newer binary wrote the database at `location`.
+    /// A newer binary migrated the database at `location`.
     static func tooNew(_ location: String, found: Int, supported: Int) -> StoreError {
-        .schemaTooNew(path: location, found: found, supported: supported)
+        .schemaTooNew(location: location, found: found, supported: supported)
     }
 }

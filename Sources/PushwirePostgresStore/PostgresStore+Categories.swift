@@ -26,7 +26,8 @@ extension PostgresStore {
                 UPDATE applications SET categories_version = categories_version + 1 WHERE id = $1 RETURNING categories_version
                 """, [String(applicationID)])
         }
-        return rows.count > 0 ? UInt64(bitPattern: rows.int(0, 0)) : 0
+        guard rows.count > 0 else { throw .notFound("application \(applicationID)") }
+        return UInt64(bitPattern: rows.int(0, 0))
     }
 
     public func upsertCategory(applicationID: Int64, _ category: CategoryRecord) async throws(StoreError) -> (CategoryRecord, UInt64) {

@@ -135,6 +135,21 @@ extension PostgresStore {
         }
     }
 
+    /// Checks that `stillWithGateway` names distinct attempt records of the step's message that
+    /// have no outcome yet: the open range is drawn from the smallest of them, and ids from the
+    /// sequence need not be consecutive (several servers draw from it), so they are looked up.
+    private static func checkStillWithGateway(_ step: FanOutStep, on connection: PGConnection) throws(StoreError) {
+        let ids = step.stillWithGateway
+        guard !ids.isEmpty else { return }
+        let invalid = StoreError.invalidChange("stillWithGateway of message \(step.messageID) is not the ids of one earlier step")
+        guard Set(ids).count == ids.count, ids.allSatisfy({ $0 <= UInt64(Int64.max) }) else { throw invalid }
+        let rows = try pg { () throws(PGError) in
+            try connection.query("SELECT count(*) FROM deliveries WHERE id = ANY($1::bigint[]) AND message_id = $2 AND state = 0",
+                                 [PGText.intArray(ids.map { Int64($0) }), String(step.messageID)])
+        }
+        guard rows.int(0, 0) == Int64(ids.count) else { throw invalid }
+    }
+
     /// A step's UPDATE of its message row: counters, cursor, open range, status; for a first step
     /// only if the message is still scheduled or sending.
     static let stepUpdateSQL = """
@@ -148,7 +163,8 @@ extension PostgresStore {
     /// row, the outcomes, failure counts, dead tokens and badges, then the new records; each kind
     /// of change is one statement over arrays, however many rows it has.
     private static func apply(_ step: FanOutStep, on connection: PGConnection) throws(StoreError) -> [UInt64] {
-        try pg { () throws(PGError) in
+        try checkStillWithGateway(step, on: connection)
+        return try pg { () throws(PGError) in
             var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
             for result in step.results {
                 switch result.result {
@@ -167,8 +183,9 @@ extension PostgresStore {
             let count = Int64(ids.count)
             let firstID = ids.first ?? 0
             // The open range is now this batch's, from the batch still with the gateway if there is one.
-            let openFrom = step.openSince.map { Int64($0) } ?? (count == 0 ? 0 : firstID)
-            let openTo = count > 0 ? (ids.last ?? firstID) : (step.openSince == nil ? -1 : Int64.max)
+            let stillFrom = step.stillWithGateway.min().map { Int64($0) }
+            let openFrom = stillFrom ?? (count == 0 ? 0 : firstID)
+            let openTo = count > 0 ? (ids.last ?? firstID) : (stillFrom == nil ? -1 : Int64.max)
             let updated = try connection.query(stepUpdateSQL, [
                 String(step.messageID), String(sent), String(failed), String(invalid), String(step.targetedIncrement), step.cursor,
                 PGText.bool(step.finish), String(openFrom), String(openTo), PGText.bool(step.startsSending),

@@ -111,10 +111,6 @@ extension PostgresStore {
         }
     }
 
-    public func dueMessageIDs(nowMS: Int64, limit: Int) async throws(StoreError) -> [Int64] {
-        try await dueMessageIDs(nowMS: nowMS, limit: limit, includeSending: true)
-    }
-
     public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
         try await read { connection throws(StoreError) in
             try PostgresStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
@@ -138,15 +134,6 @@ extension PostgresStore {
                 """, [String(nowMS), String(limit - ids.count)])
             for row in 0..<scheduled.count { ids.append(scheduled.int(row, 0)) }
             return ids
-        }
-    }
-
-    public func nextScheduledSendTime() async throws(StoreError) -> Int64? {
-        try await read { connection throws(StoreError) in
-            let rows = try pg { () throws(PGError) in
-                try connection.query("SELECT min(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1")
-            }
-            return rows.count > 0 && !rows.isNull(0, 0) ? rows.int(0, 0) : nil
         }
     }
 

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// The schema is migrated on open under an advisory lock (`PostgresSchema`), so servers starting
 /// together migrate once.
-public final class PostgresStore: @unchecked Sendable {
+public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendable {
     // @unchecked: every stored property is immutable and Sendable except the workers, which are
     // only started here and joined in `close` (guarded by `closed`).
 
@@ -73,6 +73,9 @@ public final class PostgresStore: @unchecked Sendable {
         if closed.withLock({ $0 }) { return "the store is closed" }
         return writerHealth.isReachable ? "" : "the database at \(location) is unreachable: \(writerHealth.reason)"
     }
+
+    /// `.notServing` while the writer's connection is down (and once closed); never waits.
+    public var health: StoreHealth { isServing ? .serving : .notServing(reason: notServingReason) }
 
     /// What the writer has committed so far.
     public var statistics: StoreStatistics { counters.value.withLock { $0 } }

@@ -31,6 +31,7 @@ public struct AdminService: Sendable {
             do {
                 let created = try await registry.store.createApplication(record, initialCategories: [CategoryValidation.yesNo])
                 registry.directory.install(created)
+                await registry.refreshCategories(code: created.code)
                 var response = CreateApplicationResponse()
                 response.application = WireConversions.application(created)
                 response.accessToken = token

@@ -19,13 +19,13 @@ public struct DevicesService: Sendable {
         case written
     }
 
-    /// The cheap synchronous part of a registration: answers at once when the device is unchanged
-    /// according to its fingerprint (no store access), else returns what must be done.
-    /// - Returns: the response when the registration needs no write; nil when it must go to the store.
+    /// The cheap synchronous part of a registration, for the event loop: answers at once when the
+    /// device is unchanged according to its fingerprint and the categories are cached (no store
+    /// access), else returns nil and `registerDevice` does the rest in a task.
     public func registerDeviceIfUnchanged(_ request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse? {
         let prepared = try prepare(request)
         guard registry.fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) else { return nil }
-        return try response(for: request)
+        return try cachedResponse(for: request)
     }
 
     /// Creates or updates the device and returns the application's categories (unless the device
@@ -38,11 +38,11 @@ public struct DevicesService: Sendable {
         let prepared = try prepare(request)
         let fingerprints = registry.fingerprints
         if fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) {
-            return (try response(for: request), .unchangedCached)
+            return (try await response(for: request), .unchangedCached)
         }
-        if try isStored(prepared.device, tags: prepared.tags) {
+        if try await isStored(prepared.device, tags: prepared.tags) {
             fingerprints.rememberStored(key: prepared.key, fingerprint: prepared.fingerprint)
-            return (try response(for: request), .unchangedStored)
+            return (try await response(for: request), .unchangedStored)
         }
         fingerprints.beginWrite(key: prepared.key)
         do {
@@ -52,7 +52,7 @@ public struct DevicesService: Sendable {
             throw error.rpcError
         }
         fingerprints.endWrite(key: prepared.key, fingerprint: prepared.fingerprint)
-        return (try response(for: request), .written)
+        return (try await response(for: request), .written)
     }
 
     private struct Prepared {
@@ -73,12 +73,14 @@ public struct DevicesService: Sendable {
     }
 
     /// Whether the store already holds exactly this device and these tag values.
-    private func isStored(_ device: DeviceRecord, tags: [TagChange]) throws(RPCError) -> Bool {
-        let stored = try storeCall { () throws(StoreError) in try registry.store.device(applicationID: device.applicationID, hwid: device.hwid) }
+    private func isStored(_ device: DeviceRecord, tags: [TagChange]) async throws(RPCError) -> Bool {
+        let stored = try await storeCall { () async throws(StoreError) in
+            try await registry.store.device(applicationID: device.applicationID, hwid: device.hwid)
+        }
         guard stored == device else { return false }
         if tags.isEmpty { return true }
-        let storedTags = try storeCall { () throws(StoreError) in
-            try registry.store.tags(applicationID: device.applicationID, hwid: device.hwid) ?? []
+        let storedTags = try await storeCall { () async throws(StoreError) in
+            try await registry.store.tags(applicationID: device.applicationID, hwid: device.hwid) ?? []
         }
         var byName: [String: TagValueRecord] = [:]
         for tag in storedTags { byName[tag.name] = tag.value }
@@ -87,16 +89,30 @@ public struct DevicesService: Sendable {
         return wanted.allSatisfy { byName[$0.key] == $0.value }
     }
 
-    private func response(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse {
+    private func response(for request: RegisterDeviceRequest) async throws(RPCError) -> RegisterDeviceResponse {
+        if let response = notModifiedResponse(for: request) { return response }
+        return Self.response(try await registry.categories(code: request.application))
+    }
+
+    /// `response(for:)` from the cache alone; nil when the categories are not cached.
+    private func cachedResponse(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse? {
+        if let response = notModifiedResponse(for: request) { return response }
+        return try registry.cachedCategories(code: request.application).map(Self.response)
+    }
+
+    private func notModifiedResponse(for request: RegisterDeviceRequest) -> RegisterDeviceResponse? {
+        guard request.knownCategoriesVersion != 0,
+              registry.categoriesVersion(code: request.application) == request.knownCategoriesVersion else { return nil }
         var response = RegisterDeviceResponse()
-        if request.knownCategoriesVersion != 0, registry.categoriesVersion(code: request.application) == request.knownCategoriesVersion {
-            response.categoriesVersion = request.knownCategoriesVersion
-            response.categoriesNotModified = true
-            return response
-        }
-        let (categories, version) = try registry.categories(code: request.application)
-        response.iosCategories = categories
-        response.categoriesVersion = version
+        response.categoriesVersion = request.knownCategoriesVersion
+        response.categoriesNotModified = true
+        return response
+    }
+
+    private static func response(_ current: (categories: [Category], version: UInt64)) -> RegisterDeviceResponse {
+        var response = RegisterDeviceResponse()
+        response.iosCategories = current.categories
+        response.categoriesVersion = current.version
         return response
     }
 
@@ -132,10 +148,12 @@ public struct DevicesService: Sendable {
     }
 
     /// The device's tags, by name.
-    public func getTags(_ request: GetTagsRequest) throws(RPCError) -> GetTagsResponse {
+    public func getTags(_ request: GetTagsRequest) async throws(RPCError) -> GetTagsResponse {
         try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
         let application = try registry.application(code: request.application)
-        guard let tags = try storeCall({ () throws(StoreError) in try registry.store.tags(applicationID: application.id, hwid: request.hwid) }) else {
+        guard let tags = try await storeCall({ () async throws(StoreError) in
+            try await registry.store.tags(applicationID: application.id, hwid: request.hwid)
+        }) else {
             throw RPCError(.notFound, "device \(request.hwid) not found")
         }
         var response = GetTagsResponse()
@@ -143,21 +161,35 @@ public struct DevicesService: Sendable {
         return response
     }
 
+    /// `syncCategories` on the event loop, from memory: nil when the full set is needed and not
+    /// cached (then `syncCategories` answers, in a task).
+    public func syncCategoriesIfCached(_ request: SyncCategoriesRequest) throws(RPCError) -> SyncCategoriesResponse? {
+        if let response = try notModifiedResponse(for: request) { return response }
+        return try registry.cachedCategories(code: request.application).map(Self.syncResponse)
+    }
+
     /// `not_modified` when `known_version` is current (answered from memory), else the full set.
-    public func syncCategories(_ request: SyncCategoriesRequest) throws(RPCError) -> SyncCategoriesResponse {
+    public func syncCategories(_ request: SyncCategoriesRequest) async throws(RPCError) -> SyncCategoriesResponse {
+        if let response = try notModifiedResponse(for: request) { return response }
+        return Self.syncResponse(try await registry.categories(code: request.application))
+    }
+
+    private func notModifiedResponse(for request: SyncCategoriesRequest) throws(RPCError) -> SyncCategoriesResponse? {
         if request.application.isEmpty { throw RPCError(.invalidArgument, "application is empty: pass the application code, e.g. A1B2C-3D4E5") }
-        var response = SyncCategoriesResponse()
         guard let version = registry.categoriesVersion(code: request.application) else {
             throw RPCError(.notFound, "application \(request.application) not found")
         }
-        if request.knownVersion == version {
-            response.notModified = true
-            response.version = version
-            return response
-        }
-        let (categories, current) = try registry.categories(code: request.application)
-        response.categories = categories
-        response.version = current
+        guard request.knownVersion == version else { return nil }
+        var response = SyncCategoriesResponse()
+        response.notModified = true
+        response.version = version
+        return response
+    }
+
+    private static func syncResponse(_ current: (categories: [Category], version: UInt64)) -> SyncCategoriesResponse {
+        var response = SyncCategoriesResponse()
+        response.categories = current.categories
+        response.version = current.version
         return response
     }
 }

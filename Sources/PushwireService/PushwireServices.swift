@@ -17,19 +17,23 @@ public final class PushwireServices: Sendable {
     public let messages: MessagesService
     private let store: any PushwireStore
 
-    /// Opens the store in `dataDirectory` (creating and migrating it) and loads the applications.
+    /// Builds the services over `store`, an engine `pushwired` chose and opened, and loads the
+    /// applications and their categories; the services close the store in `close()`.
     /// - Parameters:
+    ///   - sinkPath: the file sink of applications without APNs settings (`/dev/null`: dropped).
     ///   - apnsURL: replaces Apple's base URL for every application with APNs settings (e.g.
     ///     `https://127.0.0.1:8443`, a local APNs double); nil: each app's environment decides.
     ///   - apnsCAFile: a PEM file of CA certificates APNs connections trust instead of the system's;
     ///     TLS verification stays on either way.
-    /// - Throws: `StoreError` with a message for a person: `.cannotOpen`, `.corrupt`, `.schemaTooNew`.
-    public init(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                apnsURL: String? = nil, apnsCAFile: String? = nil) throws(StoreError) {
-        let store = try SQLiteStore(dataDirectory: dataDirectory)
+    /// - Throws: `StoreError` with a message for a person (the store could not be read, the sink
+    ///   file cannot be opened); the store is closed then.
+    public init(store: some PushwireStore & MessageStore, adminToken: String, sinkPath: String,
+                apnsURL: String? = nil, apnsCAFile: String? = nil) async throws(StoreError) {
         self.store = store
         do {
-            registry = try Registry(store: store, adminToken: adminToken)
+            registry = try await Registry(store: store, adminToken: adminToken)
+            messages = try MessagesService.start(registry: registry, store: store, sinkPath: sinkPath,
+                                                 apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile))
         } catch {
             store.close()
             throw error
@@ -37,16 +41,14 @@ public final class PushwireServices: Sendable {
         admin = AdminService(registry: registry)
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
-        messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath,
-                                             apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile))
     }
 
     /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
     /// (the runtime's `Server` conforms to `MethodRegistrar`).
     ///
-    /// In-memory answers run on the event loop (ListApplications, ListCategories, SyncCategories);
-    /// writes run in tasks that wait for the group commit; GetTags, a store read, runs on the
-    /// blocking pool.
+    /// In-memory answers run on the event loop (ListApplications; ListCategories, SyncCategories
+    /// and unchanged registrations while the categories are cached); writes and store reads
+    /// (GetTags) run in tasks that await the store.
     public func register(on server: some MethodRegistrar) {
         let admin = self.admin, devices = self.devices, categories = self.categories
         server.addAsync(Methods.Admin.createApplication) { context, request async throws(RPCError) in
@@ -70,21 +72,23 @@ public final class PushwireServices: Sendable {
         server.addAsync(Methods.Devices.setTags) { _, request async throws(RPCError) in
             try await devices.setTags(request)
         }
-        server.addBlocking(Methods.Devices.getTags) { _, request throws(RPCError) in
-            try devices.getTags(request)
+        server.addAsync(Methods.Devices.getTags) { _, request async throws(RPCError) in
+            try await devices.getTags(request)
         }
-        server.addOnLoop(Methods.Devices.syncCategories) { _, request throws(RPCError) in
-            try devices.syncCategories(request)
-        }
+        server.addOnLoopWithFallback(
+            Methods.Devices.syncCategories,
+            fast: { _, request throws(RPCError) in try devices.syncCategoriesIfCached(request) },
+            slow: { _, request async throws(RPCError) in try await devices.syncCategories(request) })
         server.addAsync(Methods.Categories.upsertCategory) { context, request async throws(RPCError) in
             try await categories.upsertCategory(request, caller: Caller(metadata: context))
         }
         server.addAsync(Methods.Categories.deleteCategory) { context, request async throws(RPCError) in
             try await categories.deleteCategory(request, caller: Caller(metadata: context))
         }
-        server.addOnLoop(Methods.Categories.listCategories) { context, request throws(RPCError) in
-            try categories.listCategories(request, caller: Caller(metadata: context))
-        }
+        server.addOnLoopWithFallback(
+            Methods.Categories.listCategories,
+            fast: { context, request throws(RPCError) in try categories.listCategoriesIfCached(request, caller: Caller(metadata: context)) },
+            slow: { context, request async throws(RPCError) in try await categories.listCategories(request, caller: Caller(metadata: context)) })
         messages.register(on: server)
     }
 
@@ -94,14 +98,3 @@ public final class PushwireServices: Sendable {
         store.close()
     }
 }
-
-/// Opens the store in `dataDirectory` and builds the registration services; then call
-/// `register(on:)` before `server.start()` and `close()` after the server stopped. `apnsURL` and
-/// `apnsCAFile` point the APNs gateways elsewhere (see `PushwireServices.init`).
-/// - Throws: `StoreError` (its description is the startup error to print).
-public func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                                 apnsURL: String? = nil, apnsCAFile: String? = nil) throws(StoreError) -> PushwireServices {
-    try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken, sinkPath: sinkPath,
-                         apnsURL: apnsURL, apnsCAFile: apnsCAFile)
-}
-

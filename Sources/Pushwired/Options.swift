@@ -34,7 +34,7 @@ struct Options {
           --listen <address>             host:port to listen on: 127.0.0.1:7355 (default), [::1]:7355,
                                          0.0.0.0:7355; port 0 picks a free port
           --threads <n>                  event-loop threads (default: one per core)
-          --data-dir <path>              data directory (default: ./data)
+          --data-dir <path>              data directory (default: ./data); one pushwired at a time
           --sink <file>                  where notifications of apps without APNs credentials go, one
                                          JSON line each (default: <data-dir>/sink.jsonl)
           --max-frame-size <bytes>       largest frame accepted (default: 4194304)

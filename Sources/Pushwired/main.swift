@@ -5,6 +5,8 @@ import Glibc
 import PushwireAPNs
 import PushwireRuntime
 import PushwireService
+import PushwireSQLiteStore
+import PushwireStore
 
 /// Writes `text` to stdout and flushes, so a parent reading a pipe sees it at once.
 func printLine(_ text: String) {
@@ -77,12 +79,24 @@ case .run(let options):
             exit(1)
         }
     }
-    let services: PushwireServices
+    // The engine: SQLite in the data directory. The services see only the store protocols.
+    let store: SQLiteStore
     do {
-        services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken, sinkPath: options.sinkPath,
-                                            apnsURL: options.apnsURL, apnsCAFile: options.apnsCAFile)
+        store = try SQLiteStore(dataDirectory: options.dataDirectory)
     } catch {
         logger.critical("cannot open the data directory", ["error": error.description])
+        exit(1)
+    }
+    let sinkPath = options.sinkPath ?? options.dataDirectory + "/" + MessagesService.defaultSinkFileName
+    let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile
+    let services: PushwireServices
+    switch waitForStartup({ () async throws(StoreError) in
+        try await PushwireServices(store: store, adminToken: adminToken, sinkPath: sinkPath, apnsURL: apnsURL, apnsCAFile: apnsCAFile)
+    }) {
+    case .success(let started):
+        services = started
+    case .failure(let error):
+        logger.critical("cannot start the services", ["error": error.description])
         exit(1)
     }
     services.register(on: server)

@@ -18,18 +18,8 @@ func testDatabaseURL() throws -> String {
 func freshDatabaseURL() throws -> String {
     let base = try testDatabaseURL()
     let name = "pwtest_\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
-    let admin = try PGConnection(url: base, connectTimeout: 5)
-    try admin.execute("CREATE DATABASE \(name)")
-    return replacingDatabase(in: base, with: name)
-}
-
-/// `url` with its database name replaced.
-func replacingDatabase(in url: String, with name: String) -> String {
-    guard let scheme = url.range(of: "://") else { return url }
-    let rest = url[scheme.upperBound...]
-    let query = rest.firstIndex(of: "?").map { String(rest[$0...]) } ?? ""
-    let authority = rest.prefix { $0 != "/" && $0 != "?" }
-    return String(url[..<scheme.upperBound]) + authority + "/" + name + query
+    try PostgresStore.createDatabase(named: name, using: base)
+    return PostgresStore.url(base, database: name)
 }
 
 /// Runs a command of `Scripts/postgres` and returns its output's lines.

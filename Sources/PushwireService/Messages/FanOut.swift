@@ -59,7 +59,7 @@ struct FanOut {
         var retries: [Retry] = []
 
         // Resume what a crash left open (a message that was only scheduled has nothing open).
-        let open = message.status == .scheduled ? [] : (try? store.openDeliveries(messageID: message.id)) ?? []
+        let open = message.status == .scheduled ? [] : (try? await store.openDeliveries(messageID: message.id)) ?? []
         for open in open {
             if open.handedOver {
                 pending.append(DeliveryResultRecord(deliveryID: open.deliveryID, hwid: open.hwid,
@@ -76,18 +76,19 @@ struct FanOut {
         // known, so up to two batches are with the gateway (handed over without an outcome) at
         // once; the step says where the older one starts, and a crash closes both as
         // `Interrupted` (handed over, so never resent).
-        func read(after cursor: String?) -> [TargetDevice]? {
-            try? store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
+        @Sendable func read(after cursor: String?) async -> [TargetDevice]? {
+            try? await store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
         }
         struct InGateway {
-            var firstID: UInt64?
+            /// The batch's attempt records, still with the gateway until its outcomes are recorded.
+            var ids: [UInt64]
             var batch: [OutgoingNotification]
             var hwids: [String]
             var outcomes: Task<[DeliveryOutcome], Never>
         }
         var inGateway: InGateway?
         var readFailed = false
-        guard var targets = read(after: message.cursor) else { return }
+        guard var targets = await read(after: message.cursor) else { return }
         if startsSending, targets.isEmpty {
             guard (try? await store.startSending(messageID: message.id)) == true else { return }
             startsSending = false
@@ -96,14 +97,16 @@ struct FanOut {
             let (badges, payloads, handOver) = render(targets, spec: spec, cache: &renders)
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
-                                  openSince: inGateway?.firstID, startsSending: startsSending)
+                                  stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending)
             startsSending = false
             pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
             // A short batch was the last one: no need to ask (most messages fit in one batch).
-            let following = targets.count < configuration.batchSize ? [] : read(after: last.hwid)
+            let isLast = targets.count < configuration.batchSize, lastHWID = last.hwid
+            async let next: [TargetDevice]? = isLast ? [] : read(after: lastHWID)
             // A failed commit ends this run; what is open is closed as Interrupted on the next.
             guard let ids = await committed, ids.count == targets.count else { return }
+            let following = await next
             var batch: [OutgoingNotification] = []
             batch.reserveCapacity(targets.count)
             var hwids: [String] = []
@@ -118,7 +121,7 @@ struct FanOut {
                 record(await previous.outcomes.value, batch: previous.batch, hwids: previous.hwids, attempts: nil,
                        into: &pending, retries: &retries)
             }
-            inGateway = InGateway(firstID: ids.first, batch: batch, hwids: hwids, outcomes: delivering)
+            inGateway = InGateway(ids: ids, batch: batch, hwids: hwids, outcomes: delivering)
             // A failed read ends this run after the batch in hand; the stored cursor resumes it.
             guard let following else {
                 readFailed = true
@@ -147,7 +150,7 @@ struct FanOut {
             var sending: [(Retry, TargetDevice)] = []
             for retry in due {
                 // The device may have changed since: read its token again.
-                if let target = try? store.target(applicationID: message.applicationID, hwid: retry.hwid), !target.pushToken.isEmpty {
+                if let target = try? await store.target(applicationID: message.applicationID, hwid: retry.hwid), !target.pushToken.isEmpty {
                     handOver.append(NewDeliveryRecord(hwid: retry.hwid, attempt: retry.attempt, replaces: retry.replaces))
                     sending.append((retry, target))
                 } else {

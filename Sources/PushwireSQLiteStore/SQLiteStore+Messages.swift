@@ -1,0 +1,266 @@
+import Foundation
+import PushwireStore
+
+/// Messages, taps and statistics on SQLite (the outbox and deliveries are in SQLiteStore+Deliveries).
+extension SQLiteStore: MessageStore {
+    static let messageColumns = """
+        id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, cursor
+        """
+
+    static func readMessage(_ row: Statement) -> MessageRecord? {
+        guard let status = MessageStatusRecord(rawValue: row.int(4)),
+              let targeting = TargetingJSON.decode(row.text(7))
+        else { return nil }
+        return MessageRecord(
+            id: row.int(0), applicationID: row.int(1), code: row.text(2), transactionID: row.text(3), status: status,
+            sendAtMS: row.int(5), categoryID: UInt32(truncatingIfNeeded: row.int(6)), targeting: targeting,
+            spec: row.text(8), cursor: row.isNull(9) ? nil : row.text(9))
+    }
+
+    private static func messageRow(_ connection: SQLiteConnection, where clause: String, _ values: [SQLValue]) throws(StoreError) -> MessageRecord? {
+        try sql { () throws(SQLiteError) in
+            let row = try connection.statement("SELECT \(messageColumns) FROM messages WHERE \(clause)")
+            try row.bind(values)
+            defer { row.reset() }
+            return try row.step() ? readMessage(row) : nil
+        }
+    }
+
+    public func createMessages(_ messages: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord] {
+        let result: Result<[MessageRecord], StoreError> = await withCheckedContinuation { continuation in
+            createMessages(messages) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    public func createMessages(_ messages: [NewMessageRecord],
+                               completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void) {
+        let now = Int64(Date().timeIntervalSince1970)
+        // Encoded here, on the caller's thread: the writer's time bounds every write.
+        let encoded = messages.map { TargetingJSON.encode($0.targeting) }
+        // One message changes the store with one statement (the transaction-id lookup only
+        // reads), so it needs no savepoint of its own: a failed INSERT undoes itself. Several
+        // must stand or fall together, which the savepoint gives.
+        writer.write({ connection throws(StoreError) in
+            var created: [MessageRecord] = []
+            created.reserveCapacity(messages.count)
+            for (message, targeting) in zip(messages, encoded) {
+                created.append(try SQLiteStore.insertMessage(message, targeting: targeting, createdAt: now, on: connection))
+            }
+            return created
+        }, isOneStatement: messages.count == 1, completion: completion)
+    }
+
+    /// Inserts one message, or returns the stored one with the same (application, transaction id).
+    private static func insertMessage(_ message: NewMessageRecord, targeting: String, createdAt now: Int64,
+                                      on connection: SQLiteConnection) throws(StoreError) -> MessageRecord {
+        if !message.transactionID.isEmpty,
+           let existing = try SQLiteStore.messageRow(connection, where: "app_id = ?1 AND transaction_id = ?2",
+                                                     [.int(message.applicationID), .text(message.transactionID)]) {
+            return existing
+        }
+        try sql { () throws(SQLiteError) in
+            let insert = try connection.statement(SQLiteStore.insertMessageSQL)
+            try insert.bind(1, message.applicationID)
+            try insert.bind(2, message.code)
+            try insert.bind(3, message.transactionID)
+            try insert.bind(4, message.sendAtMS)
+            try insert.bind(5, Int64(message.categoryID))
+            try insert.bind(6, targeting)
+            try insert.bind(7, message.spec)
+            try insert.bind(8, now)
+            try insert.run()
+        }
+        return MessageRecord(
+            id: connection.lastInsertRowID, applicationID: message.applicationID, code: message.code,
+            transactionID: message.transactionID, status: .scheduled, sendAtMS: message.sendAtMS,
+            categoryID: message.categoryID, targeting: message.targeting, spec: message.spec, cursor: nil)
+    }
+
+    private static let insertMessageSQL: StaticString = """
+        INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
+        VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)
+        """
+
+    public func message(applicationID: Int64, code: String) async throws(StoreError) -> MessageRecord? {
+        try read { connection throws(StoreError) in
+            try SQLiteStore.messageRow(connection, where: "code = ?1 AND app_id = ?2", [.text(code), .int(applicationID)])
+        }
+    }
+
+    public func message(id: Int64) async throws(StoreError) -> MessageRecord? {
+        try read { connection throws(StoreError) in
+            try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)])
+        }
+    }
+
+    public func messages(ids: [Int64]) async throws(StoreError) -> [Int64: MessageRecord] {
+        // One read transaction for all (the scheduler reads every message it starts).
+        try read { connection throws(StoreError) in
+            var found: [Int64: MessageRecord] = [:]
+            found.reserveCapacity(ids.count)
+            for id in ids {
+                if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { found[id] = message }
+            }
+            return found
+        }
+    }
+
+    public func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? {
+        try await writer.write { connection throws(StoreError) in
+            guard let message = try SQLiteStore.messageRow(connection, where: "code = ?1 AND app_id = ?2",
+                                                           [.text(code), .int(applicationID)]) else { return nil }
+            if message.status == .scheduled {
+                try sql { () throws(SQLiteError) in
+                    try connection.statement("UPDATE messages SET status = 4 WHERE id = ?1").bind(.int(message.id)).run()
+                }
+            }
+            return message.status
+        }
+    }
+
+    public func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] {
+        try read { connection throws(StoreError) in
+            var due: [MessageRecord] = []
+            for id in try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit) {
+                if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { due.append(message) }
+            }
+            return due
+        }
+    }
+
+    public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
+        try read { connection throws(StoreError) in
+            try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
+        }
+    }
+
+    /// Two walks of `messages_due` (status, send_at_ms; partial: `status IN (1, 2)`, which each
+    /// query repeats so that SQLite may use it), each already in order, so that LIMIT stops
+    /// them early: a backlog of scheduled messages costs nothing per wake-up (one query with
+    /// `status = 2 OR …` sorted every due row).
+    private static func dueMessageIDs(_ connection: SQLiteConnection, nowMS: Int64, limit: Int,
+                                      includeSending: Bool = true) throws(StoreError) -> [Int64] {
+        try sql { () throws(SQLiteError) in
+            var ids: [Int64] = []
+            if includeSending {
+            let sending = try connection.statement("SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 ORDER BY send_at_ms, id LIMIT ?1")
+            try sending.bind(.int(Int64(limit)))
+            while try sending.step() { ids.append(sending.int(0)) }
+            sending.reset()
+            if ids.count >= limit { return ids }
+            }
+            let scheduled = try connection.statement("""
+                SELECT id FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
+                """)
+            try scheduled.bind(.int(nowMS), .int(Int64(limit - ids.count)))
+            while try scheduled.step() { ids.append(scheduled.int(0)) }
+            scheduled.reset()
+            return ids
+        }
+    }
+
+    public func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms > ?1")
+                try row.bind(.int(nowMS))
+                defer { row.reset() }
+                guard try row.step(), !row.isNull(0) else { return nil }
+                return row.int(0)
+            }
+        }
+    }
+
+    public func startSending(messageID: Int64) async throws(StoreError) -> Bool {
+        try await writer.write { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                try connection.statement("UPDATE messages SET status = 2 WHERE id = ?1 AND status IN (1, 2)")
+                    .bind(.int(messageID)).run()
+                return connection.changes > 0
+            }
+        }
+    }
+
+    public func knownDevices(applicationID: Int64, hwids asked: [String]) async throws(StoreError) -> [String] {
+        // Each hwid once (by its bytes), so that one asked twice is not found twice.
+        var seen = Set<[UInt8]>()
+        let hwids = asked.count < 2 ? asked : asked.filter { seen.insert(Array($0.utf8)).inserted }
+        return try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                // One statement per 16 hwids (unused places bound to NULL, which matches nothing):
+                // one prepared text whatever the count, one walk instead of a lookup per hwid.
+                let width = 16
+                let row = try connection.statement(SQLiteStore.knownDevicesQuery)
+                var known: [String] = []
+                var start = 0
+                while start < hwids.count {
+                    let chunk = hwids[start..<min(start + width, hwids.count)]
+                    var values: [SQLValue] = [.int(applicationID)]
+                    values.reserveCapacity(width + 1)
+                    for hwid in chunk { values.append(.text(hwid)) }
+                    while values.count <= width { values.append(.null) }
+                    row.reset()
+                    try row.bind(values)
+                    while try row.step() { known.append(row.text(0)) }
+                    start += width
+                }
+                row.reset()
+                return known
+            }
+        }
+    }
+
+    private static let knownDevicesQuery =
+        "SELECT hwid FROM devices WHERE app_id = ?1 AND hwid IN (" + (2...17).map { "?\($0)" }.joined(separator: ", ") + ")"
+
+    public func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool {
+        let now = Int64(Date().timeIntervalSince1970)
+        return try await writer.write { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                try connection.statement("""
+                    INSERT INTO taps (message_id, hwid, kind, button_id, text_input, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                    ON CONFLICT DO NOTHING
+                    """)
+                    .bind(.int(action.messageID), .text(action.hwid), .int(action.kind), .int(Int64(action.buttonID)),
+                          .text(action.textInput), .int(now))
+                    .run()
+                return connection.changes > 0
+            }
+        }
+    }
+
+    public func statistics(messageID: Int64) async throws(StoreError) -> MessageStatisticsRecord {
+        try read(snapshot: true) { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                var stats = MessageStatisticsRecord()
+                let counters = try connection.statement("SELECT targeted, sent, failed, invalid_tokens FROM messages WHERE id = ?1")
+                try counters.bind(.int(messageID))
+                if try counters.step() {
+                    stats.targeted = UInt64(clamping: counters.int(0))
+                    stats.sent = UInt64(clamping: counters.int(1))
+                    stats.failed = UInt64(clamping: counters.int(2))
+                    stats.invalidTokens = UInt64(clamping: counters.int(3))
+                }
+                counters.reset()
+                let failures = try connection.statement("SELECT reason, count FROM message_failures WHERE message_id = ?1 ORDER BY reason")
+                try failures.bind(.int(messageID))
+                while try failures.step() { stats.failures.append((failures.text(0), UInt64(clamping: failures.int(1)))) }
+                failures.reset()
+                let taps = try connection.statement("""
+                    SELECT kind, button_id, COUNT(*) FROM taps WHERE message_id = ?1 GROUP BY kind, button_id
+                    """)
+                try taps.bind(.int(messageID))
+                while try taps.step() {
+                    if taps.int(0) == 1 {
+                        stats.opened += UInt64(clamping: taps.int(2))
+                    } else {
+                        stats.taps[UInt32(truncatingIfNeeded: taps.int(1)), default: 0] += UInt64(clamping: taps.int(2))
+                    }
+                }
+                taps.reset()
+                return stats
+            }
+        }
+    }
+}

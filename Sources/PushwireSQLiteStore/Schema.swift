@@ -1,0 +1,144 @@
+import PushwireStore
+
+/// The store's schema, as an ordered list of migrations. Migration `n` (1-based) brings a database
+/// from `PRAGMA user_version` n-1 to n. Append new migrations; never edit a released one.
+enum Schema {
+    static let migrations: [String] = [
+        // 1: applications, devices, tags, categories.
+        """
+        CREATE TABLE applications (
+            id INTEGER PRIMARY KEY,
+            code TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            access_token_hash BLOB NOT NULL,
+            apns_team_id TEXT,
+            apns_key_id TEXT,
+            apns_topic TEXT,
+            apns_private_key TEXT,
+            apns_environment INTEGER,
+            categories_version INTEGER NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE devices (
+            app_id INTEGER NOT NULL,
+            hwid TEXT NOT NULL,
+            push_token TEXT NOT NULL,
+            device_type INTEGER NOT NULL,
+            language TEXT NOT NULL,
+            timezone INTEGER NOT NULL,
+            user_id TEXT NOT NULL,
+            app_version TEXT NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, hwid)
+        ) WITHOUT ROWID;
+        CREATE TABLE device_tags (
+            app_id INTEGER NOT NULL,
+            hwid TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            int_value INTEGER,
+            text_value TEXT,
+            PRIMARY KEY (app_id, hwid, name)
+        ) WITHOUT ROWID;
+        CREATE TABLE categories (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            app_id INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            buttons TEXT NOT NULL,
+            UNIQUE (app_id, name)
+        );
+        """,
+        // 2: messages (the outbox: a message is due when scheduled and its send time passed, or
+        // when a crash left it sending), deliveries (one attempt record per device and attempt),
+        // failure counts by reason, taps; per-device dead token and badge. `open_from…open_to` are
+        // the ids of the one batch handed over whose outcomes are not recorded yet; a sent
+        // delivery keeps state 0 (only failures and retries are rewritten), so a batch costs
+        // inserts, not updates.
+        """
+        ALTER TABLE devices ADD COLUMN dead_token TEXT NOT NULL DEFAULT '';
+        ALTER TABLE devices ADD COLUMN badge INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            app_id INTEGER NOT NULL,
+            code TEXT NOT NULL UNIQUE,
+            transaction_id TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            send_at_ms INTEGER NOT NULL,
+            category_id INTEGER NOT NULL,
+            targeting TEXT NOT NULL,
+            spec TEXT NOT NULL,
+            cursor TEXT,
+            open_from INTEGER NOT NULL DEFAULT 0,
+            open_to INTEGER NOT NULL DEFAULT -1,
+            targeted INTEGER NOT NULL DEFAULT 0,
+            sent INTEGER NOT NULL DEFAULT 0,
+            failed INTEGER NOT NULL DEFAULT 0,
+            invalid_tokens INTEGER NOT NULL DEFAULT 0,
+            created_at INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX messages_by_transaction ON messages (app_id, transaction_id) WHERE transaction_id <> '';
+        CREATE INDEX messages_due ON messages (status, send_at_ms);
+        CREATE TABLE deliveries (
+            id INTEGER PRIMARY KEY,
+            message_id INTEGER NOT NULL,
+            hwid TEXT NOT NULL,
+            attempt INTEGER NOT NULL,
+            state INTEGER NOT NULL,
+            reason TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX deliveries_retry ON deliveries (message_id) WHERE state = 3;
+        CREATE TABLE message_failures (
+            message_id INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (message_id, reason)
+        ) WITHOUT ROWID;
+        CREATE TABLE taps (
+            message_id INTEGER NOT NULL,
+            hwid TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            button_id INTEGER NOT NULL,
+            text_input TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (message_id, hwid, kind, button_id)
+        ) WITHOUT ROWID;
+        """,
+        // 3: `messages_due` holds only the messages still to send (scheduled or sending). Every
+        // write of a message row's status moved it in the full index (a delete and an insert),
+        // twice per small message after it was done; finished and cancelled rows now leave it
+        // once. Queries repeat the index's `status IN (1, 2)` term: SQLite uses a partial index
+        // only when the query's WHERE contains that term as written.
+        """
+        DROP INDEX messages_due;
+        CREATE INDEX messages_due ON messages (status, send_at_ms) WHERE status IN (1, 2);
+        """,
+    ]
+
+    /// The newest schema version this binary understands.
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings the database to `currentVersion`, each migration in its own transaction.
+    /// - Throws: `.schemaTooNew` when the file was written by a newer binary.
+    static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
+        let found: Int
+        do {
+            found = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+        } catch {
+            throw SQLiteStore.classify(error, path: connection.path)
+        }
+        if found > currentVersion {
+            throw .schemaTooNew(location: connection.path, found: found, supported: currentVersion)
+        }
+        for version in found..<currentVersion {
+            do {
+                try connection.execute("BEGIN IMMEDIATE")
+                try connection.execute(migrations[version])
+                try connection.execute("PRAGMA user_version = \(version + 1)")
+                try connection.execute("COMMIT")
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw SQLiteStore.classify(error, path: connection.path)
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import CSQLite
+import Foundation
+import PushwireSQLiteStore
+import PushwireStore
+import XCTest
+
+/// A fresh temporary data directory per test.
+func temporaryDataDirectory(_ name: String = #function) -> String {
+    let base = NSTemporaryDirectory() + "pushwire-store-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
+    try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+    return base
+}
+
+func sampleApplication(code: String) -> ApplicationRecord {
+    ApplicationRecord(id: 0, code: code, name: "app \(code)", accessTokenHash: Array(repeating: 7, count: 32),
+                      apns: nil, categoriesVersion: 0, createdAt: 1_700_000_000)
+}
+
+func sampleDevice(_ applicationID: Int64, _ hwid: String, token: String = "ab01") -> DeviceRecord {
+    DeviceRecord(applicationID: applicationID, hwid: hwid, pushToken: token, deviceType: 1, language: "en",
+                 timezone: 3600, userID: "u-\(hwid)", appVersion: "1.0")
+}
+
+/// Runs `sql` on a connection of its own to the store's file in `dir` (WAL: alongside the store's).
+func executeSQL(_ dir: String, _ sql: String) throws {
+    var db: OpaquePointer?
+    XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
+    defer { sqlite3_close(db) }
+    sqlite3_busy_timeout(db, 5000)
+    XCTAssertEqual(sqlite3_exec(db, sql, nil, nil, nil), SQLITE_OK, String(cString: sqlite3_errmsg(db)))
+}
+
+/// The one integer `sql` selects, read on a connection of its own to the store's file in `dir`.
+func integerSQL(_ dir: String, _ sql: String) throws -> Int64 {
+    var db: OpaquePointer?
+    XCTAssertEqual(sqlite3_open(dir + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    XCTAssertEqual(sqlite3_prepare_v2(db, sql, -1, &statement, nil), SQLITE_OK)
+    defer { sqlite3_finalize(statement) }
+    XCTAssertEqual(sqlite3_step(statement), SQLITE_ROW)
+    return sqlite3_column_int64(statement, 0)
+}
