@@ -1,9 +1,13 @@
+import PushwirePostgresStore
 import PushwireRuntime
 
 /// pushwired's settings, from defaults, then the `--config` file, then the flags.
 struct Options {
     var configuration = ServerConfiguration()
     var dataDirectory = "./data"
+    /// The PostgreSQL database to keep the store in (`--database-url`, else `PUSHWIRE_DATABASE_URL`);
+    /// nil: SQLite in the data directory.
+    var databaseURL: String?
     /// The file sink of applications without APNs credentials; nil: `<data-dir>/sink.jsonl`.
     var sinkPath: String?
     var logLevel = Logger.Level.info
@@ -34,7 +38,13 @@ struct Options {
           --listen <address>             host:port to listen on: 127.0.0.1:7355 (default), [::1]:7355,
                                          0.0.0.0:7355; port 0 picks a free port
           --threads <n>                  event-loop threads (default: one per core)
-          --data-dir <path>              data directory (default: ./data); one pushwired at a time
+          --data-dir <path>              data directory (default: ./data); with SQLite, one pushwired
+                                         at a time; with --database-url it holds only the admin
+                                         token and the sink
+          --database-url <url>           keep the store in PostgreSQL instead of SQLite in the data
+                                         directory: postgresql://user[:password]@host[:port]/dbname,
+                                         with libpq parameters such as ?sslmode=require (default:
+                                         $PUSHWIRE_DATABASE_URL; unset: SQLite)
           --sink <file>                  where notifications of apps without APNs credentials go, one
                                          JSON line each (default: <data-dir>/sink.jsonl)
           --max-frame-size <bytes>       largest frame accepted (default: 4194304)
@@ -65,7 +75,8 @@ struct Options {
         """
 
     /// Parses the arguments (without the program name).
-    static func parse(_ arguments: [String], readFile: (String) throws -> String) throws(UsageError) -> Command {
+    static func parse(_ arguments: [String], environment: [String: String] = [:],
+                      readFile: (String) throws -> String) throws(UsageError) -> Command {
         var flags: [(String, String)] = []
         var configPath: String?
         var index = 0
@@ -88,30 +99,41 @@ struct Options {
             if name == "config" { configPath = value } else { flags.append((name, value)) }
         }
         var options = Options()
-        if let configPath {
-            let text: String
+        // The environment's database URL counts as a default: the file and the flags override it.
+        if let url = environment["PUSHWIRE_DATABASE_URL"], !url.isEmpty {
             do {
-                text = try readFile(configPath)
+                try options.apply("database-url", url)
             } catch {
-                throw UsageError(message: "cannot read the config file '\(configPath)': \(error)")
-            }
-            for (lineNumber, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let line = rawLine.trimmingWhitespace()
-                if line.isEmpty || line.hasPrefix("#") { continue }
-                guard let equals = line.firstIndex(of: "=") else {
-                    throw UsageError(message: "\(configPath):\(lineNumber + 1): expected 'key = value'")
-                }
-                let key = line[..<equals].trimmingWhitespace()
-                let value = line[line.index(after: equals)...].trimmingWhitespace()
-                do {
-                    try options.apply(key, value)
-                } catch {
-                    throw UsageError(message: "\(configPath):\(lineNumber + 1): \(error.message)")
-                }
+                throw UsageError(message: "PUSHWIRE_DATABASE_URL: \(error.message)")
             }
         }
+        if let configPath { try options.applyFile(configPath, readFile: readFile) }
         for (name, value) in flags { try options.apply(name, value) }
         return .run(options)
+    }
+
+    /// Applies the `key = value` lines of the config file at `configPath`.
+    private mutating func applyFile(_ configPath: String, readFile: (String) throws -> String) throws(UsageError) {
+        let text: String
+        do {
+            text = try readFile(configPath)
+        } catch {
+            throw UsageError(message: "cannot read the config file '\(configPath)': \(error)")
+        }
+        for (lineNumber, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingWhitespace()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw UsageError(message: "\(configPath):\(lineNumber + 1): expected 'key = value'")
+            }
+            let key = line[..<equals].trimmingWhitespace()
+            let value = line[line.index(after: equals)...].trimmingWhitespace()
+            do {
+                try apply(key, value)
+            } catch {
+                throw UsageError(message: "\(configPath):\(lineNumber + 1): \(error.message)")
+            }
+        }
     }
 
     private mutating func apply(_ name: String, _ value: String) throws(UsageError) {
@@ -124,6 +146,11 @@ struct Options {
             }
         case "threads": configuration.threads = try Self.count(name, value, minimum: 1)
         case "data-dir": dataDirectory = value
+        case "database-url":
+            guard value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") else {
+                throw UsageError(message: "--database-url: '\(PostgresStore.redacted(value))' is not a postgresql:// URL")
+            }
+            databaseURL = value
         case "sink": sinkPath = value
         case "max-frame-size": configuration.maxFrameSize = try Self.count(name, value, minimum: 64)
         case "max-calls-per-connection": configuration.maxConcurrentCallsPerConnection = try Self.count(name, value, minimum: 1)

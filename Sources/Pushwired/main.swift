@@ -4,6 +4,7 @@ import Glibc
 #endif
 import PushwireAPNs
 import PushwireRuntime
+import PushwirePostgresStore
 import PushwireService
 import PushwireSQLiteStore
 import PushwireStore
@@ -27,9 +28,16 @@ func printError(_ text: String) {
     _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
+/// The environment variables pushwired reads (only PUSHWIRE_DATABASE_URL).
+func databaseURLEnvironment() -> [String: String] {
+    guard let value = getenv("PUSHWIRE_DATABASE_URL") else { return [:] }
+    return ["PUSHWIRE_DATABASE_URL": String(cString: value)]
+}
+
 let command: Options.Command
 do {
-    command = try Options.parse(Array(CommandLine.arguments.dropFirst()), readFile: readTextFile)
+    command = try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: databaseURLEnvironment(),
+                                readFile: readTextFile)
 } catch {
     printError("pushwired: \(error.message)\n\n\(Options.usage)")
     exit(64)
@@ -79,13 +87,32 @@ case .run(let options):
             exit(1)
         }
     }
-    // The engine: SQLite in the data directory. The services see only the store protocols.
-    let store: SQLiteStore
+    // The engine: PostgreSQL when a database URL is given, else SQLite in the data directory.
+    // The services see only the store protocols.
+    let store: any PushwireStore & MessageStore
     do {
-        store = try SQLiteStore(dataDirectory: options.dataDirectory)
+        if let url = options.databaseURL {
+            // The data directory still holds the sink (and the generated admin token).
+            if mkdir(options.dataDirectory, 0o700) != 0 && errno != EEXIST {
+                logger.critical("cannot create the data directory",
+                                ["path": options.dataDirectory, "error": String(cString: strerror(errno))])
+                exit(1)
+            }
+            let postgres = try PostgresStore(url: url)
+            logger.info("store", ["engine": "postgresql", "database": postgres.location])
+            store = postgres
+        } else {
+            store = try SQLiteStore(dataDirectory: options.dataDirectory)
+        }
     } catch {
-        logger.critical("cannot open the data directory", ["error": error.description])
+        logger.critical(options.databaseURL == nil ? "cannot open the data directory" : "cannot open the database",
+                        ["error": error.description])
         exit(1)
+    }
+    // Health/Check says NOT_SERVING while the store cannot take writes (its database unreachable).
+    server.setReadinessProbe {
+        if case .serving = store.health { return true }
+        return false
     }
     let sinkPath = options.sinkPath ?? options.dataDirectory + "/" + MessagesService.defaultSinkFileName
     let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile

@@ -8,7 +8,9 @@ enum BuiltinServices {
         let health = RegisteredMethod.sync(Methods.Health.check) { _, request throws(RPCError) in
             var response = HealthCheckResponse()
             let shared = state.shared
-            let draining = shared?.isDraining ?? true
+            // Not serving while draining, or while what the services depend on cannot take
+            // work (the store's database unreachable): a load balancer then sends calls elsewhere.
+            let draining = (shared?.isDraining ?? true) || !(state.isReady?() ?? true)
             if request.service.isEmpty {
                 response.status = draining ? .notServing : .serving
             } else if let shared, shared.table.serviceNames.contains(request.service) {
@@ -43,4 +45,6 @@ enum BuiltinServices {
 /// started (pthread_create orders that write before every read on the loops), then only read.
 final class SharedReference: @unchecked Sendable {
     var shared: ServerShared?
+    /// The readiness probe given to `Server.setReadinessProbe`, written with `shared`.
+    var isReady: (@Sendable () -> Bool)?
 }
