@@ -16,6 +16,33 @@ enum PGGroupCommit {
     /// connection is found lost at the first BEGIN (nothing was sent: they may run again).
     static func run(_ jobs: [PGJob], on connection: PGConnection, health: PGHealth, statistics: PGCounters) -> [PGJob] {
         var pending = units(jobs)
+        // A batch of registrations only (RegisterDevice under load) is one statement: run alone
+        // it is its own transaction, one round trip instead of three (BEGIN, it, COMMIT). If it
+        // fails, nothing was written and the registrations go the usual way, one by one.
+        if pending.count == 1, let group = pending[0] as? DeviceUpsertGroup {
+            do throws(StoreError) {
+                try group.run(on: connection)
+                statistics.value.withLock {
+                    $0.transactions += 1
+                    $0.writes += group.jobCount
+                }
+                group.complete(nil)
+                return []
+            } catch {
+                // Connection lost: whether it committed is unknown, but an upsert of these values
+                // is idempotent, so it may run again on a new connection.
+                if connection.isBroken { return jobs }
+                if error.isUnavailable {
+                    group.complete(error)
+                    return []
+                }
+                if group.writes.count == 1 {
+                    group.complete(error)
+                    return []
+                }
+                pending = group.writes.map { DeviceUpsertGroup([$0]) as PGUnit }
+            }
+        }
         var first = true
         while !pending.isEmpty {
             do {

@@ -89,6 +89,9 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         if wasClosed { return }
         writeQueue.close()
         readQueue.close()
+        // A store released by a completion runs its deinit on a worker's thread: that worker
+        // cannot wait for itself (the workers still finish their queues and stop).
+        if Thread.current.name?.hasPrefix("pushwire-pg-") == true { return }
         for worker in workers { worker.join() }
     }
 

@@ -97,6 +97,21 @@ final class PostgresEngineTests: XCTestCase {
         XCTAssertEqual(twice?.pushToken, "second")
     }
 
+    /// A registration that cannot be written (a NUL byte, which PostgreSQL text cannot hold)
+    /// among concurrent ones fails alone: the group's statement is split and the others commit.
+    func testFailingRegistrationInAGroupFailsAlone() async throws {
+        let store = try PostgresStore(url: try freshDatabaseURL())
+        defer { store.close() }
+        let app = try await store.createApplication(application("AAAAA-00004"), initialCategories: [])
+        let devices = (0..<64).map { device(app.id, $0 == 31 ? "bad\u{0}hwid" : "ok-\($0)") }
+        let failed = try await register(store, devices)
+        XCTAssertEqual(failed, 1)
+        for index in [0, 30, 32, 63] {
+            let stored = try await store.device(applicationID: app.id, hwid: "ok-\(index)")
+            XCTAssertNotNil(stored, "ok-\(index) was not written")
+        }
+    }
+
     private func register(_ store: PostgresStore, _ devices: [DeviceRecord]) async throws -> Int {
         await withTaskGroup(of: Bool.self) { group in
             for device in devices {
