@@ -25,6 +25,8 @@ struct Options {
     /// What the command line asks for.
     enum Command {
         case run(Options)
+        /// `--check`: check the integrity of the data directory's database and exit.
+        case check(Options)
         case help
         case version
     }
@@ -67,6 +69,8 @@ struct Options {
                                          system's; TLS verification is never turned off
           --config <file>                `key = value` lines with the same names as the flags
                                          (without --); flags override the file
+          --check                        check the integrity of the --data-dir database and exit:
+                                         0 when whole, 1 when damaged (stop the server first)
           --help                         show this help
           --version                      show the version
 
@@ -79,12 +83,17 @@ struct Options {
                       readFile: (String) throws -> String) throws(UsageError) -> Command {
         var flags: [(String, String)] = []
         var configPath: String?
+        var check = false
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             if argument == "--help" || argument == "-h" { return .help }
             if argument == "--version" { return .version }
+            if argument == "--check" {
+                check = true
+                continue
+            }
             guard argument.hasPrefix("--") else { throw UsageError(message: "unexpected argument '\(argument)'") }
             var name = String(argument.dropFirst(2))
             let value: String
@@ -109,7 +118,7 @@ struct Options {
         }
         if let configPath { try options.applyFile(configPath, readFile: readFile) }
         for (name, value) in flags { try options.apply(name, value) }
-        return .run(options)
+        return check ? .check(options) : .run(options)
     }
 
     /// Applies the `key = value` lines of the config file at `configPath`.

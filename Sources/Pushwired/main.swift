@@ -50,6 +50,21 @@ case .help:
 case .version:
     printLine("pushwired \(PushwireVersion.current)")
     exit(0)
+case .check(let options):
+    // No server, no logger: the findings on stdout, problems on stderr, the verdict in the status.
+    do {
+        let report = try SQLiteStore.check(dataDirectory: options.dataDirectory)
+        if report.isWhole {
+            printLine("\(report.path): ok (\(report.pages) pages checked)")
+            exit(0)
+        }
+        printError("\(report.path): damaged (\(report.problems.count) problems found):")
+        for problem in report.problems.prefix(100) { printError("  \(problem)") }
+        exit(1)
+    } catch {
+        printError("pushwired: \(error.description)")
+        exit(1)
+    }
 case .run(let options):
     let logger = Logger(label: "pushwired", level: options.logLevel)
     let adminToken: String
@@ -87,6 +102,15 @@ case .run(let options):
             exit(1)
         }
     }
+    // SQLite's own reports (a log recovered at open, corruption, I/O errors) become log lines:
+    // installed before the store opens, the only time SQLite takes it.
+    SQLiteDiagnostics.install { level, message in
+        switch level {
+        case .notice: logger.notice(message)
+        case .warning: logger.warning(message)
+        case .error: logger.error(message)
+        }
+    }
     // The engine: PostgreSQL when a database URL is given, else SQLite in the data directory.
     // The services see only the store protocols.
     let store: any PushwireStore & MessageStore
@@ -109,11 +133,6 @@ case .run(let options):
                         ["error": error.description])
         exit(1)
     }
-    // Health/Check says NOT_SERVING while the store cannot take writes (its database unreachable).
-    server.setReadinessProbe {
-        if case .serving = store.health { return true }
-        return false
-    }
     let sinkPath = options.sinkPath ?? options.dataDirectory + "/" + MessagesService.defaultSinkFileName
     let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile
     let services: PushwireServices
@@ -127,6 +146,9 @@ case .run(let options):
         exit(1)
     }
     services.register(on: server)
+    // Health/Check answers NOT_SERVING while the store cannot write (a full disk, a failed fsync,
+    // its database unreachable).
+    server.reportHealth { services.isServing }
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])

@@ -29,21 +29,13 @@ public final class Server: Sendable {
     private let signalWatcher = Mutex<SignalWatcher?>(nil)
     /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
     private let rawFastPaths = Mutex<[String: RawHandler]>([:])
-    /// Whether the services can take work (`setReadinessProbe`); read once by `start()`.
-    private let readinessProbe = Mutex<(@Sendable () -> Bool)?>(nil)
+    private let healthProbe = Mutex<(@Sendable () -> Bool)?>(nil)
 
     /// Creates a server; it listens once `start()` is called.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "pushwired")) {
         self.configuration = configuration
         self.logger = logger
         phase = Mutex(.configuring([:]))
-    }
-
-    /// Makes Health/Check answer NOT_SERVING whenever `probe` returns false (as while draining):
-    /// e.g. while the store's database is unreachable. `probe` is called on an event loop for
-    /// each Health/Check and must not wait. Call before `start()`.
-    public func setReadinessProbe(_ probe: @escaping @Sendable () -> Bool) {
-        readinessProbe.withLock { $0 = probe }
     }
 
     // MARK: Registration
@@ -57,6 +49,13 @@ public final class Server: Sendable {
             methods[method.descriptor.path] = method
             phase = .configuring(methods)
         }
+    }
+
+    /// Makes Health/Check answer NOT_SERVING while `isServing` returns false (the store cannot
+    /// write), as it does while the server drains; call before `start()`. `isServing` runs on the
+    /// event loop for every check: it must not block.
+    public func reportHealth(_ isServing: @escaping @Sendable () -> Bool) {
+        healthProbe.withLock { $0 = isServing }
     }
 
     /// Puts a raw fast path in front of `method`, which must also be registered with one of the
@@ -141,10 +140,10 @@ public final class Server: Sendable {
         }
         let threads = max(1, configuration.threads)
         let reference = SharedReference()
+        reference.isServing = healthProbe.withLock { $0 }
         let table = MethodTable(BuiltinServices.adding(to: methods, state: reference), rawFastPaths: rawFastPaths.withLock { $0 })
         let shared = ServerShared(configuration: configuration, table: table, logger: logger)
         reference.shared = shared
-        reference.isReady = readinessProbe.withLock { $0 }
 
         var loops: [LoopServer] = []
         var address = configuration.listen
