@@ -82,6 +82,7 @@ final class PostgresServerTests: XCTestCase {
     func testBadDatabaseURLs() throws {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let dataDirectory = NSTemporaryDirectory() + "pushwire-pgbad-\(getpid())-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
         let (usage, usageErrors) = try DataDirectoryLockTests.runToExit(
             path, ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", "x", "--database-url", "mysql://a:b@c/d"])
         XCTAssertEqual(usage, 64, usageErrors)
