@@ -21,9 +21,10 @@ public final class Registry: Sendable {
         self.adminTokenHash = SHA256.hash(adminToken)
     }
 
-    /// Checks the admin token. No token, or one that is nobody's → UNAUTHENTICATED; an
+    /// Checks the admin token. Ambiguous metadata (two `authorization` entries), no token, or one that is nobody's → UNAUTHENTICATED; an
     /// application's token → PERMISSION_DENIED.
     func authorizeAdmin(_ caller: Caller) throws(RPCError) {
+        if let ambiguity = caller.ambiguity { throw RPCError(.unauthenticated, ambiguity) }
         guard let token = caller.bearerToken else {
             throw RPCError(.unauthenticated, "the Admin service needs authorization: Bearer <admin token>")
         }
@@ -35,10 +36,11 @@ public final class Registry: Sendable {
         throw RPCError(.unauthenticated, "invalid admin token")
     }
 
-    /// The application whose access token the caller presents. No token, or one that is nobody's
+    /// The application whose access token the caller presents. Ambiguous metadata, no token, or one that is nobody's
     /// → UNAUTHENTICATED; the admin token, or a token of another application than the one named
     /// in the `application` metadata → PERMISSION_DENIED.
     func authorizeApplication(_ caller: Caller) throws(RPCError) -> ApplicationRecord {
+        if let ambiguity = caller.ambiguity { throw RPCError(.unauthenticated, ambiguity) }
         guard let token = caller.bearerToken else {
             throw RPCError(.unauthenticated, "this method needs authorization: Bearer <application access token>")
         }
