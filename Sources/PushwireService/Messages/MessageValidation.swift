@@ -27,6 +27,10 @@ enum MessageValidation {
         if sendAt < nowMS - MessageLimits.pastToleranceMS {
             throw invalid(index, "send_at_ms \(n.sendAtMS) is more than \(MessageLimits.pastToleranceMS / 1000) s in the past; use 0 to send now")
         }
+        // Subtracting keeps the comparison free of overflow for any send time.
+        if sendAt > 0, sendAt - nowMS > MessageLimits.maxScheduleAheadMS {
+            throw invalid(index, "send_at_ms \(n.sendAtMS) is more than \(MessageLimits.maxScheduleAheadMS / 86_400_000) days ahead; schedule at most that far")
+        }
         if n.iosCategoryID != 0, !categories.contains(where: { $0.categoryID == n.iosCategoryID }) {
             throw invalid(index, "ios_category_id \(n.iosCategoryID) is not a category of this application")
         }
