@@ -23,22 +23,29 @@ public final class PushwireServices: Sendable {
     ///     `https://127.0.0.1:8443`, a local APNs double); nil: each app's environment decides.
     ///   - apnsCAFile: a PEM file of CA certificates APNs connections trust instead of the system's;
     ///     TLS verification stays on either way.
-    /// - Throws: `StoreError` with a message for a person: `.cannotOpen`, `.corrupt`, `.schemaTooNew`.
+    /// - Throws: `ServicesStartupError` with a message for a person: the data directory's
+    ///   (`StoreError`: `.cannotOpen`, `.corrupt`, `.schemaTooNew`) or the sink file's.
     public init(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                apnsURL: String? = nil, apnsCAFile: String? = nil) throws(StoreError) {
-        let store = try SQLiteStore(dataDirectory: dataDirectory)
+                apnsURL: String? = nil, apnsCAFile: String? = nil) throws(ServicesStartupError) {
+        let store: SQLiteStore
+        do { store = try SQLiteStore(dataDirectory: dataDirectory) } catch { throw .dataDirectory(error) }
         self.store = store
         do {
             registry = try Registry(store: store, adminToken: adminToken)
         } catch {
             store.close()
-            throw error
+            throw .dataDirectory(error)
         }
         admin = AdminService(registry: registry)
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
-        messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath,
-                                             apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile))
+        do {
+            messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath,
+                                                 apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile))
+        } catch {
+            store.close()
+            throw .sink(error)
+        }
     }
 
     /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
@@ -98,10 +105,34 @@ public final class PushwireServices: Sendable {
 /// Opens the store in `dataDirectory` and builds the registration services; then call
 /// `register(on:)` before `server.start()` and `close()` after the server stopped. `apnsURL` and
 /// `apnsCAFile` point the APNs gateways elsewhere (see `PushwireServices.init`).
-/// - Throws: `StoreError` (its description is the startup error to print).
+/// - Throws: `ServicesStartupError` (its description is the startup error to print).
 public func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                                 apnsURL: String? = nil, apnsCAFile: String? = nil) throws(StoreError) -> PushwireServices {
+                                 apnsURL: String? = nil, apnsCAFile: String? = nil) throws(ServicesStartupError) -> PushwireServices {
     try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken, sinkPath: sinkPath,
                          apnsURL: apnsURL, apnsCAFile: apnsCAFile)
 }
 
+
+/// Why the services could not start: the data directory or the sink file, each named as such.
+public enum ServicesStartupError: Error, Sendable, CustomStringConvertible {
+    /// The data directory (or its database) cannot be opened.
+    case dataDirectory(StoreError)
+    /// The `--sink` file cannot be opened.
+    case sink(FileSinkGateway.OpenError)
+
+    /// What went wrong, for a person: printed as is by `pushwired`.
+    public var description: String {
+        switch self {
+        case .dataDirectory(let error): error.description
+        case .sink(let error): error.description
+        }
+    }
+
+    /// What could not be opened, for the log line's message.
+    public var what: String {
+        switch self {
+        case .dataDirectory: "the data directory"
+        case .sink: "the sink file"
+        }
+    }
+}

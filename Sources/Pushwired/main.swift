@@ -82,7 +82,7 @@ case .run(let options):
         services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken, sinkPath: options.sinkPath,
                                             apnsURL: options.apnsURL, apnsCAFile: options.apnsCAFile)
     } catch {
-        logger.critical("cannot open the data directory", ["error": error.description])
+        logger.critical("cannot open \(error.what)", ["error": error.description])
         exit(1)
     }
     services.register(on: server)

@@ -13,16 +13,16 @@ extension MessagesService {
     /// Builds the service with a running pipeline: applications with APNs settings go to the APNs
     /// gateway, the others to the file sink at `sinkPath` (default `<dataDirectory>/sink.jsonl`).
     /// `apns` is how APNs gateways connect (base URL override and CA file for a local double).
-    /// - Throws: `.cannotOpen` when the sink file cannot be opened.
+    /// - Throws: `FileSinkGateway.OpenError` when the sink file cannot be opened.
     static func start(registry: Registry, store: some MessageStore, dataDirectory: String, sinkPath: String?,
-                      apns: APNsConfiguration = APNsConfiguration()) throws(StoreError) -> MessagesService {
+                      apns: APNsConfiguration = APNsConfiguration()) throws(FileSinkGateway.OpenError) -> MessagesService {
         let path = sinkPath ?? (dataDirectory as NSString).appendingPathComponent(defaultSinkFileName)
         let sink: any NotificationGateway
         if path == discardingSinkPath {
             // Nothing would read the lines: skip formatting them (fan-out benchmarks).
             sink = NullGateway()
         } else {
-            do { sink = try FileSinkGateway(path: path) } catch { throw .cannotOpen(path: path, reason: error.description) }
+            sink = try FileSinkGateway(path: path)
         }
         let directory = registry.directory
         let gateways = GatewayDirectory(sink: sink, apns: apns) { id in directory.all().first { $0.id == id } }
