@@ -19,61 +19,60 @@ public struct DevicesService: Sendable {
         case written
     }
 
-    /// The cheap synchronous part of a registration: answers at once when the device is unchanged
-    /// according to its fingerprint (no store access), else returns what must be done.
-    /// - Returns: the response when the registration needs no write; nil when it must go to the store.
-    public func registerDeviceIfUnchanged(_ request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse? {
-        let prepared = try prepare(request)
-        guard registry.fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) else { return nil }
-        return try response(for: request)
+    /// Creates or updates the device and returns the application's categories (unless the device
+    /// already holds their version). An unchanged device is not written. The regular door of
+    /// RegisterDevice (the raw fast path is the other): it decides in `decide`, like the fast path.
+    /// Runs on the event loop and does not block there; `complete` is called once, from any thread.
+    public func registerDevice(_ request: RegisterDeviceRequest,
+                               complete: @escaping @Sendable (Result<RegisterDeviceResponse, RPCError>) -> Void) {
+        registerDeviceReportingOutcome(request) { complete($0.map(\.response)) }
     }
 
-    /// Creates or updates the device and returns the application's categories (unless the device
-    /// already holds their version). An unchanged device is not written.
+    /// `registerDevice(_:complete:)`, awaited.
     public func registerDevice(_ request: RegisterDeviceRequest) async throws(RPCError) -> RegisterDeviceResponse {
         try await registerDeviceReportingOutcome(request).0
     }
 
     func registerDeviceReportingOutcome(_ request: RegisterDeviceRequest) async throws(RPCError) -> (RegisterDeviceResponse, RegistrationOutcome) {
-        let prepared = try prepare(request)
-        let fingerprints = registry.fingerprints
-        if fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) {
-            return (try response(for: request), .unchangedCached)
+        let result: Result<(response: RegisterDeviceResponse, outcome: RegistrationOutcome), RPCError> = await withCheckedContinuation { continuation in
+            registerDeviceReportingOutcome(request) { continuation.resume(returning: $0) }
         }
-        if try isStored(prepared.device, tags: prepared.tags) {
-            fingerprints.rememberStored(key: prepared.key, fingerprint: prepared.fingerprint)
-            return (try response(for: request), .unchangedStored)
-        }
-        fingerprints.beginWrite(key: prepared.key)
-        do {
-            try await registry.store.upsertDevice(prepared.device, tags: prepared.tags)
+        let answer = try result.get()
+        return (answer.response, answer.outcome)
+    }
+
+    func registerDeviceReportingOutcome(
+        _ request: RegisterDeviceRequest,
+        complete: @escaping @Sendable (Result<(response: RegisterDeviceResponse, outcome: RegistrationOutcome), RPCError>) -> Void
+    ) {
+        let application: ApplicationRecord
+        do throws(RPCError) {
+            // The hwid is checked before the application is looked up, so that an empty one is
+            // INVALID_ARGUMENT whether or not the application exists.
+            try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
+            application = try registry.application(code: request.application)
         } catch {
-            fingerprints.endWrite(key: prepared.key, fingerprint: nil)
-            throw error.rpcError
+            complete(.failure(error))
+            return
         }
-        fingerprints.endWrite(key: prepared.key, fingerprint: prepared.fingerprint)
-        return (try response(for: request), .written)
-    }
-
-    private struct Prepared {
-        var device: DeviceRecord
-        var tags: [TagChange]
-        var key: Int
-        var fingerprint: Int
-    }
-
-    private func prepare(_ request: RegisterDeviceRequest) throws(RPCError) -> Prepared {
-        try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
-        let application = try registry.application(code: request.application)
-        let device = try DeviceValidation.device(request, applicationID: application.id)
-        let tags = try DeviceValidation.tagSets(request.tags)
-        return Prepared(device: device, tags: tags,
-                        key: RegistrationFingerprints.key(applicationID: application.id, hwid: device.hwid),
-                        fingerprint: RegistrationFingerprints.fingerprint(device, tags: tags))
+        switch decide(request, applicationID: application.id) {
+        case .refused(let error):
+            complete(.failure(error))
+        case .unchanged:
+            complete(Result(catching: { () throws(RPCError) in (try response(for: request), .unchangedCached) }))
+        case .write(let prepared):
+            startWrite(prepared) { result in
+                // Off the syncer (the answer may read the categories): a task.
+                Task {
+                    self.finishWrite(prepared, succeeded: { if case .success = result { return true } else { return false } }())
+                    complete(result.flatMap { outcome in Result(catching: { () throws(RPCError) in (try self.response(for: request), outcome) }) })
+                }
+            }
+        }
     }
 
     /// Whether the store already holds exactly this device and these tag values.
-    private func isStored(_ device: DeviceRecord, tags: [TagChange]) throws(RPCError) -> Bool {
+    func isStored(_ device: DeviceRecord, tags: [TagChange]) throws(RPCError) -> Bool {
         let stored = try storeCall { () throws(StoreError) in try registry.store.device(applicationID: device.applicationID, hwid: device.hwid) }
         guard stored == device else { return false }
         if tags.isEmpty { return true }
@@ -87,7 +86,7 @@ public struct DevicesService: Sendable {
         return wanted.allSatisfy { byName[$0.key] == $0.value }
     }
 
-    private func response(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse {
+    func response(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse {
         var response = RegisterDeviceResponse()
         if request.knownCategoriesVersion != 0, registry.categoriesVersion(code: request.application) == request.knownCategoriesVersion {
             response.categoriesVersion = request.knownCategoriesVersion

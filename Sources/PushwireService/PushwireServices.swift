@@ -65,10 +65,11 @@ public final class PushwireServices: Sendable {
         server.addOnLoop(Methods.Admin.listApplications) { context, request throws(RPCError) in
             try admin.listApplications(request, caller: Caller(metadata: context))
         }
-        server.addOnLoopWithFallback(
-            Methods.Devices.registerDevice,
-            fast: { _, request throws(RPCError) in try devices.registerDeviceIfUnchanged(request) },
-            slow: { _, request async throws(RPCError) in try await devices.registerDevice(request) })
+        // Two doors, one decision (`DevicesService.decide`): this handler for requests decoded by
+        // protobuf-c, the raw fast path for those read in place.
+        server.addCallback(Methods.Devices.registerDevice) { _, request, complete in
+            devices.registerDevice(request, complete: complete)
+        }
         server.addRawFastPath(Methods.Devices.registerDevice) { devices.registerDeviceFastPath($0) }
         server.addRawFastPath(Methods.Devices.syncCategories) { devices.syncCategoriesFastPath($0) }
         server.addAsync(Methods.Devices.unregisterDevice) { _, request async throws(RPCError) in

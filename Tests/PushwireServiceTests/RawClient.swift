@@ -82,6 +82,20 @@ final class RawClient {
         try send(bytes)
     }
 
+    /// Sends a request frame carrying `message` as given (any bytes), without waiting.
+    func sendRawRequest(callID: UInt32, path: String, message: [UInt8], metadata: [(key: String, value: String)] = []) throws {
+        var request = Request()
+        request.method = path
+        request.message = message
+        request.metadata = metadata.map { Metadata(key: $0.key, value: $0.value) }
+        var frame = Frame()
+        frame.callID = callID
+        frame.kind = .request(request)
+        var bytes: [UInt8] = []
+        frame.encode(appendingTo: &bytes, lengthPrefixed: true)
+        try send(bytes)
+    }
+
     /// Sends any frame.
     func sendFrame(_ frame: Frame) throws {
         var bytes: [UInt8] = []

@@ -35,7 +35,8 @@ final class RegistrationFastPathTests: XCTestCase {
         _ = try await h.devices.registerDevice(register)
         for known in [0, full.version, full.version + 7] {
             register.knownCategoriesVersion = known
-            let regular = try XCTUnwrap(try h.devices.registerDeviceIfUnchanged(register))
+            let (regular, outcome) = try await h.devices.registerDeviceReportingOutcome(register)
+            XCTAssertEqual(outcome, .unchangedCached)
             XCTAssertEqual(bytes(h.devices.registerDeviceFastPath(register.encode())), regular.encode(), "known \(known)")
         }
     }

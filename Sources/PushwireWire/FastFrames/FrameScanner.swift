@@ -169,17 +169,35 @@ extension HotFrames {
             return nil
         }
 
-        /// Reads a field key; nil when truncated or field number 0.
+        /// Reads a varint of at most 5 bytes, as protobuf-c reads field keys and lengths (and the
+        /// wire validator checks them); nil when it is truncated or longer.
+        @inlinable
+        public mutating func shortVarint() -> UInt64? {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < end, shift < 35 {
+                let byte = base[offset]
+                offset += 1
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return result }
+                shift += 7
+            }
+            return nil
+        }
+
+        /// Reads a field key; nil when truncated, longer than 5 bytes, above 32 bits or field
+        /// number 0 — what the wire validator rejects.
         @inlinable
         public mutating func tag() -> (field: UInt64, wireType: UInt8)? {
-            guard let key = varint(), key >> 3 != 0 else { return nil }
+            guard let key = shortVarint(), key >> 3 != 0, key <= UInt64(UInt32.max) else { return nil }
             return (key >> 3, UInt8(key & 7))
         }
 
-        /// The next length-delimited field as a reader over its bytes.
+        /// The next length-delimited field as a reader over its bytes; nil when the length is
+        /// truncated, longer than 5 bytes or past the end.
         @inlinable
         public mutating func submessage() -> Reader? {
-            guard let length = varint(), length <= UInt64(end - offset) else { return nil }
+            guard let length = shortVarint(), length <= UInt64(end - offset) else { return nil }
             let sub = Reader(base: base, offset: offset, end: offset + Int(length))
             offset += Int(length)
             return sub
