@@ -147,7 +147,7 @@ public struct DevicesService: Sendable {
         if request.application.isEmpty { throw RPCError(.invalidArgument, "application is empty: pass the application code, e.g. A1B2C-3D4E5") }
         var response = SyncCategoriesResponse()
         guard let version = registry.categoriesVersion(code: request.application) else {
-            throw RPCError(.notFound, "application \(request.application) not found")
+            throw RPCError(.notFound, "application \(RPCError.echo(request.application)) not found")
         }
         if request.knownVersion == version {
             response.notModified = true

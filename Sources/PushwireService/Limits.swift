@@ -1,3 +1,6 @@
+import PushwireStore
+import PushwireWire
+
 /// The limits the protocol documents (Protos/pushwire/v1/*.proto), defined once.
 public enum Limits {
     /// hwid: 1–128 bytes.
@@ -12,6 +15,15 @@ public enum Limits {
     public static let maxUserIDBytes = 256
     /// app_version: at most 64 bytes.
     public static let maxAppVersionBytes = 64
+    /// Tags one device may hold, and their bytes together (the store enforces both, in the write
+    /// that would pass them: RESOURCE_EXHAUSTED).
+    public static let maxTagsPerDevice = StoreLimits.maxTagsPerDevice
+    public static let maxTagBytesPerDevice = StoreLimits.maxTagBytesPerDevice
+    /// Categories per application (the store enforces it at UpsertCategory: RESOURCE_EXHAUSTED).
+    public static let maxCategoriesPerApplication = StoreLimits.maxCategoriesPerApplication
+    /// The most bytes of a caller's value quoted back in an error message (longer values are cut,
+    /// at a character boundary, and end in "…"), so that an error never grows with the request.
+    public static let maxEchoedBytes = WireLimits.maxEchoedBytes
     /// Tags (or tag updates) per request.
     public static let maxTagsPerRequest = 64
     /// Tag names: 1–64 bytes.

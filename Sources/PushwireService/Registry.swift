@@ -52,7 +52,7 @@ public final class Registry: Sendable {
             throw RPCError(.unauthenticated, "invalid access token")
         }
         if let named = caller.applicationCode, named != application.code {
-            throw RPCError(.permissionDenied, "the access token does not belong to application \(named)")
+            throw RPCError(.permissionDenied, "the access token does not belong to application \(RPCError.echo(named))")
         }
         return application
     }
@@ -61,7 +61,7 @@ public final class Registry: Sendable {
     func application(code: String) throws(RPCError) -> ApplicationRecord {
         if code.isEmpty { throw RPCError(.invalidArgument, "application is empty: pass the application code, e.g. A1B2C-3D4E5") }
         guard let application = directory.application(code: code) else {
-            throw RPCError(.notFound, "application \(code) not found")
+            throw RPCError(.notFound, "application \(RPCError.echo(code)) not found")
         }
         return application
     }
@@ -70,7 +70,7 @@ public final class Registry: Sendable {
     func categories(code: String) throws(RPCError) -> (categories: [Category], version: UInt64) {
         switch directory.categories(code: code) {
         case .unknownApplication:
-            throw RPCError(.notFound, "application \(code) not found")
+            throw RPCError(.notFound, "application \(RPCError.echo(code)) not found")
         case .known(_, let version, let cached?):
             return (cached, version)
         case .known(let applicationID, _, nil):

@@ -20,6 +20,10 @@ extension SQLiteStore {
             for change in tags {
                 try SQLiteStore.apply(change, applicationID: device.applicationID, hwid: device.hwid, on: connection)
             }
+            if !tags.isEmpty {
+                try StoreLimits.checkTags(SQLiteStore.readTags(applicationID: device.applicationID, hwid: device.hwid, on: connection),
+                                          hwid: device.hwid)
+            }
         }
     }
 
@@ -63,7 +67,9 @@ extension SQLiteStore {
             for change in changes {
                 try SQLiteStore.apply(change, applicationID: applicationID, hwid: hwid, on: connection)
             }
-            return try SQLiteStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
+            let tags = try SQLiteStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
+            try StoreLimits.checkTags(tags, hwid: hwid)
+            return tags
         }
     }
 

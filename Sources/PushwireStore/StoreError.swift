@@ -14,6 +14,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case conflict(String)
     /// The change is not possible on the stored data (e.g. incrementing a string tag).
     case invalidChange(String)
+    /// The write would pass one of `StoreLimits` (tags per device, categories per application);
+    /// nothing was changed.
+    case limitReached(String)
     /// SQLite failed.
     case sqlite(SQLiteError)
     /// The store was closed.
@@ -30,6 +33,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongApplication(let what): "\(what) belongs to another application"
         case .conflict(let what): what
         case .invalidChange(let what): what
+        case .limitReached(let what): what
         case .sqlite(let error): error.description
         case .closed: "the store is closed"
         }

@@ -144,7 +144,7 @@ extension Connection {
             return
         }
         guard let method = shared.table.methods[request.method] else {
-            respond(callID: callID, status: .unimplemented, message: "unknown method \(request.method)")
+            respond(callID: callID, status: .unimplemented, message: "unknown method \(RPCError.echo(request.method))")
             return
         }
         if callID > highestCallID { highestCallID = callID }
@@ -230,6 +230,8 @@ extension Connection {
     }
 
     private func respond(callID: UInt32, status: StatusCode, message: String, body: [UInt8] = []) {
-        HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body, to: &output)
+        // Never a frame above our own limit: an answer that would be is RESOURCE_EXHAUSTED instead.
+        HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body,
+                                      maxFrameSize: shared.configuration.maxFrameSize, to: &output)
     }
 }

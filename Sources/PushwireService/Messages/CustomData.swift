@@ -1,3 +1,5 @@
+import PushwireWire
+
 /// A notification's `data`: a JSON object whose keys go to the payload root. Parsed once at
 /// CreateMessage into its top-level keys with their values as compact JSON text, so that rendering
 /// copies bytes and the payload is the same whatever whitespace the caller used.
@@ -26,7 +28,7 @@ struct CustomData: Sendable, Equatable, Codable {
         var seen = Set<String>()
         for entry in entries {
             if reservedKeys.contains(entry.key) { throw CustomDataError("data may not use the key \"\(entry.key)\": Pushwire writes it") }
-            if !seen.insert(entry.key).inserted { throw CustomDataError("data has the key \"\(entry.key)\" twice") }
+            if !seen.insert(entry.key).inserted { throw CustomDataError("data has the key \"\(RPCError.echo(entry.key))\" twice") }
         }
         return CustomData(entries: entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) })
     }

@@ -121,10 +121,10 @@ public struct MessagesService: Sendable {
             try await store.cancelMessage(applicationID: application.id, code: request.messageCode)
         }
         switch before {
-        case nil: throw RPCError(.notFound, "message \(request.messageCode) not found")
+        case nil: throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
         case .scheduled?, .cancelled?: return DeleteMessageResponse()
-        case .sending?: throw RPCError(.failedPrecondition, "message \(request.messageCode) is already going out; it cannot be deleted")
-        case .done?: throw RPCError(.failedPrecondition, "message \(request.messageCode) was already sent; it cannot be deleted")
+        case .sending?: throw RPCError(.failedPrecondition, "message \(RPCError.echo(request.messageCode)) is already going out; it cannot be deleted")
+        case .done?: throw RPCError(.failedPrecondition, "message \(RPCError.echo(request.messageCode)) was already sent; it cannot be deleted")
         }
     }
 
@@ -133,7 +133,7 @@ public struct MessagesService: Sendable {
         let application = try registry.authorizeApplication(caller)
         if request.messageCode.isEmpty { throw RPCError(.invalidArgument, "message_code is empty") }
         guard let message = try storeCall({ () throws(StoreError) in try store.message(applicationID: application.id, code: request.messageCode) }) else {
-            throw RPCError(.notFound, "message \(request.messageCode) not found")
+            throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
         }
         let stats = try storeCall { () throws(StoreError) in try store.statistics(messageID: message.id) }
         var response = GetMessageDetailsResponse()

@@ -13,10 +13,10 @@ extension MessagesService {
             throw RPCError(.invalidArgument, "text_input is longer than \(MessageLimits.maxTextInputBytes) bytes")
         }
         guard let message = try storeCall({ () throws(StoreError) in try store.message(applicationID: application.id, code: request.messageCode) }) else {
-            throw RPCError(.notFound, "message \(request.messageCode) not found")
+            throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
         }
         let known = try storeCall { () throws(StoreError) in try store.knownDevices(applicationID: application.id, hwids: [request.hwid]) }
-        if known.isEmpty { throw RPCError(.notFound, "device \(request.hwid) not found") }
+        if known.isEmpty { throw RPCError(.notFound, "device \(RPCError.echo(request.hwid)) not found") }
         var buttonID: UInt32 = 0
         switch request.kind {
         case .open:
