@@ -17,13 +17,13 @@ extension SQLiteStore {
                           .int(now))
                     .run()
             }
+            guard !tags.isEmpty else { return }
+            let before = try SQLiteStore.readTags(applicationID: device.applicationID, hwid: device.hwid, on: connection)
             for change in tags {
                 try SQLiteStore.apply(change, applicationID: device.applicationID, hwid: device.hwid, on: connection)
             }
-            if !tags.isEmpty {
-                try StoreLimits.checkTags(SQLiteStore.readTags(applicationID: device.applicationID, hwid: device.hwid, on: connection),
-                                          hwid: device.hwid)
-            }
+            try StoreLimits.checkTags(after: SQLiteStore.readTags(applicationID: device.applicationID, hwid: device.hwid, on: connection),
+                                      before: before, hwid: device.hwid)
         }
     }
 
@@ -64,11 +64,12 @@ extension SQLiteStore {
             guard try SQLiteStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection) else {
                 throw .notFound("device \(hwid)")
             }
+            let before = try SQLiteStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
             for change in changes {
                 try SQLiteStore.apply(change, applicationID: applicationID, hwid: hwid, on: connection)
             }
             let tags = try SQLiteStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
-            try StoreLimits.checkTags(tags, hwid: hwid)
+            try StoreLimits.checkTags(after: tags, before: before, hwid: hwid)
             return tags
         }
     }

@@ -28,13 +28,15 @@ public enum StoreLimits {
         return tag.name.utf8.count + value
     }
 
-    /// Throws `.limitReached` when `tags` (a device's tags after a write) pass a limit.
-    static func checkTags(_ tags: [TagRecord], hwid: String) throws(StoreError) {
-        if tags.count > maxTagsPerDevice {
-            throw .limitReached("device \(hwid) would hold \(tags.count) tags; at most \(maxTagsPerDevice) per device")
+    /// Throws `.limitReached` when a write takes a device's tags from `before` to `after` past a
+    /// limit. A write that does not add to a count or size already past it (removing tags of a
+    /// device stored before the limits existed) is let through.
+    static func checkTags(after: [TagRecord], before: [TagRecord], hwid: String) throws(StoreError) {
+        if after.count > maxTagsPerDevice, after.count > before.count {
+            throw .limitReached("device \(hwid) would hold \(after.count) tags; at most \(maxTagsPerDevice) per device")
         }
-        let bytes = tags.reduce(0) { $0 + tagBytes($1) }
-        if bytes > maxTagBytesPerDevice {
+        let bytes = after.reduce(0) { $0 + tagBytes($1) }
+        if bytes > maxTagBytesPerDevice, bytes > before.reduce(0, { $0 + tagBytes($1) }) {
             throw .limitReached("device \(hwid)'s tags would take \(bytes) bytes; at most \(maxTagBytesPerDevice) per device")
         }
     }
