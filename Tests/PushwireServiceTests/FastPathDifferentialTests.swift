@@ -52,7 +52,7 @@ final class FastPathDifferentialTests: XCTestCase {
         var random = SplitMix64(seed: 0x0016_0006)
         var mismatches: [String] = []
         var accepted = 0
-        let count = 60_000
+        let count = 30_000
         for i in 0..<count {
             var frame = ProtoFuzz.requestFrame(&random, message: ProtoFuzz.registerDevice(&random, application: "A1B2C-3D4E5"))
             if i % 2 == 1 { ProtoFuzz.mutate(&frame, &random) }
@@ -149,6 +149,46 @@ final class FastPathDifferentialTests: XCTestCase {
         }
         XCTAssertEqual(differences, [])
         XCTAssertGreaterThan(fastEligible, pairs / 4, "the generator should produce many registrations the fast path answers")
+    }
+}
+
+extension FastPathDifferentialTests {
+    /// SyncCategories the same way: each generated request through the fast path and forced onto
+    /// the regular one, with identical answers.
+    func testFastAndRegularSyncAnswersAreIdentical() throws {
+        let live = try LiveServer()
+        defer { live.stop() }
+        let client = try live.connect()
+        let app = try live.createApplication(client, name: "sync differential", callID: 1)
+        var random = SplitMix64(seed: 0x0016_0008)
+        var sent: [UInt32: (message: [UInt8], regular: Bool)] = [:]
+        var callID: UInt32 = 100
+        var scanned = 0
+        for _ in 0..<500 {
+            var message = ProtoFuzz.syncCategories(&random, application: app.code)
+            if random.next() % 4 == 0 { ProtoFuzz.mutate(&message, &random) }
+            if message.withUnsafeBytes({ SyncCategoriesScanner.scan($0) }) != nil { scanned += 1 }
+            for regular in [false, true] {
+                callID += 1
+                try client.sendRawRequest(callID: callID, path: Methods.Devices.syncCategories.path, message: message,
+                                          metadata: regular ? [("x-door", "régulier")] : [])
+                sent[callID] = (message, regular)
+            }
+        }
+        var answers: [UInt32: (UInt32, String, [UInt8])] = [:]
+        for _ in 0..<sent.count {
+            let response = try client.nextResponse()
+            answers[response.callID] = (response.code, response.message, response.body)
+        }
+        var differences: [String] = []
+        for id in stride(from: UInt32(101), to: callID, by: 2) {
+            guard let fast = answers[id], let regular = answers[id + 1] else { XCTFail("call \(id) unanswered"); continue }
+            if fast.0 != regular.0 || fast.1 != regular.1 || fast.2 != regular.2, differences.count < 10 {
+                differences.append("\(sent[id]?.message ?? []): fast \(fast.0) \(fast.1), regular \(regular.0) \(regular.1)")
+            }
+        }
+        XCTAssertEqual(differences, [])
+        XCTAssertGreaterThan(scanned, 100)
     }
 }
 
