@@ -42,10 +42,8 @@ extension DevicesService {
                 // On the store's syncer thread, once the row is durable: hand over at once (it
                 // completes a whole batch in turn); the rest runs on the loop.
                 complete { [self] in
-                    var failure: RPCError?
-                    if case .failure(let error) = result { failure = error }
-                    finishWrite(prepared, succeeded: failure == nil)
-                    if let failure { return .failure(failure) }
+                    finishWrite(prepared, after: result)
+                    if case .failure(let error) = result { return .failure(error) }
                     if directory.categoriesGeneration == generation {
                         return .success(encoded.register(knownVersion: knownVersion))
                     }

@@ -64,7 +64,7 @@ public struct DevicesService: Sendable {
             startWrite(prepared) { result in
                 // Off the syncer (the answer may read the categories): a task.
                 Task {
-                    self.finishWrite(prepared, succeeded: { if case .success = result { return true } else { return false } }())
+                    self.finishWrite(prepared, after: result)
                     complete(result.flatMap { outcome in Result(catching: { () throws(RPCError) in (try self.response(for: request), outcome) }) })
                 }
             }

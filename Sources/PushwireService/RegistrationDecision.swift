@@ -69,9 +69,11 @@ extension DevicesService {
         }
     }
 
-    /// Ends the write `decide` began: the fingerprint is remembered when the device is now
-    /// stored as requested, forgotten otherwise.
-    func finishWrite(_ prepared: PreparedRegistration, succeeded: Bool) {
-        registry.fingerprints.endWrite(key: prepared.key, fingerprint: succeeded ? prepared.fingerprint : nil)
+    /// Ends the write `decide` began, with `startWrite`'s result: the fingerprint is remembered
+    /// when the device is now stored as requested, forgotten otherwise.
+    func finishWrite(_ prepared: PreparedRegistration, after result: Result<RegistrationOutcome, RPCError>) {
+        var stored = false
+        if case .success = result { stored = true }
+        registry.fingerprints.endWrite(key: prepared.key, fingerprint: stored ? prepared.fingerprint : nil)
     }
 }

@@ -11,7 +11,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from pushwire.client import decode_response, metadata_pairs, request_frame
+from pushwire.client import call_metadata, decode_response, metadata_pairs, request_frame
 from pushwire.framing import DEFAULT_MAX_FRAME_SIZE, PREFACE, FrameDecoder, encode_frame
 from pushwire.services import METHODS, attach_services
 from pushwire.status import ProtocolError, PushwireError, StatusCode
@@ -103,7 +103,7 @@ class AsyncClient:
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout if timeout and timeout > 0 else None
         frame = request_frame(method, request, timeout if deadline else None,
-                              self._default_metadata + metadata_pairs(metadata))
+                              call_metadata(self._default_metadata, metadata))
         encode_frame(frame, self._max_send)  # FrameTooLarge before waiting for a slot
         try:
             await asyncio.wait_for(self._slots.acquire(), None if deadline is None else max(0.0, deadline - time.monotonic()))

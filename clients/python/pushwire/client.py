@@ -25,6 +25,17 @@ def metadata_pairs(metadata: Any) -> list[tuple[str, str]]:
     return [(str(k).lower(), str(v)) for k, v in items]
 
 
+def call_metadata(defaults: list[tuple[str, str]], metadata: Any) -> list[tuple[str, str]]:
+    """A call's metadata: the client's defaults, except those whose key the call's own entries set.
+
+    The server refuses a call carrying two ``authorization`` entries (docs/PROTOCOL.md), so a
+    per-call token replaces the client's instead of being sent beside it.
+    """
+    own = metadata_pairs(metadata)
+    keys = {key for key, _ in own}
+    return [entry for entry in defaults if entry[0] not in keys] + own
+
+
 def decode_response(response: rpc_pb2.Response, response_type: type[Message]) -> Message:
     """The message of an OK response; PushwireError with the status otherwise."""
     code = StatusCode.from_wire(response.status.code)
@@ -118,7 +129,8 @@ class Client:
     ``Client(host, port, timeout=10.0, token=None, metadata=None)`` connects, exchanges the
     preface and reads the server's Settings (``client.settings``). ``timeout`` bounds the
     connection set-up and is the default deadline of every call. ``token`` adds
-    ``authorization: Bearer <token>`` to every call; ``metadata`` adds entries to every call.
+    ``authorization: Bearer <token>`` to every call; ``metadata`` adds entries to every call
+    (a call's own ``metadata=`` replaces those of the keys it sets).
 
     Each service is an attribute with a method per RPC: ``client.health.check()``,
     ``client.devices.register_device(request, timeout=2.0, metadata={...})``. Methods may be
@@ -223,7 +235,7 @@ class Client:
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout if timeout and timeout > 0 else None
         frame = request_frame(method, request, timeout if deadline else None,
-                              self._default_metadata + metadata_pairs(metadata))
+                              call_metadata(self._default_metadata, metadata))
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         if not self._slots.acquire(timeout=wait):
             raise PushwireError(StatusCode.DEADLINE_EXCEEDED,

@@ -176,6 +176,14 @@ def test_another_applications_token_cannot_see_my_categories(server, client, app
     assert "OnlyMine" not in [c.name for c in theirs.categories]
 
 
+def test_a_calls_token_replaces_the_clients(server, application):
+    """The server refuses two authorization entries; a per-call token replaces the client's."""
+    with Client(server.host, server.port, timeout=10, token="not-a-token") as c:
+        expect_code({StatusCode.UNAUTHENTICATED}, c.categories.list_categories)
+        listed = c.categories.list_categories(metadata={"authorization": f"Bearer {application.access_token}"})
+        assert "YesNo" in [category.name for category in listed.categories]
+
+
 def test_track_action(client, application):
     code = application.application.code
     registered = register(client, code)
