@@ -14,6 +14,10 @@ public struct OutgoingNotification: Sendable, Equatable {
     public var expiration: Int64
     /// `apns-collapse-id`, at most 64 bytes; empty for none.
     public var collapseID: String
+    /// The device's platform (Pushwoosh device type: 1 iOS, 3 Android, …): which push service
+    /// carries it (`PushPlatform`), and what `payload` holds — an APNs payload, or for FCM the
+    /// `message` object of an HTTP v1 send request without its `token`.
+    public var deviceType: Int32
 
     /// Creates a notification.
     public init(
@@ -23,8 +27,10 @@ public struct OutgoingNotification: Sendable, Equatable {
         payload: [UInt8],
         priority: Int = 10,
         expiration: Int64 = 0,
-        collapseID: String = ""
+        collapseID: String = "",
+        deviceType: Int32 = PushPlatform.iOS
     ) {
+        self.deviceType = deviceType
         self.deliveryID = deliveryID
         self.messageCode = messageCode
         self.deviceToken = deviceToken

@@ -23,9 +23,13 @@ public final class PushwireServices: Sendable {
     ///     `https://127.0.0.1:8443`, a local APNs double); nil: each app's environment decides.
     ///   - apnsCAFile: a PEM file of CA certificates APNs connections trust instead of the system's;
     ///     TLS verification stays on either way.
+    ///   - fcmURL: replaces FCM's base URL (`https://fcm.googleapis.com`) for every application
+    ///     with FCM credentials (a local FCM double).
+    ///   - fcmCAFile: CA certificates FCM connections and OAuth2 token requests trust instead of
+    ///     the system's.
     /// - Throws: `StoreError` with a message for a person: `.cannotOpen`, `.corrupt`, `.schemaTooNew`.
     public init(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                apnsURL: String? = nil, apnsCAFile: String? = nil) throws(StoreError) {
+                apnsURL: String? = nil, apnsCAFile: String? = nil, fcmURL: String? = nil, fcmCAFile: String? = nil) throws(StoreError) {
         let store = try SQLiteStore(dataDirectory: dataDirectory)
         self.store = store
         do {
@@ -38,7 +42,8 @@ public final class PushwireServices: Sendable {
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
         messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath,
-                                             apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile))
+                                             apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile),
+                                             fcm: APNsConfiguration(baseURLOverride: fcmURL, caFile: fcmCAFile))
     }
 
     /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
@@ -100,8 +105,9 @@ public final class PushwireServices: Sendable {
 /// `apnsCAFile` point the APNs gateways elsewhere (see `PushwireServices.init`).
 /// - Throws: `StoreError` (its description is the startup error to print).
 public func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                                 apnsURL: String? = nil, apnsCAFile: String? = nil) throws(StoreError) -> PushwireServices {
+                                 apnsURL: String? = nil, apnsCAFile: String? = nil,
+                                 fcmURL: String? = nil, fcmCAFile: String? = nil) throws(StoreError) -> PushwireServices {
     try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken, sinkPath: sinkPath,
-                         apnsURL: apnsURL, apnsCAFile: apnsCAFile)
+                         apnsURL: apnsURL, apnsCAFile: apnsCAFile, fcmURL: fcmURL, fcmCAFile: fcmCAFile)
 }
 

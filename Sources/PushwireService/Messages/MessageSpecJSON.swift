@@ -30,6 +30,10 @@ enum MessageSpecJSON {
             key("badgeSet")
             out.append(contentsOf: String(set).utf8)
         }
+        if let buttons = spec.buttons, !buttons.isEmpty {
+            key("buttons")
+            appendButtons(buttons, to: &out)
+        }
         key("categoryID")
         out.append(contentsOf: String(spec.categoryID).utf8)
         key("collapseID")
@@ -73,6 +77,38 @@ enum MessageSpecJSON {
     /// Reads a stored spec (this encoding or `JSONEncoder`'s); nil when it is not one.
     static func decode(_ text: String) -> MessageSpec? {
         MessageSpecReader.read(text) ?? (try? JSONDecoder().decode(MessageSpec.self, from: Data(text.utf8)))
+    }
+
+    /// The buttons, each object's keys sorted as `JSONEncoder`'s `.sortedKeys` writes them.
+    private static func appendButtons(_ buttons: [MessageSpec.Button], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (index, button) in buttons.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: #"{"destructive":"#.utf8)
+            out.append(contentsOf: (button.destructive ? "true" : "false").utf8)
+            out.append(contentsOf: #","foreground":"#.utf8)
+            out.append(contentsOf: (button.foreground ? "true" : "false").utf8)
+            out.append(contentsOf: #","id":"#.utf8)
+            out.append(contentsOf: String(button.id).utf8)
+            out.append(contentsOf: #","inputButtonTitle":"#.utf8)
+            JSONText.appendString(button.inputButtonTitle, to: &out)
+            out.append(contentsOf: #","label":"#.utf8)
+            JSONText.appendString(button.label, to: &out)
+            out.append(contentsOf: #","labels":{"#.utf8)
+            let languages = button.labels.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (position, language) in languages.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                JSONText.appendString(language, to: &out)
+                out.append(UInt8(ascii: ":"))
+                JSONText.appendString(button.labels[language] ?? "", to: &out)
+            }
+            out.append(contentsOf: #"},"placeholder":"#.utf8)
+            JSONText.appendString(button.placeholder, to: &out)
+            out.append(contentsOf: #","textInput":"#.utf8)
+            out.append(contentsOf: (button.textInput ? "true" : "false").utf8)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
     }
 
     private static func appendTexts(_ texts: MessageSpec.Texts, to out: inout [UInt8]) {

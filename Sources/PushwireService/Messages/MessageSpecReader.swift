@@ -28,6 +28,11 @@ struct MessageSpecReader {
             guard let value = integer(), let narrow = UInt32(exactly: value), literal(",") else { return nil }
             badgeSet = narrow
         }
+        var buttons: [MessageSpec.Button]?
+        if literal(#""buttons":["#) {
+            guard let read = buttonList(), literal(",") else { return nil }
+            buttons = read
+        }
         guard literal(#""categoryID":"#), let categoryID = integer().flatMap({ UInt32(exactly: $0) }),
               literal(#","collapseID":"#), let collapseID = string(),
               literal(#","custom":{"entries":["#), let entries = customEntries(),
@@ -42,7 +47,47 @@ struct MessageSpecReader {
         return MessageSpec(
             defaultTexts: defaultTexts, localized: localized, categoryID: categoryID, badgeSet: badgeSet,
             badgeIncrement: badgeIncrement, sound: sound, threadID: threadID, interruptionLevel: interruptionLevel,
-            custom: CustomData(entries: entries), ttl: ttl, collapseID: collapseID)
+            custom: CustomData(entries: entries), ttl: ttl, collapseID: collapseID, buttons: buttons)
+    }
+
+    /// Button objects up to and including the closing `]`.
+    private mutating func buttonList() -> [MessageSpec.Button]? {
+        var buttons: [MessageSpec.Button] = []
+        if literal("]") { return buttons }
+        while true {
+            guard literal(#"{"destructive":"#), let destructive = boolean(),
+                  literal(#","foreground":"#), let foreground = boolean(),
+                  literal(#","id":"#), let id = integer().flatMap({ UInt32(exactly: $0) }),
+                  literal(#","inputButtonTitle":"#), let inputButtonTitle = string(),
+                  literal(#","label":"#), let label = string(),
+                  literal(#","labels":{"#), let labels = labelMap(),
+                  literal(#","placeholder":"#), let placeholder = string(),
+                  literal(#","textInput":"#), let textInput = boolean(),
+                  literal("}")
+            else { return nil }
+            buttons.append(MessageSpec.Button(id: id, label: label, labels: labels, foreground: foreground, destructive: destructive,
+                                              textInput: textInput, inputButtonTitle: inputButtonTitle, placeholder: placeholder))
+            if literal("]") { return buttons }
+            guard literal(",") else { return nil }
+        }
+    }
+
+    /// `"language":"label"` pairs up to and including the closing `}`.
+    private mutating func labelMap() -> [String: String]? {
+        var labels: [String: String] = [:]
+        if literal("}") { return labels }
+        while true {
+            guard let language = string(), literal(":"), let text = string() else { return nil }
+            labels[language] = text
+            if literal("}") { return labels }
+            guard literal(",") else { return nil }
+        }
+    }
+
+    private mutating func boolean() -> Bool? {
+        if literal("true") { return true }
+        if literal("false") { return false }
+        return nil
     }
 
     /// `{"key":…,"value":…}` objects up to and including the closing `]`.

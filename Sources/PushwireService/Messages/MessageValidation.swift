@@ -27,8 +27,12 @@ enum MessageValidation {
         if sendAt < nowMS - MessageLimits.pastToleranceMS {
             throw invalid(index, "send_at_ms \(n.sendAtMS) is more than \(MessageLimits.pastToleranceMS / 1000) s in the past; use 0 to send now")
         }
-        if n.iosCategoryID != 0, !categories.contains(where: { $0.categoryID == n.iosCategoryID }) {
-            throw invalid(index, "ios_category_id \(n.iosCategoryID) is not a category of this application")
+        var buttons: [MessageSpec.Button]?
+        if n.iosCategoryID != 0 {
+            guard let category = categories.first(where: { $0.categoryID == n.iosCategoryID }) else {
+                throw invalid(index, "ios_category_id \(n.iosCategoryID) is not a category of this application")
+            }
+            buttons = category.buttons.map(androidButton)
         }
         let custom: CustomData
         do throws(CustomDataError) { custom = try CustomData.parse(n.data) } catch { throw invalid(index, error.message) }
@@ -43,7 +47,7 @@ enum MessageValidation {
             defaultTexts: .init(title: n.title, subtitle: n.subtitle, body: n.content), localized: [:],
             categoryID: n.iosCategoryID, badgeSet: nil, badgeIncrement: nil, sound: n.iosSound, threadID: n.iosThreadID,
             interruptionLevel: try interruptionLevel(n.iosInterruptionLevel, index: index), custom: custom, ttl: n.iosTTL,
-            collapseID: n.iosCollapseID)
+            collapseID: n.iosCollapseID, buttons: buttons)
         switch n.iosBadge?.change {
         case .set(let value)?: spec.badgeSet = value
         case .increment(let value)?: spec.badgeIncrement = value
@@ -58,6 +62,15 @@ enum MessageValidation {
         }
         try fit(&spec, trim: n.trimToFit, index: index)
         return Checked(sendAtMS: sendAt, targeting: try targeting(n.targeting, index: index), spec: spec, transactionID: n.transactionID)
+    }
+
+    /// A category's button as Android devices get it (see `MessageSpec.Button`).
+    private static func androidButton(_ button: Button) -> MessageSpec.Button {
+        var labels: [String: String] = [:]
+        for text in button.localizedLabels { labels[text.language] = text.text }
+        return MessageSpec.Button(
+            id: button.id, label: button.label, labels: labels, foreground: button.startApplication, destructive: button.destructive,
+            textInput: button.behavior == .textInput, inputButtonTitle: button.textInputButtonTitle, placeholder: button.textInputPlaceholder)
     }
 
     /// Rejects (or trims) every language variant whose payload could exceed APNs' limit.

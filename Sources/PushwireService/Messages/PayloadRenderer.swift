@@ -28,12 +28,42 @@ struct MessageSpec: Sendable, Equatable, Codable {
     /// Seconds for `apns-expiration`, 0 for APNs' default.
     var ttl: UInt32
     var collapseID: String
+    /// The category's buttons as they were when the message was created: Android devices get
+    /// them in the FCM message's data (`FCMPayloadRenderer`), since Android has no registered
+    /// categories. Nil or empty without a category.
+    var buttons: [Button]? = nil
+
+    /// One button of the message's category, for Android.
+    struct Button: Sendable, Equatable, Codable {
+        /// The action identifier the device reports (as a decimal string).
+        var id: UInt32
+        /// The default label, and labels by language.
+        var label: String
+        var labels: [String: String]
+        /// Brings the app to the foreground (`start_application`).
+        var foreground: Bool
+        var destructive: Bool
+        /// A text-input button, with its send button's title and its field's placeholder.
+        var textInput: Bool
+        var inputButtonTitle: String
+        var placeholder: String
+
+        /// The label a device in `language` sees.
+        func label(language: String) -> String { labels[language] ?? label }
+    }
 
     /// The texts a device in `language` sees.
     func texts(language: String) -> Texts { localized[language] ?? defaultTexts }
 
     /// The key of the texts a device in `language` sees ("" for the default): the render cache key.
     func variant(language: String) -> String { localized[language] == nil ? "" : language }
+
+    /// `variant(language:)`, telling apart the languages a button has a label in as well when
+    /// `buttons` (the Android rendering carries the labels).
+    func variant(language: String, buttons: Bool) -> String {
+        guard buttons, let list = self.buttons, list.contains(where: { $0.labels[language] != nil }) else { return variant(language: language) }
+        return language
+    }
 
     /// The badge a device shows after this message, given what it showed; nil to leave it alone.
     func badge(after current: Int64) -> Int64? {

@@ -958,6 +958,85 @@ extension ButtonTapCount: CStructBacked {
     }
 }
 
+/// The counts of one platform's devices (device type) of a message.
+public struct PlatformCount: WireMessage, Hashable {
+    /// The `device_type` field.
+    public var deviceType: DeviceType = .init()
+    /// The `targeted` field.
+    public var targeted: UInt64 = 0
+    /// The `sent` field.
+    public var sent: UInt64 = 0
+    /// The `failed` field.
+    public var failed: UInt64 = 0
+    /// The `invalid_tokens` field.
+    public var invalidTokens: UInt64 = 0
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        deviceType: DeviceType = .init(),
+        targeted: UInt64 = 0,
+        sent: UInt64 = 0,
+        failed: UInt64 = 0,
+        invalidTokens: UInt64 = 0
+    ) {
+        self.deviceType = deviceType
+        self.targeted = targeted
+        self.sent = sent
+        self.failed = failed
+        self.invalidTokens = invalidTokens
+    }
+
+    /// `pushwire.v1.PlatformCount`.
+    public static let protoName = "pushwire.v1.PlatformCount"
+
+    /// protoc-c's descriptor of `pushwire.v1.PlatformCount`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__PlatformCount.self, pushwire__v1__platform_count__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.PlatformCount`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.PlatformCount`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension PlatformCount: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__PlatformCount>) {
+        deviceType = DeviceType(rawValue: Int32(truncatingIfNeeded: c.pointee.device_type.rawValue))
+        targeted = c.pointee.targeted
+        sent = c.pointee.sent
+        failed = c.pointee.failed
+        invalidTokens = c.pointee.invalid_tokens
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__PlatformCount> {
+        let c = arena.message(Pushwire__V1__PlatformCount.self, pushwire__v1__platform_count__init)
+        c.pointee.device_type = .init(rawValue: .init(truncatingIfNeeded: deviceType.rawValue))
+        c.pointee.targeted = targeted
+        c.pointee.sent = sent
+        c.pointee.failed = failed
+        c.pointee.invalid_tokens = invalidTokens
+        return c
+    }
+}
+
 /// The response of `Messages.GetMessageDetails`.
 public struct GetMessageDetailsResponse: WireMessage, Hashable {
     /// The `message_code` field.
@@ -982,6 +1061,8 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
     public var opened: UInt64 = 0
     /// Taps per button of the category.
     public var taps: [ButtonTapCount] = []
+    /// The counts above (but opened and taps) per platform, in device type order.
+    public var platforms: [PlatformCount] = []
 
     /// The message with every field at its default.
     public init() {}
@@ -998,7 +1079,8 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
         invalidTokens: UInt64 = 0,
         failures: [FailureCount] = [],
         opened: UInt64 = 0,
-        taps: [ButtonTapCount] = []
+        taps: [ButtonTapCount] = [],
+        platforms: [PlatformCount] = []
     ) {
         self.messageCode = messageCode
         self.status = status
@@ -1011,6 +1093,7 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
         self.failures = failures
         self.opened = opened
         self.taps = taps
+        self.platforms = platforms
     }
 
     /// `pushwire.v1.GetMessageDetailsResponse`.
@@ -1054,6 +1137,7 @@ extension GetMessageDetailsResponse: CStructBacked {
         failures = WireLift.messages(c.pointee.n_failures, c.pointee.failures)
         opened = c.pointee.opened
         taps = WireLift.messages(c.pointee.n_taps, c.pointee.taps)
+        platforms = WireLift.messages(c.pointee.n_platforms, c.pointee.platforms)
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__GetMessageDetailsResponse> {
@@ -1071,6 +1155,8 @@ extension GetMessageDetailsResponse: CStructBacked {
         c.pointee.opened = opened
         c.pointee.n_taps = taps.count
         c.pointee.taps = arena.messages(taps)
+        c.pointee.n_platforms = platforms.count
+        c.pointee.platforms = arena.messages(platforms)
         return c
     }
 }

@@ -503,6 +503,51 @@ void   pushwire__v1__button_tap_count__free_unpacked
   assert(message->base.descriptor == &pushwire__v1__button_tap_count__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushwire__v1__platform_count__init
+                     (Pushwire__V1__PlatformCount         *message)
+{
+  static const Pushwire__V1__PlatformCount init_value = PUSHWIRE__V1__PLATFORM_COUNT__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__platform_count__get_packed_size
+                     (const Pushwire__V1__PlatformCount *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__platform_count__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__platform_count__pack
+                     (const Pushwire__V1__PlatformCount *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__platform_count__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__platform_count__pack_to_buffer
+                     (const Pushwire__V1__PlatformCount *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__platform_count__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__PlatformCount *
+       pushwire__v1__platform_count__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__PlatformCount *)
+     protobuf_c_message_unpack (&pushwire__v1__platform_count__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__platform_count__free_unpacked
+                     (Pushwire__V1__PlatformCount *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__platform_count__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   pushwire__v1__get_message_details_response__init
                      (Pushwire__V1__GetMessageDetailsResponse         *message)
 {
@@ -1297,7 +1342,97 @@ const ProtobufCMessageDescriptor pushwire__v1__button_tap_count__descriptor =
   (ProtobufCMessageInit) pushwire__v1__button_tap_count__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response__field_descriptors[11] =
+static const ProtobufCFieldDescriptor pushwire__v1__platform_count__field_descriptors[5] =
+{
+  {
+    "device_type",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, device_type),
+    &pushwire__v1__device_type__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "targeted",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, targeted),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sent",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, sent),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "failed",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, failed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "invalid_tokens",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, invalid_tokens),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__platform_count__field_indices_by_name[] = {
+  0,   /* field[0] = device_type */
+  3,   /* field[3] = failed */
+  4,   /* field[4] = invalid_tokens */
+  2,   /* field[2] = sent */
+  1,   /* field[1] = targeted */
+};
+static const ProtobufCIntRange pushwire__v1__platform_count__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__platform_count__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.PlatformCount",
+  "PlatformCount",
+  "Pushwire__V1__PlatformCount",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__PlatformCount),
+  5,
+  pushwire__v1__platform_count__field_descriptors,
+  pushwire__v1__platform_count__field_indices_by_name,
+  1,  pushwire__v1__platform_count__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__platform_count__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response__field_descriptors[12] =
 {
   {
     "message_code",
@@ -1431,6 +1566,18 @@ static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "platforms",
+    12,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushwire__V1__GetMessageDetailsResponse, n_platforms),
+    offsetof(Pushwire__V1__GetMessageDetailsResponse, platforms),
+    &pushwire__v1__platform_count__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__get_message_details_response__field_indices_by_name[] = {
   6,   /* field[6] = failed */
@@ -1439,6 +1586,7 @@ static const unsigned pushwire__v1__get_message_details_response__field_indices_
   3,   /* field[3] = ios_category_id */
   0,   /* field[0] = message_code */
   9,   /* field[9] = opened */
+  11,   /* field[11] = platforms */
   2,   /* field[2] = send_at_ms */
   5,   /* field[5] = sent */
   1,   /* field[1] = status */
@@ -1448,7 +1596,7 @@ static const unsigned pushwire__v1__get_message_details_response__field_indices_
 static const ProtobufCIntRange pushwire__v1__get_message_details_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__descriptor =
 {
@@ -1458,7 +1606,7 @@ const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__des
   "Pushwire__V1__GetMessageDetailsResponse",
   "pushwire.v1",
   sizeof(Pushwire__V1__GetMessageDetailsResponse),
-  11,
+  12,
   pushwire__v1__get_message_details_response__field_descriptors,
   pushwire__v1__get_message_details_response__field_indices_by_name,
   1,  pushwire__v1__get_message_details_response__number_ranges,

@@ -28,6 +28,7 @@ typedef struct Pushwire__V1__DeleteMessageResponse Pushwire__V1__DeleteMessageRe
 typedef struct Pushwire__V1__GetMessageDetailsRequest Pushwire__V1__GetMessageDetailsRequest;
 typedef struct Pushwire__V1__FailureCount Pushwire__V1__FailureCount;
 typedef struct Pushwire__V1__ButtonTapCount Pushwire__V1__ButtonTapCount;
+typedef struct Pushwire__V1__PlatformCount Pushwire__V1__PlatformCount;
 typedef struct Pushwire__V1__GetMessageDetailsResponse Pushwire__V1__GetMessageDetailsResponse;
 
 
@@ -354,6 +355,23 @@ struct  Pushwire__V1__ButtonTapCount
     , 0, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * The counts of one platform's devices (device type) of a message.
+ */
+struct  Pushwire__V1__PlatformCount
+{
+  ProtobufCMessage base;
+  Pushwire__V1__DeviceType device_type;
+  uint64_t targeted;
+  uint64_t sent;
+  uint64_t failed;
+  uint64_t invalid_tokens;
+};
+#define PUSHWIRE__V1__PLATFORM_COUNT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__platform_count__descriptor) \
+    , PUSHWIRE__V1__DEVICE_TYPE__DEVICE_TYPE_UNSPECIFIED, 0, 0, 0, 0 }
+
+
 struct  Pushwire__V1__GetMessageDetailsResponse
 {
   ProtobufCMessage base;
@@ -394,10 +412,15 @@ struct  Pushwire__V1__GetMessageDetailsResponse
    */
   size_t n_taps;
   Pushwire__V1__ButtonTapCount **taps;
+  /*
+   * The counts above (but opened and taps) per platform, in device type order.
+   */
+  size_t n_platforms;
+  Pushwire__V1__PlatformCount **platforms;
 };
 #define PUSHWIRE__V1__GET_MESSAGE_DETAILS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__get_message_details_response__descriptor) \
-    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0,NULL }
+    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL }
 
 
 /* Pushwire__V1__Badge methods */
@@ -609,6 +632,25 @@ Pushwire__V1__ButtonTapCount *
 void   pushwire__v1__button_tap_count__free_unpacked
                      (Pushwire__V1__ButtonTapCount *message,
                       ProtobufCAllocator *allocator);
+/* Pushwire__V1__PlatformCount methods */
+void   pushwire__v1__platform_count__init
+                     (Pushwire__V1__PlatformCount         *message);
+size_t pushwire__v1__platform_count__get_packed_size
+                     (const Pushwire__V1__PlatformCount   *message);
+size_t pushwire__v1__platform_count__pack
+                     (const Pushwire__V1__PlatformCount   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__platform_count__pack_to_buffer
+                     (const Pushwire__V1__PlatformCount   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__PlatformCount *
+       pushwire__v1__platform_count__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__platform_count__free_unpacked
+                     (Pushwire__V1__PlatformCount *message,
+                      ProtobufCAllocator *allocator);
 /* Pushwire__V1__GetMessageDetailsResponse methods */
 void   pushwire__v1__get_message_details_response__init
                      (Pushwire__V1__GetMessageDetailsResponse         *message);
@@ -662,6 +704,9 @@ typedef void (*Pushwire__V1__FailureCount_Closure)
                   void *closure_data);
 typedef void (*Pushwire__V1__ButtonTapCount_Closure)
                  (const Pushwire__V1__ButtonTapCount *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__PlatformCount_Closure)
+                 (const Pushwire__V1__PlatformCount *message,
                   void *closure_data);
 typedef void (*Pushwire__V1__GetMessageDetailsResponse_Closure)
                  (const Pushwire__V1__GetMessageDetailsResponse *message,
@@ -725,6 +770,7 @@ extern const ProtobufCMessageDescriptor pushwire__v1__delete_message_response__d
 extern const ProtobufCMessageDescriptor pushwire__v1__get_message_details_request__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__failure_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__button_tap_count__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__platform_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__descriptor;
 extern const ProtobufCServiceDescriptor pushwire__v1__messages__descriptor;
 
