@@ -44,16 +44,17 @@ enum FCMPayloadRenderer {
         JSONText.appendString(PayloadRenderer.messageCodeKey, to: &out)
         out.append(UInt8(ascii: ":"))
         JSONText.appendString(messageCode, to: &out)
+        // A background notification has no texts or category: the app is only woken.
         if !texts.title.isEmpty { field("pw_title", texts.title) }
         if !texts.subtitle.isEmpty { field("pw_subtitle", texts.subtitle) }
-        field("pw_body", texts.body)
+        if !spec.isBackground { field("pw_body", texts.body) }
         if spec.categoryID != 0 {
             field("pw_category", String(spec.categoryID))
             field("pw_buttons", String(decoding: buttons(spec.buttons ?? [], language: language), as: UTF8.self))
         }
         out.append(contentsOf: #"},"android":{"priority":"#.utf8)
-        // As APNs priority 5 for passive notifications: FCM may then batch them to save power.
-        out.append(contentsOf: (spec.interruptionLevel == "passive" ? #""NORMAL""# : #""HIGH""#).utf8)
+        // As APNs priority 5 or 1 (passive, background): FCM may then batch them to save power.
+        out.append(contentsOf: (spec.priority < 10 ? #""NORMAL""# : #""HIGH""#).utf8)
         if spec.ttl != 0 {
             out.append(contentsOf: #","ttl":""#.utf8)
             out.append(contentsOf: String(spec.ttl).utf8)

@@ -241,9 +241,9 @@ struct FanOut {
     func outgoing(_ id: UInt64, token: String, payload: [UInt8], spec: MessageSpec, deviceType: Int32) -> OutgoingNotification {
         OutgoingNotification(
             deliveryID: id, messageCode: message.code, deviceToken: token, payload: payload,
-            priority: spec.interruptionLevel == "passive" ? 5 : 10,
+            priority: spec.priority,
             expiration: spec.ttl == 0 ? 0 : message.sendAtMS / 1000 + Int64(spec.ttl),
-            collapseID: spec.collapseID, deviceType: deviceType)
+            collapseID: spec.collapseID, deviceType: deviceType, pushType: spec.isBackground ? "background" : "alert")
     }
 
     /// Turns the gateway's outcomes into results to record (with the next step) and retries.

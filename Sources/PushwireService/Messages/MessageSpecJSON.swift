@@ -21,7 +21,15 @@ enum MessageSpecJSON {
             name.withUTF8Buffer { out.append(contentsOf: $0) }
             out.append(contentsOf: #"":"#.utf8)
         }
-        // Sorted by key, as JSONEncoder's `.sortedKeys` wrote them.
+        // Sorted by key, as JSONEncoder's `.sortedKeys` wrote them; nil optionals left out, as it does.
+        if let priority = spec.apnsPriority {
+            key("apnsPriority")
+            out.append(contentsOf: String(priority).utf8)
+        }
+        if let background = spec.background {
+            key("background")
+            out.append(contentsOf: (background ? "true" : "false").utf8)
+        }
         if let increment = spec.badgeIncrement {
             key("badgeIncrement")
             out.append(contentsOf: String(increment).utf8)
@@ -51,6 +59,10 @@ enum MessageSpecJSON {
         out.append(contentsOf: "]}".utf8)
         key("defaultTexts")
         appendTexts(spec.defaultTexts, to: &out)
+        if let criteria = spec.filterCriteria {
+            key("filterCriteria")
+            JSONText.appendString(criteria, to: &out)
+        }
         key("interruptionLevel")
         JSONText.appendString(spec.interruptionLevel, to: &out)
         key("localized")
@@ -64,8 +76,20 @@ enum MessageSpecJSON {
             appendTexts(texts, to: &out)
         }
         out.append(UInt8(ascii: "}"))
+        if let mutable = spec.mutableContent {
+            key("mutableContent")
+            out.append(contentsOf: (mutable ? "true" : "false").utf8)
+        }
+        if let score = spec.relevanceScore {
+            key("relevanceScore")
+            out.append(contentsOf: PayloadRenderer.scoreText(score).utf8)
+        }
         key("sound")
         JSONText.appendString(spec.sound, to: &out)
+        if let target = spec.targetContentID {
+            key("targetContentID")
+            JSONText.appendString(target, to: &out)
+        }
         key("threadID")
         JSONText.appendString(spec.threadID, to: &out)
         key("ttl")

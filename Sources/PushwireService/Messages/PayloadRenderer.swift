@@ -32,6 +32,30 @@ struct MessageSpec: Sendable, Equatable, Codable {
     /// them in the FCM message's data (`FCMPayloadRenderer`), since Android has no registered
     /// categories. Nil or empty without a category.
     var buttons: [Button]? = nil
+    /// A background (silent) notification: `content-available`, no alert, `apns-push-type:
+    /// background`. Nil for an alert. (The APNs fields below are nil when not set, so that the
+    /// stored spec of a notification without them is what it was before they existed.)
+    var background: Bool? = nil
+    /// `aps.mutable-content`.
+    var mutableContent: Bool? = nil
+    /// `apns-priority` as the notification chose it (10, 5 or 1); nil for the default.
+    var apnsPriority: UInt32? = nil
+    /// `aps.relevance-score`, 0–1.
+    var relevanceScore: Double? = nil
+    /// `aps.filter-criteria`.
+    var filterCriteria: String? = nil
+    /// `aps.target-content-id`.
+    var targetContentID: String? = nil
+
+    /// Whether it is a background notification.
+    var isBackground: Bool { background ?? false }
+
+    /// The `apns-priority` it is sent with: as chosen, else 5 for background and passive
+    /// notifications, 10 for the others.
+    var priority: Int {
+        if let apnsPriority { return Int(apnsPriority) }
+        return isBackground || interruptionLevel == "passive" ? 5 : 10
+    }
 
     /// One button of the message's category, for Android.
     struct Button: Sendable, Equatable, Codable {
@@ -75,8 +99,9 @@ struct MessageSpec: Sendable, Equatable, Codable {
 
 /// Renders APNs payloads byte for byte, keys in a fixed order:
 /// `{"aps":{"alert":{"title","subtitle","body"},"badge","sound","thread-id","category",
-/// "interruption-level"},<custom keys, sorted>,"pw_msg":"<message code>"}` — empty optional fields
-/// are left out. The same inputs always give the same bytes (golden tests rely on it).
+/// "interruption-level","relevance-score","filter-criteria","target-content-id","mutable-content"},
+/// <custom keys, sorted>,"pw_msg":"<message code>"}` — empty optional fields are left out; a
+/// background notification's `aps` is `{"content-available":1}`. The same inputs always give the same bytes (golden tests rely on it).
 enum PayloadRenderer {
     /// The root key carrying the message code, which TrackAction reports back.
     static let messageCodeKey = "pw_msg"
@@ -85,6 +110,12 @@ enum PayloadRenderer {
     static func render(_ spec: MessageSpec, texts: MessageSpec.Texts, badge: Int64?, messageCode: String) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + texts.body.utf8.count + texts.title.utf8.count)
+        if spec.isBackground {
+            // Silent: no alert, sound or badge (CreateMessage refused them).
+            out.append(contentsOf: #"{"aps":{"content-available":1}"#.utf8)
+            appendRoot(spec, messageCode: messageCode, to: &out)
+            return out
+        }
         out.append(contentsOf: #"{"aps":{"alert":{"#.utf8)
         var first = true
         func field(_ key: String, _ value: String) {
@@ -111,7 +142,25 @@ enum PayloadRenderer {
         field("thread-id", spec.threadID)
         if spec.categoryID != 0 { field("category", String(spec.categoryID)) }
         field("interruption-level", spec.interruptionLevel)
+        if let score = spec.relevanceScore {
+            out.append(contentsOf: #","relevance-score":"#.utf8)
+            out.append(contentsOf: scoreText(score).utf8)
+        }
+        field("filter-criteria", spec.filterCriteria ?? "")
+        field("target-content-id", spec.targetContentID ?? "")
+        if spec.mutableContent == true { out.append(contentsOf: #","mutable-content":1"#.utf8) }
         out.append(UInt8(ascii: "}"))
+        appendRoot(spec, messageCode: messageCode, to: &out)
+        return out
+    }
+
+    /// A relevance score as JSON: the shortest decimal that reads back as the same Double.
+    static func scoreText(_ score: Double) -> String {
+        score == score.rounded() ? String(Int(score)) : String(score)
+    }
+
+    /// The custom keys and `pw_msg` after `aps`, and the closing brace.
+    private static func appendRoot(_ spec: MessageSpec, messageCode: String, to out: inout [UInt8]) {
         for entry in spec.custom.entries {
             out.append(UInt8(ascii: ","))
             JSONText.appendString(entry.key, to: &out)
@@ -123,7 +172,6 @@ enum PayloadRenderer {
         out.append(UInt8(ascii: ":"))
         JSONText.appendString(messageCode, to: &out)
         out.append(UInt8(ascii: "}"))
-        return out
     }
 
     /// The widest badge a payload can carry (UInt32.max), used to size payloads before the badge is known.

@@ -58,6 +58,54 @@ public enum InterruptionLevel: RawRepresentable, CaseIterable, Sendable, Hashabl
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
+/// What kind of APNs push a notification is (`apns-push-type`).
+///
+/// proto3 enums are open: a value this version does not know decodes as `.unrecognized` and
+/// encodes back unchanged.
+public enum ApnsPushType: RawRepresentable, CaseIterable, Sendable, Hashable {
+    /// An alert (the default).
+    case unspecified
+    /// Shows an alert, plays a sound or badges the icon.
+    case alert
+    /// Silent: wakes the app in the background (`content-available`), sent at priority 5. It may
+    /// carry no content, title, subtitle, badge, sound, category or interruption level.
+    case background
+    /// A value this version does not know.
+    case unrecognized(Int32)
+
+    /// The known values.
+    public static let allCases: [ApnsPushType] = [.unspecified, .alert, .background]
+
+    /// The default: `.unspecified`.
+    public init() { self = .unspecified }
+
+    /// The enum for a wire value; a value this version does not know becomes `.unrecognized`.
+    public init(rawValue: Int32) {
+        switch rawValue {
+        case 0: self = .unspecified
+        case 1: self = .alert
+        case 2: self = .background
+        default: self = .unrecognized(rawValue)
+        }
+    }
+
+    /// The wire value.
+    public var rawValue: Int32 {
+        switch self {
+        case .unspecified: return 0
+        case .alert: return 1
+        case .background: return 2
+        case .unrecognized(let value): return value
+        }
+    }
+
+    /// Equal when the wire values are: `.unrecognized(2)` equals `.background`.
+    public static func == (lhs: ApnsPushType, rhs: ApnsPushType) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    /// Hashes the wire value.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+}
+
 /// Comparison used by a tag condition.
 ///
 /// proto3 enums are open: a value this version does not know decodes as `.unrecognized` and
@@ -401,7 +449,7 @@ extension Targeting: CStructBacked {
 public struct Notification: WireMessage, Hashable {
     /// When to send, in milliseconds since 1970-01-01T00:00:00Z; 0 means now.
     public var sendAtMS: Int64 = 0
-    /// The body in the default language; non-empty.
+    /// The body in the default language; non-empty (empty for a background notification).
     public var content: String = ""
     /// The body in other languages, chosen by each device's language.
     public var localizedContent: [LocalizedText] = []
@@ -435,6 +483,21 @@ public struct Notification: WireMessage, Hashable {
     public var iosCollapseID: String = ""
     /// When the payload would exceed 4096 bytes: trim the body to fit instead of rejecting it.
     public var trimToFit: Bool = false
+    /// Alert (default) or background; see ApnsPushType.
+    public var iosPushType: ApnsPushType = .init()
+    /// `aps.mutable-content`: the app's Notification Service Extension may change the notification
+    /// before it is shown (e.g. download an image whose URL travels in `data`). Alerts only.
+    public var iosMutableContent: Bool = false
+    /// `apns-priority`: 10 (at once), 5 (when the device saves power) or 1 (lowest); 0 chooses 10,
+    /// or 5 for a background or passive notification. A background notification takes only 5.
+    public var iosPriority: UInt32 = 0
+    /// `aps.relevance-score`, 0–1: how the system ranks it in the notification summary; 0 leaves
+    /// it out.
+    public var iosRelevanceScore: Double = 0
+    /// `aps.filter-criteria`: the Focus filter it belongs to (at most 256 bytes).
+    public var iosFilterCriteria: String = ""
+    /// `aps.target-content-id`: the window or content the app brings forward (at most 256 bytes).
+    public var iosTargetContentID: String = ""
 
     /// The message with every field at its default.
     public init() {}
@@ -458,7 +521,13 @@ public struct Notification: WireMessage, Hashable {
         targeting: Targeting? = nil,
         transactionID: String = "",
         iosCollapseID: String = "",
-        trimToFit: Bool = false
+        trimToFit: Bool = false,
+        iosPushType: ApnsPushType = .init(),
+        iosMutableContent: Bool = false,
+        iosPriority: UInt32 = 0,
+        iosRelevanceScore: Double = 0,
+        iosFilterCriteria: String = "",
+        iosTargetContentID: String = ""
     ) {
         self.sendAtMS = sendAtMS
         self.content = content
@@ -478,6 +547,12 @@ public struct Notification: WireMessage, Hashable {
         self.transactionID = transactionID
         self.iosCollapseID = iosCollapseID
         self.trimToFit = trimToFit
+        self.iosPushType = iosPushType
+        self.iosMutableContent = iosMutableContent
+        self.iosPriority = iosPriority
+        self.iosRelevanceScore = iosRelevanceScore
+        self.iosFilterCriteria = iosFilterCriteria
+        self.iosTargetContentID = iosTargetContentID
     }
 
     /// `pushwire.v1.Notification`.
@@ -528,6 +603,12 @@ extension Notification: CStructBacked {
         transactionID = WireLift.string(c.pointee.transaction_id)
         iosCollapseID = WireLift.string(c.pointee.ios_collapse_id)
         trimToFit = c.pointee.trim_to_fit != 0
+        iosPushType = ApnsPushType(rawValue: Int32(truncatingIfNeeded: c.pointee.ios_push_type.rawValue))
+        iosMutableContent = c.pointee.ios_mutable_content != 0
+        iosPriority = c.pointee.ios_priority
+        iosRelevanceScore = c.pointee.ios_relevance_score
+        iosFilterCriteria = WireLift.string(c.pointee.ios_filter_criteria)
+        iosTargetContentID = WireLift.string(c.pointee.ios_target_content_id)
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__Notification> {
@@ -553,6 +634,12 @@ extension Notification: CStructBacked {
         c.pointee.transaction_id = arena.string(transactionID)
         c.pointee.ios_collapse_id = arena.string(iosCollapseID)
         c.pointee.trim_to_fit = trimToFit ? 1 : 0
+        c.pointee.ios_push_type = .init(rawValue: .init(truncatingIfNeeded: iosPushType.rawValue))
+        c.pointee.ios_mutable_content = iosMutableContent ? 1 : 0
+        c.pointee.ios_priority = iosPriority
+        c.pointee.ios_relevance_score = iosRelevanceScore
+        c.pointee.ios_filter_criteria = arena.string(iosFilterCriteria)
+        c.pointee.ios_target_content_id = arena.string(iosTargetContentID)
         return c
     }
 }

@@ -785,7 +785,7 @@ const ProtobufCMessageDescriptor pushwire__v1__targeting__descriptor =
   (ProtobufCMessageInit) pushwire__v1__targeting__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__notification__field_descriptors[18] =
+static const ProtobufCFieldDescriptor pushwire__v1__notification__field_descriptors[24] =
 {
   {
     "send_at_ms",
@@ -1003,6 +1003,78 @@ static const ProtobufCFieldDescriptor pushwire__v1__notification__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "ios_push_type",
+    19,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_push_type),
+    &pushwire__v1__apns_push_type__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_mutable_content",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_mutable_content),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_priority",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_priority),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_relevance_score",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_relevance_score),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_filter_criteria",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_filter_criteria),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_target_content_id",
+    24,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_target_content_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__notification__field_indices_by_name[] = {
   1,   /* field[1] = content */
@@ -1010,8 +1082,14 @@ static const unsigned pushwire__v1__notification__field_indices_by_name[] = {
   8,   /* field[8] = ios_badge */
   7,   /* field[7] = ios_category_id */
   16,   /* field[16] = ios_collapse_id */
+  22,   /* field[22] = ios_filter_criteria */
   12,   /* field[12] = ios_interruption_level */
+  19,   /* field[19] = ios_mutable_content */
+  20,   /* field[20] = ios_priority */
+  18,   /* field[18] = ios_push_type */
+  21,   /* field[21] = ios_relevance_score */
   9,   /* field[9] = ios_sound */
+  23,   /* field[23] = ios_target_content_id */
   11,   /* field[11] = ios_thread_id */
   10,   /* field[10] = ios_ttl */
   2,   /* field[2] = localized_content */
@@ -1027,7 +1105,7 @@ static const unsigned pushwire__v1__notification__field_indices_by_name[] = {
 static const ProtobufCIntRange pushwire__v1__notification__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 18 }
+  { 0, 24 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__notification__descriptor =
 {
@@ -1037,7 +1115,7 @@ const ProtobufCMessageDescriptor pushwire__v1__notification__descriptor =
   "Pushwire__V1__Notification",
   "pushwire.v1",
   sizeof(Pushwire__V1__Notification),
-  18,
+  24,
   pushwire__v1__notification__field_descriptors,
   pushwire__v1__notification__field_indices_by_name,
   1,  pushwire__v1__notification__number_ranges,
@@ -1645,6 +1723,36 @@ const ProtobufCEnumDescriptor pushwire__v1__interruption_level__descriptor =
   pushwire__v1__interruption_level__enum_values_by_name,
   1,
   pushwire__v1__interruption_level__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue pushwire__v1__apns_push_type__enum_values_by_number[3] =
+{
+  { "APNS_PUSH_TYPE_UNSPECIFIED", "PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_UNSPECIFIED", 0 },
+  { "APNS_PUSH_TYPE_ALERT", "PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_ALERT", 1 },
+  { "APNS_PUSH_TYPE_BACKGROUND", "PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_BACKGROUND", 2 },
+};
+static const ProtobufCIntRange pushwire__v1__apns_push_type__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex pushwire__v1__apns_push_type__enum_values_by_name[3] =
+{
+  { "APNS_PUSH_TYPE_ALERT", 1 },
+  { "APNS_PUSH_TYPE_BACKGROUND", 2 },
+  { "APNS_PUSH_TYPE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor pushwire__v1__apns_push_type__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "pushwire.v1.ApnsPushType",
+  "ApnsPushType",
+  "Pushwire__V1__ApnsPushType",
+  "pushwire.v1",
+  3,
+  pushwire__v1__apns_push_type__enum_values_by_number,
+  3,
+  pushwire__v1__apns_push_type__enum_values_by_name,
+  1,
+  pushwire__v1__apns_push_type__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
 static const ProtobufCEnumValue pushwire__v1__condition_operator__enum_values_by_number[6] =

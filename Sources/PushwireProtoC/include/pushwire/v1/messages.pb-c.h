@@ -46,6 +46,25 @@ typedef enum _Pushwire__V1__InterruptionLevel {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHWIRE__V1__INTERRUPTION_LEVEL)
 } Pushwire__V1__InterruptionLevel;
 /*
+ * What kind of APNs push a notification is (`apns-push-type`).
+ */
+typedef enum _Pushwire__V1__ApnsPushType {
+  /*
+   * An alert (the default).
+   */
+  PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_UNSPECIFIED = 0,
+  /*
+   * Shows an alert, plays a sound or badges the icon.
+   */
+  PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_ALERT = 1,
+  /*
+   * Silent: wakes the app in the background (`content-available`), sent at priority 5. It may
+   * carry no content, title, subtitle, badge, sound, category or interruption level.
+   */
+  PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_BACKGROUND = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHWIRE__V1__APNS_PUSH_TYPE)
+} Pushwire__V1__ApnsPushType;
+/*
  * Comparison used by a tag condition.
  */
 typedef enum _Pushwire__V1__ConditionOperator {
@@ -194,7 +213,7 @@ struct  Pushwire__V1__Notification
    */
   int64_t send_at_ms;
   /*
-   * The body in the default language; non-empty.
+   * The body in the default language; non-empty (empty for a background notification).
    */
   char *content;
   /*
@@ -255,10 +274,37 @@ struct  Pushwire__V1__Notification
    * When the payload would exceed 4096 bytes: trim the body to fit instead of rejecting it.
    */
   protobuf_c_boolean trim_to_fit;
+  /*
+   * Alert (default) or background; see ApnsPushType.
+   */
+  Pushwire__V1__ApnsPushType ios_push_type;
+  /*
+   * `aps.mutable-content`: the app's Notification Service Extension may change the notification
+   * before it is shown (e.g. download an image whose URL travels in `data`). Alerts only.
+   */
+  protobuf_c_boolean ios_mutable_content;
+  /*
+   * `apns-priority`: 10 (at once), 5 (when the device saves power) or 1 (lowest); 0 chooses 10,
+   * or 5 for a background or passive notification. A background notification takes only 5.
+   */
+  uint32_t ios_priority;
+  /*
+   * `aps.relevance-score`, 0–1: how the system ranks it in the notification summary; 0 leaves
+   * it out.
+   */
+  double ios_relevance_score;
+  /*
+   * `aps.filter-criteria`: the Focus filter it belongs to (at most 256 bytes).
+   */
+  char *ios_filter_criteria;
+  /*
+   * `aps.target-content-id`: the window or content the app brings forward (at most 256 bytes).
+   */
+  char *ios_target_content_id;
 };
 #define PUSHWIRE__V1__NOTIFICATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__notification__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0, NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, PUSHWIRE__V1__INTERRUPTION_LEVEL__INTERRUPTION_LEVEL_UNSPECIFIED, (char *)protobuf_c_empty_string, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , 0, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0, NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, PUSHWIRE__V1__INTERRUPTION_LEVEL__INTERRUPTION_LEVEL_UNSPECIFIED, (char *)protobuf_c_empty_string, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_UNSPECIFIED, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushwire__V1__CreateMessageRequest
@@ -757,6 +803,7 @@ void pushwire__v1__messages__get_message_details(ProtobufCService *service,
 /* --- descriptors --- */
 
 extern const ProtobufCEnumDescriptor    pushwire__v1__interruption_level__descriptor;
+extern const ProtobufCEnumDescriptor    pushwire__v1__apns_push_type__descriptor;
 extern const ProtobufCEnumDescriptor    pushwire__v1__condition_operator__descriptor;
 extern const ProtobufCEnumDescriptor    pushwire__v1__message_status__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__badge__descriptor;
