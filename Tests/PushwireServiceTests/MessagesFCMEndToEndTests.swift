@@ -318,6 +318,40 @@ final class MessagesFCMEndToEndTests: XCTestCase {
         XCTAssertEqual(fcm.sends().compactMap { $0["token"] as? String }, [Self.androidToken(0)])
     }
 
+    /// An FCM gateway that cannot be created (its CA file stopped loading after pushwired checked
+    /// it) fails the Android deliveries with a reason; the application's APNs gateway is kept
+    /// meanwhile (the same connections message after message), not made again with each message.
+    func testAnUnavailableFCMGatewayLeavesTheAPNsGatewayAlone() throws {
+        let apns = try APNsDouble()
+        let fcm = try FCMDouble()
+        let caFile = Self.temporaryPath("pushwire-fcm-ca") + ".pem"
+        try FileManager.default.copyItem(atPath: try APNsDouble.caFile(), toPath: caFile)
+        defer { try? FileManager.default.removeItem(atPath: caFile) }
+        guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
+        let (process, port) = try CrashRecoveryTests.startServer(
+            path, dataDirectory: Self.temporaryPath("pushwire-fcm-e2e"), adminToken: Self.adminToken,
+            extraArguments: ["--fcm-url", fcm.baseURL, "--fcm-ca-file", caFile, "--apns-url", apns.baseURL, "--apns-ca-file", try APNsDouble.caFile()])
+        var server = Server(process: process, client: try RawClient(port: port), dataDirectory: "")
+        defer { server.stop() }
+        let (code, token) = try createApplication(&server, apns: true, fcm: fcm)
+        try register([("ios", Self.iosToken(0), .ios, "en"), ("android", Self.androidToken(0), .android, "en")],
+                     application: code, on: &server)
+        try Data("no longer a certificate\n".utf8).write(to: URL(fileURLWithPath: caFile))
+        for round in 0..<3 {
+            var notification = PushwireWire.Notification()
+            notification.content = "Round \(round)"
+            let details = try details(try createMessage(notification, &server, token: token), &server, token: token)
+            XCTAssertEqual(details.sent, 1)
+            XCTAssertEqual(failures(details), ["FCMGatewayUnavailable": 1])
+        }
+        XCTAssertTrue(fcm.sends().isEmpty)
+        // The gateway spreads notifications over its 2 connections in turn: a kept gateway uses
+        // connections 1, 2, 1; one made again per message would open a third.
+        let connections = apns.records().compactMap { $0["connection"] as? Int }
+        XCTAssertEqual(connections.count, 3)
+        XCTAssertEqual(Set(connections).count, 2, "the APNs gateway (its 2 connections) was kept: \(connections)")
+    }
+
     func testTheSinkNamesEachLinesPlatform() throws {
         var server = try startServer(fcm: nil)
         defer { server.stop() }

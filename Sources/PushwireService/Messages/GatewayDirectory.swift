@@ -8,13 +8,13 @@ import Synchronization
 /// devices to its FCM gateway, and a platform it has no credentials for is counted
 /// `NoCredentialsForPlatform`. An application with no credentials at all writes every
 /// notification to the file sink (which names each line's platform). Gateways are created on
-/// first use and kept (one per application and settings), so their HTTP/2 connections and tokens
-/// are reused across messages.
+/// first use and kept (one per application, service and settings), so their HTTP/2 connections
+/// and tokens are reused across messages.
 final class GatewayDirectory: Sendable {
+    /// An application's gateways, each with the settings it was made from.
     private struct Cached {
-        var apns: APNsSettingsRecord?
-        var fcm: String?
-        var gateway: any NotificationGateway
+        var apns: (settings: APNsSettingsRecord, gateway: any NotificationGateway)?
+        var fcm: (settings: String, gateway: any NotificationGateway)?
     }
 
     private let sink: any NotificationGateway
@@ -49,37 +49,44 @@ final class GatewayDirectory: Sendable {
         // Looked up and created under one lock: messages fanned out at once must share one gateway
         // (one set of connections, one token), not each create their own.
         return gateways.withLock { gateways -> any NotificationGateway in
-            if let cached = gateways[applicationID], cached.apns == application.apns, cached.fcm == application.fcmServiceAccount {
-                return cached.gateway
-            }
+            var cached = gateways[applicationID] ?? Cached()
+            var services: [PushService: any NotificationGateway] = [:]
             // Stored settings were validated by CreateApplication/UpdateApplication and the CA
             // files when pushwired started; should one fail to load now, its deliveries are
             // retried and then counted as failed for that reason (never written to the sink as
-            // if sent). Such a failure is not kept, so the next batch tries again.
-            var services: [PushService: any NotificationGateway] = [:]
-            var complete = true
+            // if sent). Such a failure is not kept, so the next batch tries again — without
+            // touching the other service's gateway, which stays as it is.
             if let settings = application.apns {
-                if let credentials = try? APNsCredentials(
-                       teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
-                       environment: settings.environment == 2 ? .production : .sandbox),
-                   let gateway = try? APNsGateway(credentials: credentials, configuration: apns) {
+                if let kept = cached.apns, kept.settings == settings {
+                    services[.apns] = kept.gateway
+                } else if let credentials = try? APNsCredentials(
+                              teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
+                              environment: settings.environment == 2 ? .production : .sandbox),
+                          let gateway = try? APNsGateway(credentials: credentials, configuration: apns) {
+                    cached.apns = (settings, gateway)
                     services[.apns] = gateway
                 } else {
+                    cached.apns = nil
                     services[.apns] = UnavailableGateway(reason: Self.unavailableReason)
-                    complete = false
                 }
+            } else {
+                cached.apns = nil
             }
             if let json = application.fcmServiceAccount {
-                if let account = try? FCMServiceAccount(json: json), let gateway = try? FCMGateway(account: account, configuration: fcm) {
+                if let kept = cached.fcm, kept.settings == json {
+                    services[.fcm] = kept.gateway
+                } else if let account = try? FCMServiceAccount(json: json), let gateway = try? FCMGateway(account: account, configuration: fcm) {
+                    cached.fcm = (json, gateway)
                     services[.fcm] = gateway
                 } else {
+                    cached.fcm = nil
                     services[.fcm] = UnavailableGateway(reason: Self.fcmUnavailableReason)
-                    complete = false
                 }
+            } else {
+                cached.fcm = nil
             }
-            let router = PlatformRouter(gateways: services)
-            if complete { gateways[applicationID] = Cached(apns: application.apns, fcm: application.fcmServiceAccount, gateway: router) }
-            return router
+            gateways[applicationID] = cached
+            return PlatformRouter(gateways: services)
         }
     }
 }
