@@ -201,7 +201,8 @@ extension Help {
             USAGE: pushwire message details --token <token> <message code> [global options]
 
             Prints the status (scheduled, sending, done, cancelled) and the counts: targeted, sent,
-            failed (by reason), invalid tokens, opened, taps per button with the button labels.
+            failed (by reason), invalid tokens, the same per platform (iOS, Android, …), opened, taps
+            per button with the button labels.
             """)
         case "message delete":
             return page("""

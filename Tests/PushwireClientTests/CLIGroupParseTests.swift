@@ -84,6 +84,25 @@ final class CLIGroupParseTests: XCTestCase {
         XCTAssertEqual(try command(["app", "update", "A1B2C-3D4E5", "--clear-fcm"]), .updateApplication(clearFCM))
     }
 
+    func testMessageDetailsShowTheCountsPerPlatform() {
+        var details = GetMessageDetailsResponse()
+        details.messageCode = "M"
+        details.status = .done
+        var ios = PlatformCount(), android = PlatformCount()
+        ios.deviceType = .ios
+        ios.targeted = 2
+        ios.sent = 2
+        android.deviceType = .android
+        android.targeted = 3
+        android.sent = 1
+        android.failed = 2
+        android.invalidTokens = 1
+        details.platforms = [ios, android]
+        let text = MessageCommands.describe(details)
+        XCTAssertTrue(text.contains("  platforms:\n    iOS: targeted 2, sent 2, failed 0 (invalid tokens: 0)\n"
+                                    + "    Android: targeted 3, sent 1, failed 2 (invalid tokens: 1)\n"), text)
+    }
+
     func testAppFCMServiceAccount() throws {
         let path = NSTemporaryDirectory() + "pushwire-cli-fcm-\(getpid()).json"
         try Data(#"{"type":"service_account"}"#.utf8).write(to: URL(fileURLWithPath: path))
