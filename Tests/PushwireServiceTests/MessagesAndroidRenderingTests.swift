@@ -82,3 +82,41 @@ final class MessagesAndroidRenderingTests: XCTestCase {
         }
     }
 }
+
+/// The 4096-byte limit for the Android message, which carries the category's labels.
+final class MessagesAndroidLimitTests: XCTestCase {
+    /// A category whose German labels are long: the Android message in German is the widest.
+    static let wordy: PushwireWire.Category = {
+        var buttons: [Button] = []
+        for id in 0..<4 {
+            var button = makeButton(UInt32(id), "B\(id)")
+            button.localizedLabels = [localized("de", String(repeating: "ä", count: 300))]
+            buttons.append(button)
+        }
+        var category = PushwireWire.Category()
+        category.categoryID = 67
+        category.name = "Wordy"
+        category.buttons = buttons
+        return category
+    }()
+
+    private func check(_ n: PushwireWire.Notification) throws -> MessageSpec {
+        try MessageValidation.check(n, index: 0, categories: [Self.wordy], nowMS: 1_800_000_000_000).spec
+    }
+
+    func testAnAndroidMessageOverTheLimitIsRefusedOrTrimmed() throws {
+        // The APNs payload fits (about 1.8 KB); the German Android message (labels too) does not.
+        var n = note(String(repeating: "x", count: 1800))
+        n.iosCategoryID = 67
+        XCTAssertThrowsError(try check(n)) { error in
+            XCTAssertTrue("\(error)".contains("the Android message in language de would be"), "\(error)")
+        }
+        n.trimToFit = true
+        let spec = try check(n)
+        let german = FCMPayloadRenderer.render(spec, texts: spec.texts(language: "de"), language: "de", messageCode: "ABCDE-12345678-9ABCDEF0")
+        XCTAssertLessThanOrEqual(german.count, 4096)
+        XCTAssertGreaterThan(german.count, 4000, "trimmed just enough")
+        XCTAssertEqual(spec.defaultTexts.body.count, 1800, "the other languages keep the whole body")
+        XCTAssertLessThan(spec.texts(language: "de").body.count, 1800)
+    }
+}

@@ -145,6 +145,30 @@ enum MessageValidation {
         for language in spec.localized.keys.sorted() {
             if let texts = spec.localized[language] { spec.localized[language] = try check(texts, language) }
         }
+        try fitAndroid(&spec, trim: trim, index: index)
+    }
+
+    /// The same limit for the Android message (FCM's is 4096 bytes too), which carries the
+    /// category's buttons with their labels in the device's language: every language with texts
+    /// or labels of its own is checked, and with `trim_to_fit` its body is cut until it fits (a
+    /// language with labels only gets the default texts, trimmed, as its own).
+    private static func fitAndroid(_ spec: inout MessageSpec, trim: Bool, index: Int) throws(RPCError) {
+        let limit = NotificationLimits.maxPayloadBytes
+        var languages = Set(spec.localized.keys)
+        for button in spec.buttons ?? [] { languages.formUnion(button.labels.keys) }
+        for language in [""] + languages.sorted() {
+            let texts = language.isEmpty ? spec.defaultTexts : spec.texts(language: language)
+            let size = FCMPayloadRenderer.worstCaseSize(spec, texts: texts, language: language)
+            if size <= limit { continue }
+            let name = language.isEmpty ? "the default language" : "language \(language)"
+            if !trim {
+                throw invalid(index, "the Android message in \(name) would be \(size) bytes, over FCM's \(limit); shorten the content, the data or the category's labels, or set trim_to_fit")
+            }
+            guard let trimmed = FCMPayloadRenderer.trimmed(spec, texts: texts, language: language, limit: limit) else {
+                throw invalid(index, "the Android message in \(name) exceeds \(limit) bytes even with an empty body; shorten the title, subtitle, data or the category's labels")
+            }
+            if language.isEmpty { spec.defaultTexts = trimmed } else { spec.localized[language] = trimmed }
+        }
     }
 
     private static func localized(_ texts: [LocalizedText], field: String, index: Int) throws(RPCError) -> [String: String] {
