@@ -37,26 +37,29 @@ extension Help {
             USAGE: pushwire app <create|list|update> [options] [global options]
 
             Manages applications with the admin token.
-              create   pushwire app create --name <name> [APNs options]
+              create   pushwire app create --name <name> [APNs options] [--fcm-service-account <file>]
               list     pushwire app list
-              update   pushwire app update <code> [--name <name>] [--rotate-token] [--clear-apns] [APNs options]
+              update   pushwire app update <code> [--name <name>] [--rotate-token] [--clear-apns] [--clear-fcm] [APNs options]
+                       [--fcm-service-account <file>]
 
             See 'pushwire app <subcommand> --help'.
             """)
         case "app create", "app update":
             let update = topic == "app update"
             return page("""
-            USAGE: pushwire \(update ? "app update <code> [--name <name>] [--rotate-token] [--clear-apns]" : "app create --name <name>") [APNs options] [global options]
+            USAGE: pushwire \(update ? "app update <code> [--name <name>] [--rotate-token] [--clear-apns] [--clear-fcm]" : "app create --name <name>") [APNs options] [--fcm-service-account <file>] [global options]
 
-            \(update ? "Renames an application, replaces or removes its APNs settings, or rotates its access\ntoken (the old token stops working at once; the new one is printed once)." : "Creates an application and prints its code and its access token. The token is shown\nonly once (the server keeps only its hash): store it. Every application starts with the\nYesNo category. Without APNs settings its messages go to the server's file sink.")
+            \(update ? "Renames an application, replaces or removes its APNs settings, or rotates its access\ntoken (the old token stops working at once; the new one is printed once)." : "Creates an application and prints its code and its access token. The token is shown\nonly once (the server keeps only its hash): store it. Every application starts with the\nYesNo category. Without APNs or FCM settings its messages go to the server's file sink.")
 
             OPTIONS:
-              --name <name>                 the operator's name for it (1–128 bytes)\(update ? "\n  --rotate-token                issue a new access token\n  --clear-apns                  remove the APNs settings (messages go to the file sink)" : "")
+              --name <name>                 the operator's name for it (1–128 bytes)\(update ? "\n  --rotate-token                issue a new access token\n  --clear-apns                  remove the APNs settings\n  --clear-fcm                   remove the FCM settings" : "")
               --apns-team-id <id>           APNs settings, all four together: the Apple team id,
               --apns-key-id <id>            the signing key's id,
               --apns-topic <bundle id>      the app's bundle id,
               --apns-key-file <file.p8>     the .p8 signing key (never returned by the server)
               --apns-environment <env>      sandbox or production (default: production)
+              --fcm-service-account <file>  a Firebase service account's JSON key file: Android devices
+                                            are sent through FCM with it (never returned by the server)
 
             The admin token comes from --admin-token, $PUSHWIRE_ADMIN_TOKEN or ./data/admin-token.
             """)
@@ -198,7 +201,8 @@ extension Help {
             USAGE: pushwire message details --token <token> <message code> [global options]
 
             Prints the status (scheduled, sending, done, cancelled) and the counts: targeted, sent,
-            failed (by reason), invalid tokens, opened, taps per button with the button labels.
+            failed (by reason), invalid tokens, the same per platform (iOS, Android, …), opened, taps
+            per button with the button labels.
             """)
         case "message delete":
             return page("""

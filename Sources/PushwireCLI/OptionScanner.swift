@@ -60,10 +60,10 @@ enum OptionScanner {
         "--app-version", "--tag", "--set", "--increment", "--remove", "--known-version", "--file", "--button",
         "--id", "--content", "--title", "--subtitle", "--category", "--device", "--platform", "--language-content",
         "--language-title", "--data", "--send-at", "--transaction-id", "--badge", "--sound", "--thread-id",
-        "--service", "--count",
+        "--service", "--count", "--fcm-service-account",
     ]
     /// Options that take no value.
-    static let switchOptions: Set<String> = ["--rotate-token", "--clear-apns", "--trim", "--emit-defaults", "--local", "--version"]
+    static let switchOptions: Set<String> = ["--rotate-token", "--clear-apns", "--clear-fcm", "--trim", "--emit-defaults", "--local", "--version"]
 
     /// Scans `arguments`, applying the global options to `options`.
     static func scan(_ arguments: [String], options: inout GlobalOptions) throws(UsageError) -> ScannedArguments {

@@ -6,11 +6,14 @@ import Darwin
 import PushwireJSON
 import Synchronization
 
-/// The gateway of apps without APNs credentials (and of `pushwired --sink FILE`): appends one JSON
-/// line per notification to a file, so the whole pipeline runs and can be inspected without Apple.
+/// The gateway of apps without push credentials (and of `pushwired --sink FILE`): appends one JSON
+/// line per notification to a file, so the whole pipeline runs and can be inspected without Apple
+/// or Google.
 ///
-/// A line: `{"delivery_id":7,"message_code":"…","token":"…","priority":10,"expiration":0,
-/// "collapse_id":"","payload":{…}}` — `payload` is the rendered APNs payload, embedded as JSON.
+/// A line: `{"delivery_id":7,"message_code":"…","token":"…","platform":"ios","priority":10,
+/// "expiration":0,"collapse_id":"","payload":{…}}` — `platform` names the device's platform
+/// (`PushPlatform.name`), `payload` is what its service would get, embedded as JSON: the APNs
+/// payload, or for Android the FCM `message` object without its token.
 /// A batch is written with one `write(2)` on an `O_APPEND` descriptor, so lines of concurrent
 /// batches never interleave and a `kill -9` cannot lose a line that `deliver` reported as sent
 /// (the page cache outlives the process; `fsyncEachBatch` also survives a power loss).
@@ -106,6 +109,9 @@ public final class FileSinkGateway: NotificationGateway {
             text.append(contentsOf: parts.code)
             text.append(contentsOf: #","token":"#.utf8)
             JSONText.appendString(batch[index].deviceToken, to: &text)
+            text.append(contentsOf: #","platform":""#.utf8)
+            text.append(contentsOf: PushPlatform.name(deviceType: batch[index].deviceType).utf8)
+            text.append(UInt8(ascii: "\""))
             text.append(contentsOf: parts.tail)
         }
         return text

@@ -22,12 +22,13 @@ public struct AdminService: Sendable {
         try registry.authorizeAdmin(caller)
         try AdminService.checkName(request.name)
         let apns = try request.apns.map { settings throws(RPCError) in try WireConversions.apns(settings, currentKey: nil) }
+        let fcm = try request.fcm.map { settings throws(RPCError) in try WireConversions.fcm(settings) }
         let token = Credentials.newAccessToken()
         // A code collision is astronomically unlikely (36^10 codes); retry a few times anyway.
         for attempt in 1...5 {
             let record = ApplicationRecord(
                 id: 0, code: Credentials.newApplicationCode(), name: request.name, accessTokenHash: SHA256.hash(token),
-                apns: apns, categoriesVersion: 1, createdAt: Int64(Date().timeIntervalSince1970))
+                apns: apns, fcmServiceAccount: fcm, categoriesVersion: 1, createdAt: Int64(Date().timeIntervalSince1970))
             do {
                 let created = try await registry.store.createApplication(record, initialCategories: [CategoryValidation.yesNo])
                 registry.directory.install(created)
@@ -43,7 +44,7 @@ public struct AdminService: Sendable {
         throw RPCError(.internalError, "could not allocate an application code")
     }
 
-    /// Renames, replaces or clears APNs settings, or rotates the access token.
+    /// Renames, replaces or clears APNs or FCM settings, or rotates the access token.
     public func updateApplication(_ request: UpdateApplicationRequest, caller: Caller) async throws(RPCError) -> UpdateApplicationResponse {
         try registry.authorizeAdmin(caller)
         let current = try registry.application(code: request.application)
@@ -57,6 +58,12 @@ public struct AdminService: Sendable {
             update.apns = .some(nil)
         } else if let settings = request.apns {
             update.apns = .some(try WireConversions.apns(settings, currentKey: current.apns?.privateKeyP8))
+        }
+        if request.clearFcm {
+            if request.fcm != nil { throw RPCError(.invalidArgument, "fcm and clear_fcm cannot both be set") }
+            update.fcmServiceAccount = .some(nil)
+        } else if let settings = request.fcm {
+            update.fcmServiceAccount = .some(try WireConversions.fcm(settings))
         }
         var token = ""
         if request.rotateAccessToken {

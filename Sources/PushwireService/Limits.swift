@@ -5,6 +5,8 @@ import PushwireWire
 public enum Limits {
     /// hwid: 1–128 bytes.
     public static let maxHWIDBytes = 128
+    /// The longest FCM service account key file accepted (Firebase's are about 2.3 KiB).
+    public static let maxServiceAccountBytes = 16 * 1024
     /// iOS push token: hex, even length, at most 200 characters.
     public static let maxIOSPushTokenCharacters = 200
     /// Other platforms' push tokens (FCM tokens are ~160–250 bytes; web push subscriptions longer).

@@ -23,10 +23,14 @@ public final class PushwireServices: Sendable {
     ///     `https://127.0.0.1:8443`, a local APNs double); nil: each app's environment decides.
     ///   - apnsCAFile: a PEM file of CA certificates APNs connections trust instead of the system's;
     ///     TLS verification stays on either way.
+    ///   - fcmURL: replaces FCM's base URL (`https://fcm.googleapis.com`) for every application
+    ///     with FCM credentials (a local FCM double).
+    ///   - fcmCAFile: CA certificates FCM connections and OAuth2 token requests trust instead of
+    ///     the system's.
     /// - Throws: `ServicesStartupError` with a message for a person: the data directory's
     ///   (`StoreError`: `.cannotOpen`, `.corrupt`, `.schemaTooNew`) or the sink file's.
     public init(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                apnsURL: String? = nil, apnsCAFile: String? = nil) throws(ServicesStartupError) {
+                apnsURL: String? = nil, apnsCAFile: String? = nil, fcmURL: String? = nil, fcmCAFile: String? = nil) throws(ServicesStartupError) {
         let store: SQLiteStore
         do { store = try SQLiteStore(dataDirectory: dataDirectory) } catch { throw .dataDirectory(error) }
         self.store = store
@@ -41,7 +45,8 @@ public final class PushwireServices: Sendable {
         categories = CategoriesService(registry: registry)
         do {
             messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath,
-                                                 apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile))
+                                                 apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile),
+                                                 fcm: APNsConfiguration(baseURLOverride: fcmURL, caFile: fcmCAFile))
         } catch {
             store.close()
             throw .sink(error)
@@ -108,9 +113,10 @@ public final class PushwireServices: Sendable {
 /// `apnsCAFile` point the APNs gateways elsewhere (see `PushwireServices.init`).
 /// - Throws: `ServicesStartupError` (its description is the startup error to print).
 public func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                                 apnsURL: String? = nil, apnsCAFile: String? = nil) throws(ServicesStartupError) -> PushwireServices {
+                                 apnsURL: String? = nil, apnsCAFile: String? = nil,
+                                 fcmURL: String? = nil, fcmCAFile: String? = nil) throws(ServicesStartupError) -> PushwireServices {
     try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken, sinkPath: sinkPath,
-                         apnsURL: apnsURL, apnsCAFile: apnsCAFile)
+                         apnsURL: apnsURL, apnsCAFile: apnsCAFile, fcmURL: fcmURL, fcmCAFile: fcmCAFile)
 }
 
 

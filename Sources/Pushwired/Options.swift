@@ -4,7 +4,7 @@ import PushwireRuntime
 struct Options {
     var configuration = ServerConfiguration()
     var dataDirectory = "./data"
-    /// The file sink of applications without APNs credentials; nil: `<data-dir>/sink.jsonl`.
+    /// The file sink of applications without push credentials; nil: `<data-dir>/sink.jsonl`.
     var sinkPath: String?
     var logLevel = Logger.Level.info
     var adminToken: String?
@@ -12,6 +12,10 @@ struct Options {
     var apnsURL: String?
     /// CA certificates (PEM) APNs connections trust instead of the system's.
     var apnsCAFile: String?
+    /// Replaces FCM's base URL (a local FCM double); nil: `https://fcm.googleapis.com`.
+    var fcmURL: String?
+    /// CA certificates (PEM) FCM connections and OAuth2 token requests trust instead of the system's.
+    var fcmCAFile: String?
 
     /// A usage error: printed with the usage text, exit status 64.
     struct UsageError: Error {
@@ -55,6 +59,12 @@ struct Options {
                                          https://127.0.0.1:8443)
           --apns-ca-file <file>          trust these PEM CA certificates for APNs instead of the
                                          system's; TLS verification is never turned off
+          --fcm-url <url>                send every app's FCM requests to this https:// base URL
+                                         instead of https://fcm.googleapis.com (e.g. a local FCM
+                                         double); OAuth2 tokens still come from each service
+                                         account's token_uri
+          --fcm-ca-file <file>           trust these PEM CA certificates for FCM and for the
+                                         service accounts' token URIs instead of the system's
           --config <file>                `key = value` lines with the same names as the flags
                                          (without --); flags override the file
           --help                         show this help
@@ -150,6 +160,14 @@ struct Options {
         case "apns-ca-file":
             guard !value.isEmpty else { throw UsageError(message: "--apns-ca-file must not be empty") }
             apnsCAFile = value
+        case "fcm-url":
+            guard value.hasPrefix("https://"), value.count > "https://".count else {
+                throw UsageError(message: "--fcm-url: '\(value)' is not an https:// URL")
+            }
+            fcmURL = value
+        case "fcm-ca-file":
+            guard !value.isEmpty else { throw UsageError(message: "--fcm-ca-file must not be empty") }
+            fcmCAFile = value
         default:
             throw UsageError(message: "unknown option '--\(name)'")
         }

@@ -69,18 +69,20 @@ case .run(let options):
     }
     // A CA file that cannot be read or holds no certificate OpenSSL can load would fail every APNs
     // connection later, one message at a time; refuse to start instead.
-    if let caFile = options.apnsCAFile {
+    for (service, file) in [("APNs", options.apnsCAFile), ("FCM", options.fcmCAFile)] {
+        guard let caFile = file else { continue }
         do {
             try APNsConfiguration.checkCAFile(caFile)
         } catch {
-            logger.critical("cannot load the APNs CA file", ["path": caFile, "error": "\(error)"])
+            logger.critical("cannot load the \(service) CA file", ["path": caFile, "error": "\(error)"])
             exit(1)
         }
     }
     let services: PushwireServices
     do {
         services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken, sinkPath: options.sinkPath,
-                                            apnsURL: options.apnsURL, apnsCAFile: options.apnsCAFile)
+                                            apnsURL: options.apnsURL, apnsCAFile: options.apnsCAFile,
+                                            fcmURL: options.fcmURL, fcmCAFile: options.fcmCAFile)
     } catch {
         logger.critical("cannot open \(error.what)", ["error": error.description])
         exit(1)

@@ -75,8 +75,52 @@ final class CLIGroupParseTests: XCTestCase {
         clear.application = "A1B2C-3D4E5"
         clear.clearApns = true
         XCTAssertEqual(try command(["app", "update", "--clear-apns", "A1B2C-3D4E5"]), .updateApplication(clear))
-        XCTAssertEqual(usageError(["app", "update", "A1B2C-3D4E5"]), "nothing to change: give --name, --rotate-token, --clear-apns or APNs settings")
+        XCTAssertEqual(usageError(["app", "update", "A1B2C-3D4E5"]),
+                       "nothing to change: give --name, --rotate-token, --clear-apns, --clear-fcm, APNs settings or --fcm-service-account")
         XCTAssertEqual(usageError(["app", "update", "--name", "x"]), "missing <code>")
+        var clearFCM = UpdateApplicationRequest()
+        clearFCM.application = "A1B2C-3D4E5"
+        clearFCM.clearFcm = true
+        XCTAssertEqual(try command(["app", "update", "A1B2C-3D4E5", "--clear-fcm"]), .updateApplication(clearFCM))
+    }
+
+    func testMessageDetailsShowTheCountsPerPlatform() {
+        var details = GetMessageDetailsResponse()
+        details.messageCode = "M"
+        details.status = .done
+        var ios = PlatformCount(), android = PlatformCount()
+        ios.deviceType = .ios
+        ios.targeted = 2
+        ios.sent = 2
+        android.deviceType = .android
+        android.targeted = 3
+        android.sent = 1
+        android.failed = 2
+        android.invalidTokens = 1
+        details.platforms = [ios, android]
+        let text = MessageCommands.describe(details)
+        XCTAssertTrue(text.contains("  platforms:\n    iOS: targeted 2, sent 2, failed 0 (invalid tokens: 0)\n"
+                                    + "    Android: targeted 3, sent 1, failed 2 (invalid tokens: 1)\n"), text)
+    }
+
+    func testAppFCMServiceAccount() throws {
+        let path = NSTemporaryDirectory() + "pushwire-cli-fcm-\(getpid()).json"
+        try Data(#"{"type":"service_account"}"#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var create = CreateApplicationRequest()
+        create.name = "x"
+        var settings = FcmSettings()
+        settings.serviceAccountJSON = #"{"type":"service_account"}"#
+        create.fcm = settings
+        XCTAssertEqual(try command(["app", "create", "--name", "x", "--fcm-service-account", path]), .createApplication(create))
+        var update = UpdateApplicationRequest()
+        update.application = "A1B2C-3D4E5"
+        update.fcm = settings
+        XCTAssertEqual(try command(["app", "update", "A1B2C-3D4E5", "--fcm-service-account", path]), .updateApplication(update))
+        XCTAssertEqual(usageError(["app", "update", "A1B2C-3D4E5", "--fcm-service-account", path, "--clear-fcm"]),
+                       "--clear-fcm cannot be combined with --fcm-service-account")
+        XCTAssertEqual(usageError(["app", "create", "--name", "x", "--fcm-service-account", "/nonexistent.json"]),
+                       "--fcm-service-account: cannot read '/nonexistent.json'")
     }
 
     func testDeviceRegister() throws {

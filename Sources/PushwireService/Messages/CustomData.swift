@@ -13,7 +13,7 @@ struct CustomData: Sendable, Equatable, Codable {
     }
 
     /// Keys Pushwire writes itself.
-    static let reservedKeys: Set<String> = ["aps", PayloadRenderer.messageCodeKey]
+    static let reservedKeys: Set<String> = Set(["aps", PayloadRenderer.messageCodeKey] + FCMPayloadRenderer.pushwireKeys)
 
     /// Parses `text` (empty means no custom keys).
     /// - Throws: a description of what is wrong, for an INVALID_ARGUMENT message.

@@ -152,6 +152,15 @@ public struct MessagesService: Sendable {
             return failure
         }
         response.opened = stats.opened
+        response.platforms = stats.platforms.map {
+            var counts = PlatformCount()
+            counts.deviceType = DeviceType(rawValue: $0.deviceType)
+            counts.targeted = $0.targeted
+            counts.sent = $0.sent
+            counts.failed = $0.failed
+            counts.invalidTokens = $0.invalidTokens
+            return counts
+        }
         let buttons = message.categoryID == 0 ? [] :
             (try registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }?.buttons ?? [])
         var listed = Set<UInt32>()

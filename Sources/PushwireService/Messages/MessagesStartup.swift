@@ -10,12 +10,13 @@ extension MessagesService {
     /// dropped by the `NullGateway`, without being formatted.
     public static let discardingSinkPath = "/dev/null"
 
-    /// Builds the service with a running pipeline: applications with APNs settings go to the APNs
-    /// gateway, the others to the file sink at `sinkPath` (default `<dataDirectory>/sink.jsonl`).
-    /// `apns` is how APNs gateways connect (base URL override and CA file for a local double).
+    /// Builds the service with a running pipeline: applications with push credentials send each
+    /// device through its platform's gateway (APNs, FCM), the others write to the file sink at
+    /// `sinkPath` (default `<dataDirectory>/sink.jsonl`). `apns` and `fcm` are how those gateways
+    /// connect (base URL override and CA file for a local double).
     /// - Throws: `FileSinkGateway.OpenError` when the sink file cannot be opened.
     static func start(registry: Registry, store: some MessageStore, dataDirectory: String, sinkPath: String?,
-                      apns: APNsConfiguration = APNsConfiguration()) throws(FileSinkGateway.OpenError) -> MessagesService {
+                      apns: APNsConfiguration = APNsConfiguration(), fcm: APNsConfiguration = APNsConfiguration()) throws(FileSinkGateway.OpenError) -> MessagesService {
         let path = sinkPath ?? (dataDirectory as NSString).appendingPathComponent(defaultSinkFileName)
         let sink: any NotificationGateway
         if path == discardingSinkPath {
@@ -25,7 +26,7 @@ extension MessagesService {
             sink = try FileSinkGateway(path: path)
         }
         let directory = registry.directory
-        let gateways = GatewayDirectory(sink: sink, apns: apns) { id in directory.all().first { $0.id == id } }
+        let gateways = GatewayDirectory(sink: sink, apns: apns, fcm: fcm) { id in directory.all().first { $0.id == id } }
         let pipeline = DeliveryPipeline(store: store) { gateways.gateway(applicationID: $0) }
         pipeline.start()
         return MessagesService(registry: registry, store: store, pipeline: pipeline)

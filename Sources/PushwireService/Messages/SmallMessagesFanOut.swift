@@ -70,10 +70,12 @@ struct SmallMessagesFanOut {
             var renders = FanOut.Renders()
             let (badges, payloads, handOver) = entry.fanOut.render(targets, spec: entry.spec, cache: &renders)
             let message = entry.fanOut.message
+            var tally = PlatformTally()
+            for target in targets { tally.targeted(target.deviceType) }
             // No targets: the message is done in this one step.
             steps.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, handOver: handOver,
                                     cursor: targets.last?.hwid, targetedIncrement: targets.count, badges: badges,
-                                    finish: targets.isEmpty, startsSending: true))
+                                    finish: targets.isEmpty, startsSending: true, platformCounts: tally.take()))
             entry.targets = targets
             entry.payloads = payloads
             batch.append(entry)
@@ -101,7 +103,8 @@ struct SmallMessagesFanOut {
             group.entries.append((index, ids.count))
             for (position, target) in entry.targets.enumerated() {
                 group.notifications.append(entry.fanOut.outgoing(ids[position], token: target.pushToken,
-                                                                 payload: entry.payloads[position], spec: entry.spec))
+                                                                 payload: entry.payloads[position], spec: entry.spec,
+                                                                 deviceType: target.deviceType))
             }
             byApplication[applicationID] = group
         }
@@ -141,6 +144,7 @@ struct SmallMessagesFanOut {
             let ids = committed[index]
             var results: [DeliveryResultRecord] = []
             results.reserveCapacity(ids.count)
+            var tally = PlatformTally()
             var retryAfter: Duration?
             for (position, target) in entry.targets.enumerated() {
                 // A gateway that answers short leaves the rest without an outcome: transient.
@@ -163,10 +167,11 @@ struct SmallMessagesFanOut {
                     }
                 }
                 results.append(DeliveryResultRecord(deliveryID: ids[position], hwid: target.hwid, result: result))
+                tally.recorded(target.deviceType, result)
             }
             // With retries pending the message stays sending; its own fan-out resumes it.
             finishing.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: results,
-                                        finish: retryAfter == nil))
+                                        finish: retryAfter == nil, platformCounts: tally.take()))
             if let retryAfter {
                 var resumed = message
                 resumed.status = .sending
