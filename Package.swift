@@ -7,6 +7,8 @@
 //   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
 //   CPushwireLinux    a C shim for epoll, eventfd, accept4 and a thread's niceness (not exported by Swift's Glibc)
 //   PushwireRuntime   epoll event loops, the RPC server and the client transport
+//   PushwireJSONBridge proto3 JSON ↔ protobuf for any message of the contract (the CLI's and the HTTP door's)
+//   CHTTPParser       Node's http_parser, a Debian system library (apt: libhttp-parser-dev)
 //   PushwireClient    the typed Swift client
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
 //   PushwireStore     the durable store: a Swift protocol and its SQLite engine; the only SQL
@@ -63,12 +65,21 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"])]
         ),
+        // libhttp-parser-dev ships no pkg-config file: the module map names the header and library.
+        .systemLibrary(
+            name: "CHTTPParser",
+            providers: [.apt(["libhttp-parser-dev"])]
+        ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
         // CPushwireLinux: epoll, eventfd, accept4 and a thread's niceness, which Swift's Glibc module does not export.
         .target(name: "CPushwireLinux"),
-        .target(name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux"], swiftSettings: swiftSettings),
-        .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
+        // PushwireJSONBridge: proto3 JSON ↔ protobuf, one implementation for the CLI and the server.
+        .target(name: "PushwireJSONBridge", dependencies: ["PushwireWire", "CProtobufC"], swiftSettings: swiftSettings),
+        .target(
+            name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser"],
+            swiftSettings: swiftSettings),
+        .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", dependencies: ["CSQLite", "PushwireJSON"], swiftSettings: swiftSettings),
@@ -99,6 +110,7 @@ let package = Package(
         .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
         .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),
+        .testTarget(name: "PushwireJSONBridgeTests", dependencies: ["PushwireJSONBridge", "PushwireProtoC", "CProtobufC"]),
         .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
         .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "pushwire"]),
     ],

@@ -2,7 +2,13 @@ import PushwireRuntime
 
 /// pushwired's settings, from defaults, then the `--config` file, then the flags.
 struct Options {
-    var configuration = ServerConfiguration()
+    var configuration: ServerConfiguration = {
+        var configuration = ServerConfiguration()
+        configuration.http = HTTPConfiguration(listen: HTTPConfiguration.defaultListenAddress)
+        return configuration
+    }()
+    /// Whether `--http-listen` named the address; otherwise it follows `--listen` (see `usage`).
+    private var httpAddressGiven = false
     var dataDirectory = "./data"
     /// The file sink of applications without push credentials; nil: `<data-dir>/sink.jsonl`.
     var sinkPath: String?
@@ -37,6 +43,14 @@ struct Options {
         OPTIONS:
           --listen <address>             host:port to listen on: 127.0.0.1:7355 (default), [::1]:7355,
                                          0.0.0.0:7355; port 0 picks a free port
+          --http-listen <address|off>    host:port of the HTTP door (Connect JSON for every method,
+                                         the Pushwoosh API, /healthz, /metrics); off disables it
+                                         (default: 127.0.0.1, port --listen's + 1, i.e. 7356; a
+                                         free port when --listen's port is 0)
+          --http-max-body <bytes>        largest HTTP request body accepted (default: 4194304)
+          --http-request-timeout <dur>   time allowed to send one HTTP request (default: 10s)
+          --http-idle-timeout <duration> close HTTP keep-alive connections idle this long
+                                         (default: 60s)
           --threads <n>                  event-loop threads (default: one per core)
           --data-dir <path>              data directory (default: ./data)
           --sink <file>                  where notifications of apps without APNs credentials go, one
@@ -121,6 +135,11 @@ struct Options {
             }
         }
         for (name, value) in flags { try options.apply(name, value) }
+        if !options.httpAddressGiven, let http = options.configuration.http {
+            // Loopback whatever --listen says: the door is opened wider only on request.
+            let port = options.configuration.listen.port
+            options.configuration.http?.listen = http.listen.withPort(port == 0 ? 0 : min(port + 1, 65535))
+        }
         return .run(options)
     }
 
@@ -132,6 +151,25 @@ struct Options {
             } catch {
                 throw UsageError(message: "--listen: \(error)")
             }
+        case "http-listen":
+            if value == "off" {
+                configuration.http = nil
+            } else {
+                do {
+                    let address = try SocketAddress(parsing: value)
+                    httpAddressGiven = true
+                    if configuration.http == nil {
+                        configuration.http = HTTPConfiguration(listen: address)
+                    } else {
+                        configuration.http?.listen = address
+                    }
+                } catch {
+                    throw UsageError(message: "--http-listen: \(error)")
+                }
+            }
+        case "http-max-body": configuration.http?.maxBodyBytes = try Self.count(name, value, minimum: 1024)
+        case "http-request-timeout": configuration.http?.requestTimeout = try Self.duration(name, value)
+        case "http-idle-timeout": configuration.http?.idleTimeout = try Self.duration(name, value)
         case "threads": configuration.threads = try Self.count(name, value, minimum: 1)
         case "data-dir": dataDirectory = value
         case "sink": sinkPath = value

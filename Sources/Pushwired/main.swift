@@ -92,6 +92,7 @@ case .run(let options):
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])
         printLine("listening on \(address)")
+        if let http = server.httpAddress { printLine("HTTP listening on \(http)") }
     } catch {
         logger.critical("cannot start", ["error": "\(error)", "listen": options.configuration.listen.description])
         exit(1)

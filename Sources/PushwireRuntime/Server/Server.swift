@@ -29,6 +29,8 @@ public final class Server: Sendable {
     private let signalWatcher = Mutex<SignalWatcher?>(nil)
     /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
     private let rawFastPaths = Mutex<[String: RawHandler]>([:])
+    /// HTTP routes, health checks, metrics collectors, and the HTTP door once started (Server+HTTP.swift).
+    let extensions = ServerExtensions()
 
     /// Creates a server; it listens once `start()` is called.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "pushwired")) {
@@ -132,9 +134,14 @@ public final class Server: Sendable {
         }
         let threads = max(1, configuration.threads)
         let reference = SharedReference()
-        let table = MethodTable(BuiltinServices.adding(to: methods, state: reference), rawFastPaths: rawFastPaths.withLock { $0 })
+        let allMethods = BuiltinServices.adding(to: methods, state: reference)
+        let callMetrics = CallMetrics(paths: allMethods.keys.sorted())
+        let table = MethodTable(
+            InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
+            rawFastPaths: InstrumentedMethods.wrap(rawFastPaths.withLock { $0 }, metrics: callMetrics))
         let shared = ServerShared(configuration: configuration, table: table, logger: logger)
         reference.shared = shared
+        let metrics = extensions.makeMetrics(calls: callMetrics, shared: shared)
 
         var loops: [LoopServer] = []
         var address = configuration.listen
@@ -149,6 +156,7 @@ public final class Server: Sendable {
                 loops.append(try LoopServer(loop: loop, shared: shared, listenerFD: fd))
             }
             shared.balancer.install(loops)
+            try extensions.openHTTPDoor(configuration.http, loops: loops, table: table, metrics: metrics, shared: shared, logger: logger)
             for loopServer in loops {
                 try loopServer.loop.start()
                 started += 1
@@ -164,6 +172,7 @@ public final class Server: Sendable {
                     loopServer.loop.discardRegistrations()
                 }
             }
+            extensions.closeHTTPDoorAfterFailedStart()
             throw error
         }
         phase.withLock { $0 = .running(shared: shared, loops: loops, address: address) }
@@ -217,6 +226,7 @@ public final class Server: Sendable {
         if shared.draining.exchange(true, ordering: .relaxed) { return }
         logger.info("shutting down", ["drain_timeout_ms": "\(configuration.drainTimeout.milliseconds32)"])
         let timeout = configuration.drainTimeout.nanoseconds
+        extensions.drainHTTPDoor()
         for loopServer in loops {
             loopServer.loop.execute { loopServer.beginDrain(timeoutNanos: timeout) }
         }
@@ -226,6 +236,7 @@ public final class Server: Sendable {
     public func shutdownNow() {
         guard case .running(let shared, let loops, _) = phase.withLock({ $0 }) else { return }
         shared.draining.store(true, ordering: .relaxed)
+        extensions.closeHTTPDoor()
         for loopServer in loops {
             loopServer.loop.execute { loopServer.closeAll() }
         }
@@ -235,6 +246,7 @@ public final class Server: Sendable {
     public func waitUntilStopped() {
         guard case .running(_, let loops, _) = phase.withLock({ $0 }) else { return }
         for loopServer in loops { loopServer.loop.join() }
+        extensions.releaseHTTPDoor()
         phase.withLock { $0 = .stopped }
         signalWatcher.withLock { $0 = nil }
         logger.info("stopped")

@@ -1,7 +1,7 @@
 import XCTest
 import CProtobufC
 import PushwireProtoC
-@testable import PushwireClient
+@testable import PushwireJSONBridge
 
 final class ProtoJSONTests: XCTestCase {
     private func descriptor(_ path: String) throws -> UnsafePointer<ProtobufCMessageDescriptor> {
