@@ -18,6 +18,7 @@
 //   CNGHTTP2          libnghttp2 (HTTP/2 framing), a Debian system library (apt: libnghttp2-dev)
 //   PushwireAPNs      the APNs gateway: HTTP/2 on libnghttp2 + libssl (or libcurl), JWT on libcrypto
 //   PushwireService   the push domain: applications, devices, categories, messages, handlers
+//   PushwirePushwoosh the Pushwoosh-compatible API (/json/1.3/…) over the HTTP door, calling the methods above
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
 //   pushwired, pushwire, pushwire-bench, pushwire-codec-bench, pushwire-apns-bench: thin executables
 // Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
@@ -90,8 +91,10 @@ let package = Package(
             dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
+        // PushwirePushwoosh: Pushwoosh's /json/1.3 API on the HTTP door, translated to Pushwire's methods.
+        .target(name: "PushwirePushwoosh", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireAPNs", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireAPNs", "PushwirePushwoosh", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),

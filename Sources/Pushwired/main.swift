@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import PushwireAPNs
+import PushwirePushwoosh
 import PushwireRuntime
 import PushwireService
 
@@ -88,6 +89,7 @@ case .run(let options):
         exit(1)
     }
     services.register(on: server)
+    PushwooshAPI.register(on: server)
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])
