@@ -113,7 +113,7 @@ final class HTTPRequestParser {
             owner(parser)?.appendValue(bytes(at, length)) ?? 1
         }
         settings.on_headers_complete = { parser in
-            owner(parser)?.headersComplete() ?? 1
+            owner(parser)?.headersComplete() ?? -1
         }
         settings.on_body = { parser, at, length in
             owner(parser)?.appendBody(bytes(at, length)) ?? 1
@@ -180,14 +180,15 @@ final class HTTPRequestParser {
         return 0
     }
 
+    /// Returns -1 to stop: for this callback alone, 1 means "no body" and 2 "upgrade".
     private func headersComplete() -> Int32 {
-        guard finishField() else { return 1 }
+        guard finishField() else { return -1 }
         // Refused from the announced length, before a byte of the body is read. (A chunked body
         // is counted as it arrives, in appendBody.)
         if parser.pointee.flags & UInt32(F_CONTENTLENGTH.rawValue) != 0,
            parser.pointee.content_length > UInt64(limits.maxBodyBytes) {
             limitFailure = .bodyTooLarge(limit: limits.maxBodyBytes)
-            return 1
+            return -1
         }
         return 0
     }

@@ -15,8 +15,9 @@ public struct HealthReport: Sendable {
     }
 }
 
-/// Where each request goes: `/healthz`, `/metrics`, the Connect methods under
-/// `/pushwire.v1.*`, and the routes added by prefix (the Pushwoosh API's `/json/1.3/`).
+/// Where each request goes: `/healthz`, `/metrics`, the Connect path of every method in the
+/// table (`/pushwire.v1.<Service>/<Method>`), and the routes added by prefix (the Pushwoosh
+/// API's `/json/1.3/`).
 final class HTTPRouter: Sendable {
     private let table: MethodTable
     private let routes: [(prefix: String, handler: HTTPRouteHandler)]
@@ -46,12 +47,16 @@ final class HTTPRouter: Sendable {
             guard request.method == "GET" || request.method == "HEAD" else { return exchange.respond(Self.methodNotAllowed("GET")) }
             exchange.respond(HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8)))
         default:
-            if request.path.hasPrefix("/pushwire.v1.") {
+            if table.methods[request.path] != nil {
                 ConnectProtocol.handle(request, exchange, table: table)
                 return
             }
             for route in routes where request.path.hasPrefix(route.prefix) {
                 route.handler(request, exchange)
+                return
+            }
+            if request.path.hasPrefix("/pushwire.") {
+                ConnectProtocol.handle(request, exchange, table: table)  // answers Connect's 404
                 return
             }
             exchange.respond(.text(404, "no such resource: \(request.path)"))
