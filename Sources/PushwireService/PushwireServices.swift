@@ -16,6 +16,8 @@ public final class PushwireServices: Sendable {
     /// `pushwire.v1.Messages` and `Devices/TrackAction`, with their delivery pipeline (Messages/).
     public let messages: MessagesService
     private let store: any PushwireStore
+    /// The store, for the operations endpoints (PushwireServices+Operations.swift).
+    var operationsStore: any PushwireStore { store }
 
     /// Opens the store in `dataDirectory` (creating and migrating it) and loads the applications.
     /// - Parameters:

@@ -89,6 +89,7 @@ case .run(let options):
         exit(1)
     }
     services.register(on: server)
+    services.registerOperations(on: server)
     PushwooshAPI.register(on: server)
     do {
         let address = try server.start()

@@ -58,14 +58,19 @@ class RunningServer:
              "--admin-token", self.admin_token],
             stdout=subprocess.PIPE, stderr=self._stderr, text=True)
         found: list[tuple[str, int]] = []
+        self.http_port: int | None = None
 
         def read_address() -> None:
             assert self.process.stdout is not None
             for line in self.process.stdout:
-                match = re.search(r"listening on (\S+):(\d+)", line)
+                # The HTTP door's line comes right after the RPC port's (unless --http-listen off).
+                match = re.search(r"^HTTP listening on (\S+):(\d+)", line)
+                if match:
+                    self.http_port = int(match.group(2))
+                    break
+                match = re.search(r"^listening on (\S+):(\d+)", line)
                 if match:
                     found.append((match.group(1).strip("[]"), int(match.group(2))))
-                    break
             for _ in self.process.stdout:  # keep draining so the server never blocks on stdout
                 pass
 
@@ -74,7 +79,7 @@ class RunningServer:
         step = 0.05
         waited = 0.0
         import time
-        while not found and waited < deadline and self.process.poll() is None:
+        while (not found or self.http_port is None) and waited < deadline and self.process.poll() is None:
             time.sleep(step)
             waited += step
         if not found:
