@@ -76,6 +76,16 @@ def test_register_device_returns_the_seeds_ios_categories(client, app):
     assert isinstance(rate_later["categoryId"], int)
 
 
+def test_button_type_is_destructive_and_start_application_is_foreground(server, client, app):
+    code, token, _ = app
+    connect(server, "Categories/UpsertCategory", {"category": {"name": "Remove", "buttons": [
+        {"id": 0, "label": "Remove", "destructive": True}, {"id": 1, "label": "Open", "startApplication": True}]}}, token)
+    response = invoke(client, command.RegisterDeviceCommand(code, "pw-2", constants.PLATFORM_IOS, PUSH_TOKEN, "en"))
+    remove = next(c for c in response["iosCategories"] if c["buttons"][0]["label"] == "Remove")
+    assert remove["buttons"] == [{"id": 0, "label": "Remove", "type": "1", "startApplication": 0},
+                                 {"id": 1, "label": "Open", "type": "0", "startApplication": 1}]
+
+
 def test_tags(client, app):
     code, token, _ = app
     invoke(client, command.RegisterDeviceCommand(code, "pw-tags", constants.PLATFORM_IOS, PUSH_TOKEN))
