@@ -8,9 +8,10 @@ struct MessageInfo: @unchecked Sendable {
     /// The full name, e.g. `pushwire.v1.RegisterDeviceRequest`.
     var name: String { String(cString: descriptor.pointee.name) }
 
-    /// The fields, in field-number order.
+    /// The fields, in field-number order (with their names computed once per message type).
     var fields: [FieldInfo] {
-        (0..<Int(descriptor.pointee.n_fields)).map { FieldInfo(field: descriptor.pointee.fields + $0) }
+        if let cached = FieldNameCache.fields(of: descriptor) { return cached }
+        return (0..<Int(descriptor.pointee.n_fields)).map { FieldInfo(field: descriptor.pointee.fields + $0) }
     }
 
     /// The field named `key`, by its proto name (`push_token`) or JSON name (`pushToken`).
@@ -19,14 +20,50 @@ struct MessageInfo: @unchecked Sendable {
     }
 }
 
+/// Every message of the contract's methods (and the messages they contain) with its fields and
+/// their names, built once: the names are C strings in the descriptors and the JSON names are
+/// computed, which a server converting every HTTP call cannot redo per field per call.
+/// Immutable once built, so read without a lock.
+enum FieldNameCache {
+    private struct Entry: @unchecked Sendable {
+        // @unchecked: pointers into protoc-c's immutable static descriptors.
+        let fields: [FieldInfo]
+    }
+
+    private static let table: [UInt: Entry] = {
+        var table: [UInt: Entry] = [:]
+        var pending = MethodCatalog.all.flatMap { [$0.requestDescriptor, $0.responseDescriptor] }
+        while let descriptor = pending.popLast() {
+            let key = UInt(bitPattern: descriptor)
+            if table[key] != nil { continue }
+            let fields = (0..<Int(descriptor.pointee.n_fields)).map { FieldInfo(field: descriptor.pointee.fields + $0) }
+            table[key] = Entry(fields: fields)
+            pending += fields.compactMap { $0.message?.descriptor }
+        }
+        return table
+    }()
+
+    static func fields(of descriptor: UnsafePointer<ProtobufCMessageDescriptor>) -> [FieldInfo]? {
+        table[UInt(bitPattern: descriptor)]?.fields
+    }
+}
+
 /// One field of a message descriptor.
 struct FieldInfo {
     let field: UnsafePointer<ProtobufCFieldDescriptor>
-
-    var name: String { String(cString: field.pointee.name) }
+    /// The proto name, e.g. `push_token`.
+    let name: String
     /// proto3 JSON name: lowerCamel of the proto name, as protoc computes `json_name`
     /// (protobuf-c 1.4 does not store it).
-    var jsonName: String {
+    let jsonName: String
+
+    init(field: UnsafePointer<ProtobufCFieldDescriptor>) {
+        self.field = field
+        name = String(cString: field.pointee.name)
+        jsonName = Self.lowerCamel(name)
+    }
+
+    private static func lowerCamel(_ name: String) -> String {
         var out = ""
         var upper = false
         for ch in name {

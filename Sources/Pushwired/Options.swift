@@ -51,6 +51,8 @@ struct Options {
           --http-request-timeout <dur>   time allowed to send one HTTP request (default: 10s)
           --http-idle-timeout <duration> close HTTP keep-alive connections idle this long
                                          (default: 60s)
+          --call-metrics <on|off>        count calls for /metrics (default: on; off only to
+                                         measure what counting costs)
           --threads <n>                  event-loop threads (default: one per core)
           --data-dir <path>              data directory (default: ./data)
           --sink <file>                  where notifications of apps without APNs credentials go, one
@@ -167,6 +169,9 @@ struct Options {
                     throw UsageError(message: "--http-listen: \(error)")
                 }
             }
+        case "call-metrics":
+            guard value == "on" || value == "off" else { throw UsageError(message: "--call-metrics: '\(value)' is not on or off") }
+            configuration.recordsCallMetrics = value == "on"
         case "http-max-body": configuration.http?.maxBodyBytes = try Self.count(name, value, minimum: 1024)
         case "http-request-timeout": configuration.http?.requestTimeout = try Self.duration(name, value)
         case "http-idle-timeout": configuration.http?.idleTimeout = try Self.duration(name, value)

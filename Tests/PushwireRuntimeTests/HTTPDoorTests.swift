@@ -41,6 +41,17 @@ final class HTTPDoorTests: XCTestCase {
         XCTAssertEqual(try client.post("/pushwire.v1.Health/Check", json: "{}").status, 200)
     }
 
+    func testExpectContinueGetsAnInterimAnswerBeforeTheBody() throws {
+        let (server, address) = try startHTTPTestServer()
+        defer { stop(server) }
+        let client = try HTTPTestClient(address)
+        // curl sends this above 1 KiB and waits a second for `100 Continue` before the body.
+        try client.send("POST /pushwire.v1.Health/Check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+        XCTAssertEqual(try client.readResponse(timeout: 0.5).status, 100)
+        try client.send("{}")
+        XCTAssertEqual(try client.readResponse().status, 200)
+    }
+
     func testConnectBinaryCall() throws {
         let (server, address) = try startHTTPTestServer()
         defer { stop(server) }

@@ -36,6 +36,16 @@ enum ConnectProtocol {
         return .json(httpStatus(code), body)
     }
 
+    /// The media type of a Content-Type value, lower-cased, without parameters or spaces
+    /// (`application/json; charset=utf-8` → `application/json`).
+    static func mediaType(_ value: String) -> String {
+        if value == "application/json" || value == "application/proto" { return value }  // as sent, most often
+        var type = value.split(separator: ";", maxSplits: 1).first.map(Substring.init) ?? ""
+        while type.first == " " || type.first == "\t" { type = type.dropFirst() }
+        while type.last == " " || type.last == "\t" { type = type.dropLast() }
+        return type.lowercased()
+    }
+
     private enum Codec {
         case json
         case proto
@@ -56,9 +66,7 @@ enum ConnectProtocol {
             exchange.respond(response)
             return
         }
-        let mediaType = (request.header("content-type") ?? "").split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        } ?? ""
+        let mediaType = Self.mediaType(request.header("content-type") ?? "")
         let codec: Codec
         switch mediaType {
         case "application/json": codec = .json

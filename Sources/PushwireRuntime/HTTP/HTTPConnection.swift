@@ -137,6 +137,15 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
             answerLast(failure.response)
         }
         requestStartedAt = parser.inProgress ? (requestStartedAt ?? monotonicNanos()) : nil
+        if parser.awaitsContinue, case .open = state {
+            parser.awaitsContinue = false
+            // Only with nothing owed before it, so answers stay in order; otherwise the client
+            // sends the body after its own wait.
+            if pending.isEmpty {
+                output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                scheduleFlush()
+            }
+        }
         if case .open = state, pending.count >= owner.door.configuration.maxPipelinedRequests { setReadingPaused(true) }
     }
 

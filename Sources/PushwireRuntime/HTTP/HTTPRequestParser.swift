@@ -50,6 +50,9 @@ final class HTTPRequestParser {
     private var body: [UInt8] = []
     /// Set when the first byte of a request has arrived and it is not complete yet.
     private(set) var inProgress = false
+    /// Set when the request in progress sent `Expect: 100-continue` and its headers are complete:
+    /// the client waits for `100 Continue` before the body (curl does so above 1 KiB).
+    var awaitsContinue = false
 
     /// Requests completed by `feed`, in order, taken by the connection.
     var completed: [ParsedRequest] = []
@@ -156,7 +159,9 @@ final class HTTPRequestParser {
 
     private func finishField() -> Bool {
         guard readingValue else { return true }
-        headers.append((String(decoding: field, as: UTF8.self).lowercased(), String(decoding: value, as: UTF8.self)))
+        // Lower-cased as bytes: String.lowercased() is Unicode-aware, and names are ASCII.
+        for index in field.indices where field[index] >= 0x41 && field[index] <= 0x5A { field[index] |= 0x20 }
+        headers.append((String(decoding: field, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         field.removeAll(keepingCapacity: true)
         value.removeAll(keepingCapacity: true)
         readingValue = false
@@ -190,6 +195,7 @@ final class HTTPRequestParser {
             limitFailure = .bodyTooLarge(limit: limits.maxBodyBytes)
             return -1
         }
+        awaitsContinue = headers.contains { $0.name == "expect" && $0.value.lowercased() == "100-continue" }
         return 0
     }
 
@@ -204,14 +210,14 @@ final class HTTPRequestParser {
 
     private func messageComplete() -> Int32 {
         inProgress = false
+        awaitsContinue = false
         let method = String(cString: http_method_str(http_method(parser.pointee.method)))
-        let target = String(decoding: url, as: UTF8.self)
         let path: String, query: String
-        if let mark = target.firstIndex(of: "?") {
-            path = String(target[..<mark])
-            query = String(target[target.index(after: mark)...])
+        if let mark = url.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(decoding: url[..<mark], as: UTF8.self)
+            query = String(decoding: url[(mark + 1)...], as: UTF8.self)
         } else {
-            (path, query) = (target, "")
+            (path, query) = (String(decoding: url, as: UTF8.self), "")
         }
         let request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body, peer: peer)
         completed.append(ParsedRequest(request: request, keepAlive: http_should_keep_alive(parser) != 0, isHead: method == "HEAD"))

@@ -136,9 +136,11 @@ public final class Server: Sendable {
         let reference = SharedReference()
         let allMethods = BuiltinServices.adding(to: methods, state: reference)
         let callMetrics = CallMetrics(paths: allMethods.keys.sorted())
-        let table = MethodTable(
-            InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
-            rawFastPaths: InstrumentedMethods.wrap(rawFastPaths.withLock { $0 }, metrics: callMetrics))
+        let fastPaths = rawFastPaths.withLock { $0 }
+        let table = configuration.recordsCallMetrics
+            ? MethodTable(InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
+                          rawFastPaths: InstrumentedMethods.wrap(fastPaths, metrics: callMetrics))
+            : MethodTable(allMethods, rawFastPaths: fastPaths)
         let shared = ServerShared(configuration: configuration, table: table, logger: logger)
         reference.shared = shared
         let metrics = extensions.makeMetrics(calls: callMetrics, shared: shared)
