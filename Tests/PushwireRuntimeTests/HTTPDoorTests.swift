@@ -177,6 +177,20 @@ final class HTTPDoorTests: XCTestCase {
         try PromtoolCheck.check(metrics.text)
     }
 
+    func testHealthzIs503WhenACheckFails() throws {
+        var configuration = ServerConfiguration(listen: try SocketAddress(parsing: "127.0.0.1:0"), threads: 1)
+        configuration.http = HTTPConfiguration(listen: try SocketAddress(parsing: "127.0.0.1:0"))
+        let server = Server(configuration: configuration, logger: Logger(label: "test", level: .warning))
+        server.addHealthCheck("store") { HealthReport(serving: false, state: "read-only: disk full") }
+        try server.start()
+        defer { stop(server) }
+        let client = try HTTPTestClient(try XCTUnwrap(server.httpAddress))
+        try client.send(HTTPTestClient.request("GET", "/healthz"))
+        let health = try client.readResponse()
+        XCTAssertEqual(health.status, 503)
+        XCTAssertEqual(health.text, #"{"status":"not_serving","checks":{"store":{"serving":false,"state":"read-only: disk full"}}}"#)
+    }
+
     func testShutdownClosesIdleConnectionsAndTheListener() throws {
         let (server, address) = try startHTTPTestServer()
         defer { stop(server) }

@@ -356,6 +356,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         for exchange in exchanges.values { exchange.cancellation.set() }
         exchanges.removeAll()
         pending.removeAll()
+        headOnly.removeAll()
         output = []
         owner.connectionClosed(self)
     }

@@ -75,9 +75,7 @@ final class HTTPRequestParser {
     /// - Throws: `HTTPParseFailure` when the bytes are not HTTP or exceed a limit.
     func feed(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseFailure) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        let parsed = withUnsafePointer(to: &HTTPRequestParser.settings) { settings in
-            http_parser_execute(parser, settings, base.assumingMemoryBound(to: CChar.self), bytes.count)
-        }
+        let parsed = http_parser_execute(parser, Self.settings.pointer, base.assumingMemoryBound(to: CChar.self), bytes.count)
         if let limitFailure { throw limitFailure }
         let errno = http_errno(parser.pointee.http_errno)
         if errno != HPE_OK {
@@ -101,7 +99,14 @@ final class HTTPRequestParser {
         UnsafeRawBufferPointer(start: at, count: at == nil ? 0 : length)
     }
 
-    nonisolated(unsafe) private static var settings: http_parser_settings = {
+    /// The callbacks, shared by every parser (http_parser only reads them).
+    ///
+    /// `@unchecked Sendable`: written once when first used, then only read, from any loop.
+    private struct Settings: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<http_parser_settings>
+    }
+
+    private static let settings: Settings = {
         var settings = http_parser_settings()
         settings.on_message_begin = { parser in
             owner(parser)?.begin() ?? 1
@@ -124,7 +129,9 @@ final class HTTPRequestParser {
         settings.on_message_complete = { parser in
             owner(parser)?.messageComplete() ?? 1
         }
-        return settings
+        let pointer = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
+        pointer.initialize(to: settings)
+        return Settings(pointer: pointer)
     }()
 
     private func begin() -> Int32 {
