@@ -6,6 +6,7 @@ extension PushwireServices {
     /// check in `GET /healthz`, and the store's figures in `GET /metrics`. Call before `start()`.
     public func registerOperations(on server: Server) {
         let store = self.operationsStore
+        let deliveries = messages.deliveryMetrics
         server.addHealthCheck("store") {
             let statistics = store.statistics
             return HealthReport(serving: true, state: "open: \(statistics.transactions) transactions committed")
@@ -19,6 +20,11 @@ extension PushwireServices {
             out.family("pushwire_store_commit_batch_writes", "summary", help: "Writes per committed transaction (group commit batch size).")
             out.sample("pushwire_store_commit_batch_writes_sum", [], UInt64(statistics.writes))
             out.sample("pushwire_store_commit_batch_writes_count", [], UInt64(statistics.transactions))
+            out.family("pushwire_deliveries_total", "counter",
+                       help: "Notifications handed to a gateway, by gateway and outcome (retry: a transient failure, tried again later).")
+            for (gateway, outcome, count) in deliveries.snapshot {
+                out.sample("pushwire_deliveries_total", [("gateway", gateway), ("outcome", outcome)], count)
+            }
         }
     }
 }

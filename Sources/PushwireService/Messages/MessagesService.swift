@@ -9,6 +9,8 @@ public struct MessagesService: Sendable {
     let store: any MessageStore
     let pipeline: DeliveryPipeline
     let knownDevices = KnownDevices()
+    /// Deliveries by gateway and outcome (for /metrics); counted by the gateways `start` wraps.
+    public internal(set) var deliveryMetrics = DeliveryMetrics()
 
     /// Creates the service; `pipeline` is told of every message created (and woken when it can start it).
     public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {

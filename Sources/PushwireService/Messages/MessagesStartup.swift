@@ -27,8 +27,11 @@ extension MessagesService {
         }
         let directory = registry.directory
         let gateways = GatewayDirectory(sink: sink, apns: apns, fcm: fcm) { id in directory.all().first { $0.id == id } }
-        let pipeline = DeliveryPipeline(store: store) { gateways.gateway(applicationID: $0) }
+        let metrics = DeliveryMetrics()
+        let pipeline = DeliveryPipeline(store: store) { CountingGateway(inner: gateways.gateway(applicationID: $0), metrics: metrics) }
         pipeline.start()
-        return MessagesService(registry: registry, store: store, pipeline: pipeline)
+        var service = MessagesService(registry: registry, store: store, pipeline: pipeline)
+        service.deliveryMetrics = metrics
+        return service
     }
 }
