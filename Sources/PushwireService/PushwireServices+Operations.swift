@@ -7,6 +7,7 @@ extension PushwireServices {
     public func registerOperations(on server: Server) {
         let store = self.operationsStore
         let deliveries = messages.deliveryMetrics
+        let apns = messages.apnsStatistics
         server.addHealthCheck("store") {
             let statistics = store.statistics
             return HealthReport(serving: true, state: "open: \(statistics.transactions) transactions committed")
@@ -25,6 +26,10 @@ extension PushwireServices {
             for (gateway, outcome, count) in deliveries.snapshot {
                 out.sample("pushwire_deliveries_total", [("gateway", gateway), ("outcome", outcome)], count)
             }
+            let figures = apns()
+            out.gauge("pushwire_apns_gateways", help: "APNs gateways open (one per application with APNs settings in use).", Double(figures.gateways))
+            out.counter("pushwire_apns_provider_tokens_signed_total", help: "APNs provider tokens (ES256 JWTs) signed.", UInt64(figures.tokensSigned))
+            out.counter("pushwire_apns_connection_retries_total", help: "APNs connections retried after a failure.", UInt64(figures.connectionRetries))
         }
     }
 }

@@ -37,6 +37,19 @@ final class GatewayDirectory: Sendable {
         self.applications = applications
     }
 
+    /// The APNs gateways made so far, the provider tokens (JWTs) they signed and their connection
+    /// retries, summed (for /metrics).
+    var apnsStatistics: (gateways: Int, tokensSigned: Int, connectionRetries: Int) {
+        let all = gateways.withLock { $0.values.compactMap { $0.apns?.gateway } }
+        var tokens = 0, retries = 0, count = 0
+        for case let gateway as APNsGateway in all {
+            count += 1
+            tokens += gateway.providerTokensSigned
+            retries += gateway.connectionRetryCount
+        }
+        return (count, tokens, retries)
+    }
+
     /// The failure reason of deliveries whose application's APNs gateway could not be created.
     static let unavailableReason = "APNsGatewayUnavailable"
     /// The failure reason of deliveries whose application's FCM gateway could not be created.

@@ -11,6 +11,8 @@ public struct MessagesService: Sendable {
     let knownDevices = KnownDevices()
     /// Deliveries by gateway and outcome (for /metrics); counted by the gateways `start` wraps.
     public internal(set) var deliveryMetrics = DeliveryMetrics()
+    /// The APNs gateways' figures (gateways, provider tokens signed, connection retries), for /metrics.
+    var apnsStatistics: @Sendable () -> (gateways: Int, tokensSigned: Int, connectionRetries: Int) = { (0, 0, 0) }
 
     /// Creates the service; `pipeline` is told of every message created (and woken when it can start it).
     public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {

@@ -32,6 +32,7 @@ extension MessagesService {
         pipeline.start()
         var service = MessagesService(registry: registry, store: store, pipeline: pipeline)
         service.deliveryMetrics = metrics
+        service.apnsStatistics = { gateways.apnsStatistics }
         return service
     }
 }
