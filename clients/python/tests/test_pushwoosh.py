@@ -166,7 +166,8 @@ def test_delete_and_refusals(client, app):
     code, token, _ = app
     later = notification.Notification()
     later.content = "later"
-    later.send_date = "2099-01-01 10:00"
+    # A month ahead, in UTC (the server refuses more than 366 days ahead).
+    later.send_date = time.strftime("%Y-%m-%d %H:%M", time.gmtime(time.time() + 30 * 86400))
     later.ignore_user_timezone = True
     cmd = command.CreateMessageForApplicationCommand(later, code)
     cmd.auth = token
@@ -187,7 +188,7 @@ def test_delete_and_refusals(client, app):
         return reply["status_message"]
 
     assert "link" in refused(link="https://example.com")
-    assert "ignore_user_timezone" in refused(send_date="2099-01-01 10:00")
+    assert "ignore_user_timezone" in refused(send_date=later.send_date)
     assert "android_header" in refused(android_header="x")
     reply = client.invoke(command.SetBadgeCommand(code, "pw-1", 3))
     assert reply["status_code"] == 210 and "setBadge" in reply["status_message"]
