@@ -29,7 +29,7 @@ let command: Options.Command
 do {
     command = try Options.parse(Array(CommandLine.arguments.dropFirst()), readFile: readTextFile)
 } catch {
-    printError("pushwired: \(error.message)\n\n\(Options.usage)")
+    printError("pushwired: \(error.message)\nsee 'pushwired --help'")
     exit(64)
 }
 
@@ -43,16 +43,12 @@ case .version:
 case .run(let options):
     let logger = Logger(label: "pushwired", level: options.logLevel)
     let adminToken: String
+    var generatedAdminToken = false
     if let given = options.adminToken {
         adminToken = given
     } else {
         do {
-            let loaded = try AdminToken.load(dataDirectory: options.dataDirectory)
-            adminToken = loaded.token
-            if loaded.generated {
-                logger.notice("generated an admin token", ["path": options.dataDirectory + "/admin-token"])
-                printLine("admin token: \(adminToken)")
-            }
+            (adminToken, generatedAdminToken) = try AdminToken.load(dataDirectory: options.dataDirectory)
         } catch {
             logger.critical("cannot set up the admin token", ["error": error.description])
             exit(1)
@@ -91,6 +87,11 @@ case .run(let options):
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])
+        if generatedAdminToken {
+            try AdminToken.save(adminToken, dataDirectory: options.dataDirectory)
+            logger.notice("generated an admin token", ["path": options.dataDirectory + "/admin-token"])
+            printLine("admin token: \(adminToken)")
+        }
         printLine("listening on \(address)")
     } catch {
         logger.critical("cannot start", ["error": "\(error)", "listen": options.configuration.listen.description])
