@@ -31,8 +31,11 @@ struct Options {
 
     static let usage = """
         USAGE: pushwired [options]
+               pushwired backup --data-dir <dir> --to <file> [--force]
+               pushwired restore --from <file> --data-dir <dir> [--force]
 
-        Runs the Pushwire server.
+        Runs the Pushwire server; backup and restore copy its database (see
+        'pushwired backup --help').
 
         OPTIONS:
           --listen <address>             host:port to listen on: 127.0.0.1:7355 (default), [::1]:7355,

@@ -25,6 +25,11 @@ func printError(_ text: String) {
     _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
+// `pushwired backup …` and `pushwired restore …` (BackupCommand.swift) run and exit.
+if CommandLine.arguments.count > 1, ["backup", "restore"].contains(CommandLine.arguments[1]) {
+    exit(BackupCommand.run(CommandLine.arguments[1], Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let command: Options.Command
 do {
     command = try Options.parse(Array(CommandLine.arguments.dropFirst()), readFile: readTextFile)
@@ -53,6 +58,13 @@ case .run(let options):
             logger.critical("cannot set up the admin token", ["error": error.description])
             exit(1)
         }
+    }
+    do {
+        // Held until exit: a second pushwired, or a restore, on this directory is refused.
+        try DataDirectoryLock.acquire(options.dataDirectory)
+    } catch {
+        logger.critical("cannot use the data directory", ["error": error.description])
+        exit(1)
     }
     let server = Server(configuration: options.configuration, logger: logger)
     do {

@@ -71,5 +71,10 @@ final class BinariesAgreeTests: XCTestCase {
         let printed = try XCTUnwrap(server.startupLines.first(where: { $0.hasPrefix("admin token: ") }))
         let saved = try String(contentsOf: directory.appendingPathComponent("admin-token"), encoding: .utf8)
         XCTAssertEqual(saved.trimmingCharacters(in: .whitespacesAndNewlines), String(printed.dropFirst("admin token: ".count)))
+
+        // A second pushwired on the same data directory is refused (the directory is locked).
+        let second = try runExecutable("pushwired", ["--listen", "127.0.0.1:0", "--data-dir", directory.path], timeout: 60)
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("is in use by another pushwired"), second.stderr)
     }
 }
