@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import PushwireAPNs
+import PushwireDelivery
 import PushwireRuntime
 import PushwireService
 
@@ -46,7 +47,7 @@ case .version:
     printLine("pushwired \(PushwireVersion.current)")
     exit(0)
 case .run(let options):
-    let logger = Logger(label: "pushwired", level: options.logLevel)
+    let logger = Logger(label: "pushwired", level: options.logLevel, format: options.logFormat)
     let adminToken: String
     var generatedAdminToken = false
     if let given = options.adminToken {
@@ -71,10 +72,20 @@ case .run(let options):
         // First, before any thread starts (the store's, the loops'): every thread inherits the
         // blocked signal mask, so SIGTERM and SIGINT reach only the server's signal watcher.
         try server.handleTerminationSignals()
+        // SIGHUP: logrotate moved the sink file away; new lines go to a new file at its path.
+        try server.handleHangUp {
+            let failures = FileSinkGateway.reopenAll()
+            if failures.isEmpty {
+                logger.notice("SIGHUP: reopened the sink files")
+            } else {
+                for failure in failures { logger.error("SIGHUP: cannot reopen a sink file", ["error": failure.description]) }
+            }
+        }
     } catch {
-        logger.critical("cannot watch termination signals", ["error": "\(error)"])
+        logger.critical("cannot watch signals", ["error": "\(error)"])
         exit(1)
     }
+    FileSinkGateway.defaultRotation.withLock { $0 = options.sinkRotation }
     // A CA file that cannot be read or holds no certificate OpenSSL can load would fail every APNs
     // connection later, one message at a time; refuse to start instead.
     for (service, file) in [("APNs", options.apnsCAFile), ("FCM", options.fcmCAFile)] {
@@ -105,6 +116,7 @@ case .run(let options):
             printLine("admin token: \(adminToken)")
         }
         printLine("listening on \(address)")
+        SystemdNotify.send("READY=1\nSTATUS=listening on \(address)\nMAINPID=\(getpid())")
     } catch {
         logger.critical("cannot start", ["error": "\(error)", "listen": options.configuration.listen.description])
         exit(1)

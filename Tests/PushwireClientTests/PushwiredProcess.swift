@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import Glibc
 
 /// A `pushwired` subprocess on 127.0.0.1 port 0 with a data directory of its own, for tests that
 /// need the real server binary (its flags, files, signals and logs). `stop()` (SIGTERM, then wait)
@@ -23,12 +24,13 @@ final class PushwiredProcess {
 
     /// Starts `pushwired --listen 127.0.0.1:0 --data-dir <dir> <arguments>` and waits (≤ 30 s)
     /// for its address. Its stderr (the log) is kept in a file `log()` reads.
-    init(dataDirectory: URL, arguments: [String]) throws {
+    init(dataDirectory: URL, arguments: [String], environment: [String: String]? = nil) throws {
         self.dataDirectory = dataDirectory
         stderrFile = dataDirectory.deletingLastPathComponent().appendingPathComponent("\(dataDirectory.lastPathComponent).stderr")
         FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         process.executableURL = try CLIGroupCommandTests.executable("pushwired")
         process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path] + arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         let out = Pipe()
         process.standardOutput = out
         process.standardError = try FileHandle(forWritingTo: stderrFile)
@@ -54,6 +56,21 @@ final class PushwiredProcess {
     /// What it logged on stderr so far.
     func log() -> String {
         (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
+    }
+
+    /// Sends `signal` (e.g. SIGHUP).
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits (≤ `timeout`) until the log holds `text`.
+    func waitForLog(_ text: String, timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if log().contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
     }
 
     /// SIGTERM, then waits for it to exit; returns its exit status.

@@ -27,6 +27,7 @@ public final class Server: Sendable {
     public let logger: Logger
     private let phase: Mutex<Phase>
     private let signalWatcher = Mutex<SignalWatcher?>(nil)
+    private let hangUpWatcher = Mutex<SignalWatcher?>(nil)
     /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
     private let rawFastPaths = Mutex<[String: RawHandler]>([:])
 
@@ -256,5 +257,13 @@ public final class Server: Sendable {
             }
         }
         signalWatcher.withLock { $0 = watcher }
+    }
+
+    /// Calls `action` on a thread of its own each time SIGHUP arrives (logrotate's "reopen your
+    /// files"), instead of SIGHUP's default of ending the process. Call before `start()`, for the
+    /// same reason as `handleTerminationSignals()`.
+    public func handleHangUp(_ action: @escaping @Sendable () -> Void) throws(SystemError) {
+        let watcher = try SignalWatcher(signals: [SIGHUP]) { _, _ in action() }
+        hangUpWatcher.withLock { $0 = watcher }
     }
 }
