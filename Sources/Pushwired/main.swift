@@ -112,8 +112,11 @@ case .run(let options):
         logger.info("memory allocator", ["allocator": Allocator.description])
         if generatedAdminToken {
             try AdminToken.save(adminToken, dataDirectory: options.dataDirectory)
-            logger.notice("generated an admin token", ["path": options.dataDirectory + "/admin-token"])
-            printLine("admin token: \(adminToken)")
+            let path = options.dataDirectory + "/admin-token"
+            logger.notice("generated an admin token", ["path": path])
+            // Shown to a person at a terminal; under systemd stdout is the journal, where a
+            // secret does not belong.
+            printLine(isatty(1) == 1 ? "admin token: \(adminToken) (kept in \(path))" : "admin token written to \(path)")
         }
         printLine("listening on \(address)")
         SystemdNotify.send("READY=1\nSTATUS=listening on \(address)\nMAINPID=\(getpid())")
