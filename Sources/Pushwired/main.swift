@@ -107,6 +107,9 @@ case .run(let options):
         exit(1)
     }
     services.register(on: server)
+    services.registry.log.use(logger)
+    let registry = services.registry
+    server.describeCalls { method, metadata, message in registry.describeCall(method: method, metadata: metadata, message: message) }
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])

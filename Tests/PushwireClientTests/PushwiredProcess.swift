@@ -33,7 +33,10 @@ final class PushwiredProcess {
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = try FileHandle(forWritingTo: stderrFile)
+        // O_APPEND: every line goes to the end, whatever else holds the file open.
+        let fd = open(stderrFile.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { throw XCTSkip("cannot open \(stderrFile.path)") }
+        process.standardError = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         try process.run()
         var text = ""
         let deadline = Date().addingTimeInterval(30)

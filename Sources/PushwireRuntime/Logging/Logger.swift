@@ -63,18 +63,24 @@ public struct Logger: Sendable {
     /// Logs `message` with `metadata` at `level` if the logger's level lets it through.
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: KeyValuePairs<String, String> = [:]) {
         guard level >= self.level else { return }
+        write(level, message(), metadata.lazy.map { (key: $0.key, value: $0.value) })
+    }
+
+    private func write<Pairs: Sequence>(_ level: Level, _ message: String, _ metadata: Pairs) where Pairs.Element == (key: String, value: String) {
         var line: String
         switch format {
         case .text:
             line = Self.timestamp()
-            line += " \(level) \(label): \(message())"
+            line += " \(level) \(label): \(message)"
             for (key, value) in metadata {
                 line += " \(key)=\(Self.quoted(value))"
             }
         case .json:
-            line = "{\"time\":\"\(Self.timestamp())\",\"level\":\"\(level)\",\"label\":\(Self.jsonString(label)),\"message\":\(Self.jsonString(message()))"
+            line = "{\"time\":\"\(Self.timestamp())\",\"level\":\"\(level)\",\"label\":\(Self.jsonString(label)),\"message\":\(Self.jsonString(message))"
             for (key, value) in metadata {
-                line += ",\(Self.jsonString(key)):\(Self.jsonString(value))"
+                // A key that would repeat one of the line's own would make the object ambiguous.
+                let name = Self.reservedJSONKeys.contains(key) ? "meta_" + key : key
+                line += ",\(Self.jsonString(name)):\(Self.jsonString(value))"
             }
             line += "}"
         }
@@ -95,6 +101,12 @@ public struct Logger: Sendable {
                 offset += written
             }
         }
+    }
+
+    /// Logs `message` with `metadata` (in order) at `level`: for metadata built at run time.
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [(String, String)]) {
+        guard level >= self.level else { return }
+        write(level, message(), metadata.lazy.map { (key: $0.0, value: $0.1) })
     }
 
     /// Logs at `.trace`.
@@ -127,6 +139,9 @@ public struct Logger: Sendable {
         }
         return escaped + "\""
     }
+
+    /// The keys every JSON line has; metadata by these names is written as `meta_<name>`.
+    static let reservedJSONKeys: Set<String> = ["time", "level", "label", "message"]
 
     /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
     static func jsonString(_ text: String) -> String {

@@ -28,6 +28,8 @@ public final class Server: Sendable {
     private let phase: Mutex<Phase>
     private let signalWatcher = Mutex<SignalWatcher?>(nil)
     private let hangUpWatcher = Mutex<SignalWatcher?>(nil)
+    /// Names the application of each call in the debug call log (`describeCalls`).
+    private let callDescriber = Mutex<CallLog.Describe?>(nil)
     /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
     private let rawFastPaths = Mutex<[String: RawHandler]>([:])
 
@@ -134,7 +136,7 @@ public final class Server: Sendable {
         let threads = max(1, configuration.threads)
         let reference = SharedReference()
         let table = MethodTable(BuiltinServices.adding(to: methods, state: reference), rawFastPaths: rawFastPaths.withLock { $0 })
-        let shared = ServerShared(configuration: configuration, table: table, logger: logger)
+        let shared = ServerShared(configuration: configuration, table: table, logger: logger, describeCall: callDescriber.withLock { $0 })
         reference.shared = shared
 
         var loops: [LoopServer] = []
@@ -257,6 +259,13 @@ public final class Server: Sendable {
             }
         }
         signalWatcher.withLock { $0 = watcher }
+    }
+
+    /// With the logger at `debug`, each call gets a line (method, status, duration, peer); `describe`
+    /// adds the application it acted for, from the method path, the metadata and the request
+    /// message. It must not return a secret. Call before `start()`.
+    public func describeCalls(_ describe: @escaping @Sendable (_ method: String, _ metadata: [(key: String, value: String)], _ message: [UInt8]) -> String?) {
+        callDescriber.withLock { $0 = describe }
     }
 
     /// Calls `action` on a thread of its own each time SIGHUP arrives (logrotate's "reopen your

@@ -27,7 +27,7 @@ extension MessagesService {
         }
         let directory = registry.directory
         let gateways = GatewayDirectory(sink: sink, apns: apns, fcm: fcm) { id in directory.all().first { $0.id == id } }
-        let pipeline = DeliveryPipeline(store: store) { gateways.gateway(applicationID: $0) }
+        let pipeline = DeliveryPipeline(store: store, log: registry.log) { gateways.gateway(applicationID: $0) }
         pipeline.start()
         return MessagesService(registry: registry, store: store, pipeline: pipeline)
     }
