@@ -6,6 +6,11 @@ import Glibc
 /// need the real server binary (its flags, files, signals and logs). `stop()` (SIGTERM, then wait)
 /// must be called; the data directory is removed by `remove()`.
 final class PushwiredProcess {
+    /// pushwired exited or said nothing before reporting its address.
+    struct StartFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
     let process = Process()
     let dataDirectory: URL
     /// `host:port` from its "listening on" line.
@@ -53,7 +58,8 @@ final class PushwiredProcess {
         }
         process.terminate()
         process.waitUntilExit()
-        throw XCTSkip("pushwired did not report its address: \(text) \(log())")
+        // A failure, not a skip: every test using this helper needs the server to start.
+        throw StartFailure(description: "pushwired did not report its address: \(text) \(log())")
     }
 
     /// What it logged on stderr so far.
