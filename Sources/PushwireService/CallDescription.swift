@@ -4,7 +4,10 @@
 extension Registry {
     /// The application code (or `admin`) of a call, or nil when it names none.
     public func describeCall(method: String, metadata: [(key: String, value: String)], message: [UInt8]) -> String? {
-        if let token = Caller(metadata: metadata).bearerToken {
+        let caller = Caller(metadata: metadata)
+        // Refused as UNAUTHENTICATED before any token is looked at: name no application either.
+        if caller.ambiguity != nil { return "ambiguous-metadata" }
+        if let token = caller.bearerToken {
             let hash = SHA256.hash(token)
             if let application = directory.application(tokenHash: hash) { return application.code }
             return isAdminToken(hash: hash) ? "admin" : "unknown-token"
