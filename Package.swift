@@ -94,7 +94,7 @@ let package = Package(
         // PushwirePushwoosh: Pushwoosh's /json/1.3 API on the HTTP door, translated to Pushwire's methods.
         .target(name: "PushwirePushwoosh", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireAPNs", "PushwirePushwoosh", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),

@@ -2,7 +2,7 @@ import Foundation
 import PushwireClient
 import PushwireWire
 
-/// `pushwire message send|details|delete`, with the application's access token.
+/// `pushwire message send|details|cancel` (`delete` is another name for `cancel`), with the application's access token.
 enum MessageCommands {
     private static let notificationOptions: Set<String> = [
         "--content", "--title", "--subtitle", "--category", "--device", "--user", "--platform", "--language-content",
@@ -33,7 +33,7 @@ enum MessageCommands {
             var request = GetMessageDetailsRequest()
             request.messageCode = try scanned.positionals(["<message code>"], command: command)[0]
             return .getMessageDetails(request)
-        default:
+        default: // "cancel" or "delete"
             try scanned.allow([], command: command)
             var request = DeleteMessageRequest()
             request.messageCode = try scanned.positionals(["<message code>"], command: command)[0]

@@ -32,6 +32,8 @@ public struct AdminService: Sendable {
             do {
                 let created = try await registry.store.createApplication(record, initialCategories: [CategoryValidation.yesNo])
                 registry.directory.install(created)
+                registry.log.action("application created", by: "admin",
+                                    ["application": created.code, "name": created.name, "apns": created.apns == nil ? "none" : "set"])
                 var response = CreateApplicationResponse()
                 response.application = WireConversions.application(created)
                 response.accessToken = token
@@ -74,6 +76,12 @@ public struct AdminService: Sendable {
             try await registry.store.updateApplication(code: request.application, update)
         }
         registry.directory.install(updated)
+        var changed: [String] = []
+        if update.name != nil { changed.append("name") }
+        if request.clearApns { changed.append("apns cleared") } else if request.apns != nil { changed.append("apns") }
+        if request.rotateAccessToken { changed.append("access token rotated") }
+        registry.log.action(request.rotateAccessToken ? "application updated; access token rotated" : "application updated", by: "admin",
+                            ["application": updated.code, "changed": changed.joined(separator: ", ")])
         var response = UpdateApplicationResponse()
         response.application = WireConversions.application(registry.directory.application(code: updated.code) ?? updated)
         response.accessToken = token

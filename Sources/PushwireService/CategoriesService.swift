@@ -18,6 +18,8 @@ public struct CategoriesService: Sendable {
             try await registry.store.upsertCategory(applicationID: application.id, record)
         }
         registry.directory.categoriesChanged(code: application.code, version: version)
+        registry.log.action(record.id == 0 ? "category created" : "category replaced", by: application.code,
+                            ["category": String(stored.id), "name": stored.name, "categories_version": String(version)])
         var response = UpsertCategoryResponse()
         response.category = WireConversions.category(stored)
         response.categoriesVersion = version
@@ -32,6 +34,8 @@ public struct CategoriesService: Sendable {
             try await registry.store.deleteCategory(applicationID: application.id, categoryID: request.categoryID)
         }
         registry.directory.categoriesChanged(code: application.code, version: version)
+        registry.log.action("category deleted", by: application.code,
+                            ["category": String(request.categoryID), "categories_version": String(version)])
         var response = DeleteCategoryResponse()
         response.categoriesVersion = version
         return response

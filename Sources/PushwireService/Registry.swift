@@ -4,6 +4,8 @@ import PushwireWire
 /// The state the registration services share: the store, the application directory, the
 /// fingerprints of registered devices, and the admin token's hash.
 public final class Registry: Sendable {
+    /// Admin actions and delivery summaries for the operator; silent until `log.use(logger)`.
+    public let log = OperatorLog()
     let store: any PushwireStore
     let directory: ApplicationDirectory
     let fingerprints: RegistrationFingerprints
@@ -23,6 +25,11 @@ public final class Registry: Sendable {
 
     /// Checks the admin token. Ambiguous metadata (two `authorization` entries), no token, or one that is nobody's → UNAUTHENTICATED; an
     /// application's token → PERMISSION_DENIED.
+    /// Whether `hash` is the admin token's hash (compared in constant time).
+    func isAdminToken(hash: [UInt8]) -> Bool {
+        Credentials.constantTimeEqual(hash, adminTokenHash)
+    }
+
     func authorizeAdmin(_ caller: Caller) throws(RPCError) {
         if let ambiguity = caller.ambiguity { throw RPCError(.unauthenticated, ambiguity) }
         guard let token = caller.bearerToken else {

@@ -1,3 +1,4 @@
+import PushwireDelivery
 import PushwireRuntime
 
 /// pushwired's settings, from defaults, then the `--config` file, then the flags.
@@ -22,6 +23,10 @@ struct Options {
     var fcmURL: String?
     /// CA certificates (PEM) FCM connections and OAuth2 token requests trust instead of the system's.
     var fcmCAFile: String?
+    /// `--sink-max-bytes` / `--sink-keep`: rotate the sink file by size; nil: never.
+    var sinkRotation: FileSinkGateway.Rotation?
+    /// `--log-format`: key=value text (default) or one JSON object per line.
+    var logFormat = Logger.Format.text
 
     /// A usage error: printed with the usage text, exit status 64.
     struct UsageError: Error {
@@ -37,8 +42,11 @@ struct Options {
 
     static let usage = """
         USAGE: pushwired [options]
+               pushwired backup --data-dir <dir> --to <file> [--force]
+               pushwired restore --from <file> --data-dir <dir> [--force]
 
-        Runs the Pushwire server.
+        Runs the Pushwire server; backup and restore copy its database (see
+        'pushwired backup --help').
 
         OPTIONS:
           --listen <address>             host:port to listen on: 127.0.0.1:7355 (default), [::1]:7355,
@@ -56,7 +64,11 @@ struct Options {
           --threads <n>                  event-loop threads (default: one per core)
           --data-dir <path>              data directory (default: ./data)
           --sink <file>                  where notifications of apps without APNs credentials go, one
-                                         JSON line each (default: <data-dir>/sink.jsonl)
+                                         JSON line each (default: <data-dir>/sink.jsonl); reopened
+                                         on SIGHUP (for logrotate)
+          --sink-max-bytes <bytes>       rotate the sink file at this size: it becomes <file>.1
+                                         (older ones .2, .3, …) and a new file starts (default: never)
+          --sink-keep <n>                rotated sink files kept (default: 5)
           --max-frame-size <bytes>       largest frame accepted (default: 4194304)
           --max-calls-per-connection <n> calls in flight per connection (default: 1024)
           --max-connections <n>          open connections (default: 100000)
@@ -67,7 +79,8 @@ struct Options {
           --max-output-buffer <bytes>    responses buffered for a slow reader before its input
                                          is paused (default: 4194304)
           --log-level <level>            trace, debug, info, notice, warning, error, critical
-                                         (default: info)
+                                         (default: info); debug logs one line per call
+          --log-format <format>          text (key=value, default) or json (one object per line)
           --admin-token <token>          the admin token (default: <data-dir>/admin-token,
                                          generated on first start)
           --apns-url <url>               send every app's APNs requests to this https:// base URL
@@ -88,6 +101,8 @@ struct Options {
 
         Durations are a number of seconds or a number with ms, s, m or h: 500ms, 30s, 5m.
         SIGTERM or SIGINT drains gracefully and exits 0; a second signal exits at once (status 1).
+        SIGHUP reopens the sink file. Under systemd (Type=notify), pushwired reports READY=1 on
+        $NOTIFY_SOCKET once it listens. The log goes to stderr.
         """
 
     /// Parses the arguments (without the program name).
@@ -186,6 +201,17 @@ struct Options {
         case "preface-timeout": configuration.prefaceTimeout = try Self.duration(name, value)
         case "frame-timeout": configuration.incompleteFrameTimeout = try Self.duration(name, value)
         case "drain-timeout": configuration.drainTimeout = try Self.duration(name, value)
+        case "sink-max-bytes":
+            let bytes = try Self.count(name, value, minimum: 4096)
+            sinkRotation = FileSinkGateway.Rotation(maxBytes: Int64(bytes), keep: sinkRotation?.keep ?? 5)
+        case "sink-keep":
+            let keep = try Self.count(name, value, minimum: 1)
+            sinkRotation = FileSinkGateway.Rotation(maxBytes: sinkRotation?.maxBytes ?? Int64.max, keep: keep)
+        case "log-format":
+            guard let format = Logger.Format(rawValue: value) else {
+                throw UsageError(message: "--log-format: '\(value)' is not text or json")
+            }
+            logFormat = format
         case "log-level":
             guard let level = Logger.Level(name: value) else {
                 throw UsageError(message: "--log-level: '\(value)' is not one of trace, debug, info, notice, warning, error, critical")

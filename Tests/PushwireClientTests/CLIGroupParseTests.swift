@@ -124,7 +124,7 @@ final class CLIGroupParseTests: XCTestCase {
     }
 
     func testDeviceRegister() throws {
-        let command = try self.command(["device", "register", "--app", "A1B2C-3D4E5", "--hwid", "h1", "--token", "abcd01",
+        let command = try self.command(["device", "register", "--app", "A1B2C-3D4E5", "--hwid", "h1", "--push-token", "abcd01",
                                         "--language", "fr", "--timezone", "+01:30", "--user", "u7", "--app-version", "2.4.1",
                                         "--tag", "plan=gold", "--tag", "age=int:42", "--tag", "vip=bool:true",
                                         "--tag", "since=date:2026-11-29", "--tag", "topics=list:a,b,c", "--tag", "url=https://x",
@@ -199,7 +199,7 @@ final class CLIGroupParseTests: XCTestCase {
         XCTAssertEqual(usageError(["device", "tags", "--app", "A", "--hwid", "h", "--set", "d=date:yesterday"]),
                        "--set: 'yesterday' is not a date (2026-11-29, 2026-11-29T18:30:00Z or unix seconds)")
         XCTAssertEqual(usageError(["device", "frobnicate"]), "unknown command 'device frobnicate'")
-        XCTAssertEqual(usageError(["device"]), "missing subcommand: register, unregister, tags")
+        XCTAssertEqual(usageError(["device"]), "missing subcommand: register, track, unregister, tags")
     }
 
     func testCategoryUpsertFromFlags() throws {
@@ -329,13 +329,14 @@ final class CLIGroupParseTests: XCTestCase {
         XCTAssertEqual(try command(["demo"]), .demo)
         XCTAssertEqual(try command(["--server", "127.0.0.1:9", "demo"]), .demo)
         XCTAssertEqual(usageError(["demo", "--name", "x"]), "'demo' does not take --name")
-        for topic in ["app", "app create", "app list", "app update", "device", "device register", "device unregister", "device tags",
+        for topic in ["app", "app create", "app list", "app update", "device", "device register", "device track", "device unregister", "device tags",
                       "category", "category upsert", "category delete", "category list", "category sync", "message", "message send",
-                      "message details", "message delete", "demo"] {
+                      "message details", "message cancel", "message delete", "demo"] {
             let words = topic.split(separator: " ").map(String.init)
             XCTAssertEqual(try Invocation.parse(words + ["--help"], environment: [:]).command, .help(topic: topic))
             XCTAssertEqual(try Invocation.parse(["help"] + words, environment: [:]).command, .help(topic: topic))
-            XCTAssertTrue(Help.text(for: topic).contains("USAGE: pushwire \(topic)"), topic)
+            // `message delete` is another name for `message cancel`, whose page it shows.
+            XCTAssertTrue(Help.text(for: topic).contains("USAGE: pushwire \(topic == "message delete" ? "message cancel" : topic)"), topic)
         }
     }
 }

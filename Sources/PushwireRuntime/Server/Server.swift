@@ -27,6 +27,9 @@ public final class Server: Sendable {
     public let logger: Logger
     private let phase: Mutex<Phase>
     private let signalWatcher = Mutex<SignalWatcher?>(nil)
+    private let hangUpWatcher = Mutex<SignalWatcher?>(nil)
+    /// Names the application of each call in the debug call log (`describeCalls`).
+    private let callDescriber = Mutex<CallLog.Describe?>(nil)
     /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
     private let rawFastPaths = Mutex<[String: RawHandler]>([:])
     /// HTTP routes, health checks, metrics collectors, and the HTTP door once started (Server+HTTP.swift).
@@ -141,7 +144,7 @@ public final class Server: Sendable {
             ? MethodTable(InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
                           rawFastPaths: InstrumentedMethods.wrap(fastPaths, metrics: callMetrics))
             : MethodTable(allMethods, rawFastPaths: fastPaths)
-        let shared = ServerShared(configuration: configuration, table: table, logger: logger)
+        let shared = ServerShared(configuration: configuration, table: table, logger: logger, describeCall: callDescriber.withLock { $0 })
         reference.shared = shared
         let metrics = extensions.makeMetrics(calls: callMetrics, shared: shared)
 
@@ -270,5 +273,20 @@ public final class Server: Sendable {
             }
         }
         signalWatcher.withLock { $0 = watcher }
+    }
+
+    /// With the logger at `debug`, each call gets a line (method, status, duration, peer); `describe`
+    /// adds the application it acted for, from the method path, the metadata and the request
+    /// message. It must not return a secret. Call before `start()`.
+    public func describeCalls(_ describe: @escaping @Sendable (_ method: String, _ metadata: [(key: String, value: String)], _ message: [UInt8]) -> String?) {
+        callDescriber.withLock { $0 = describe }
+    }
+
+    /// Calls `action` on a thread of its own each time SIGHUP arrives (logrotate's "reopen your
+    /// files"), instead of SIGHUP's default of ending the process. Call before `start()`, for the
+    /// same reason as `handleTerminationSignals()`.
+    public func handleHangUp(_ action: @escaping @Sendable () -> Void) throws(SystemError) {
+        let watcher = try SignalWatcher(signals: [SIGHUP]) { _, _ in action() }
+        hangUpWatcher.withLock { $0 = watcher }
     }
 }

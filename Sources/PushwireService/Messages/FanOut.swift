@@ -191,8 +191,14 @@ struct FanOut {
             }
             return
         }
-        _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID,
-                                                         results: pending, finish: true, platformCounts: tally.take()))
+        guard (try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID,
+                                                            results: pending, finish: true, platformCounts: tally.take()))) != nil else { return }
+        // The counts of every run of this message (a resumed one had earlier runs): one read, at
+        // the end of a message that took the long path, only when someone reads the line.
+        if pipeline.log.enabled(.info), let stats = try? store.statistics(messageID: message.id) {
+            pipeline.logDelivered(code: message.code, targeted: stats.targeted, sent: stats.sent, failed: stats.failed,
+                                  invalidTokens: stats.invalidTokens)
+        }
     }
 
     /// What a batch of targets turns into, in target order: the badges that change, each device's

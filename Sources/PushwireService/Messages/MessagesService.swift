@@ -126,7 +126,10 @@ public struct MessagesService: Sendable {
         }
         switch before {
         case nil: throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
-        case .scheduled?, .cancelled?: return DeleteMessageResponse()
+        case .scheduled?:
+            registry.log.action("message cancelled", by: application.code, ["message_code": request.messageCode])
+            return DeleteMessageResponse()
+        case .cancelled?: return DeleteMessageResponse()
         case .sending?: throw RPCError(.failedPrecondition, "message \(RPCError.echo(request.messageCode)) is already going out; it cannot be deleted")
         case .done?: throw RPCError(.failedPrecondition, "message \(RPCError.echo(request.messageCode)) was already sent; it cannot be deleted")
         }

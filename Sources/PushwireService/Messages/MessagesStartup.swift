@@ -28,7 +28,7 @@ extension MessagesService {
         let directory = registry.directory
         let gateways = GatewayDirectory(sink: sink, apns: apns, fcm: fcm) { id in directory.all().first { $0.id == id } }
         let metrics = DeliveryMetrics()
-        let pipeline = DeliveryPipeline(store: store) { CountingGateway(inner: gateways.gateway(applicationID: $0), metrics: metrics) }
+        let pipeline = DeliveryPipeline(store: store, log: registry.log) { CountingGateway(inner: gateways.gateway(applicationID: $0), metrics: metrics) }
         pipeline.start()
         var service = MessagesService(registry: registry, store: store, pipeline: pipeline)
         service.deliveryMetrics = metrics

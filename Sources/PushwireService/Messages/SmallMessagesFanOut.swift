@@ -136,6 +136,8 @@ struct SmallMessagesFanOut {
         }
 
         var finishing: [FanOutStep] = []
+        /// The entry of each step in `finishing`, for the delivery summaries.
+        var finishingEntries: [Entry] = []
         var retrying: [FanOut] = []
         let maxAttempts = pipeline.configuration.maxAttempts
         for (index, entry) in batch.enumerated() {
@@ -172,6 +174,7 @@ struct SmallMessagesFanOut {
             // With retries pending the message stays sending; its own fan-out resumes it.
             finishing.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: results,
                                         finish: retryAfter == nil, platformCounts: tally.take()))
+            finishingEntries.append(entry)
             if let retryAfter {
                 var resumed = message
                 resumed.status = .sending
@@ -182,6 +185,23 @@ struct SmallMessagesFanOut {
         // A failed commit leaves them sending with their records open: closed as Interrupted
         // when the scheduler resumes them (it looks for messages left sending now and then).
         guard (try? await store.recordFanOutSteps(finishing)) != nil else { return alone }
+        if pipeline.log.enabled(.info) {
+            // A small message goes out in this one step: its counts are this step's results.
+            for (step, entry) in zip(finishing, finishingEntries) where step.finish {
+                var sent: UInt64 = 0, failed: UInt64 = 0, invalid: UInt64 = 0
+                for result in step.results {
+                    switch result.result {
+                    case .sent: sent += 1
+                    case .failed(_, let invalidToken, _):
+                        failed += 1
+                        if invalidToken { invalid += 1 }
+                    case .retryPending: break
+                    }
+                }
+                pipeline.logDelivered(code: entry.fanOut.message.code, targeted: UInt64(entry.targets.count), sent: sent,
+                                      failed: failed, invalidTokens: invalid)
+            }
+        }
         return alone + retrying
     }
 }
