@@ -6,6 +6,7 @@ import itertools
 import math
 import os
 import socket
+import ssl
 import threading
 import time
 from typing import Any, Iterable
@@ -15,6 +16,7 @@ from google.protobuf.message import DecodeError, Message
 from pushwire.framing import DEFAULT_MAX_FRAME_SIZE, PREFACE, FrameDecoder, encode_frame
 from pushwire.services import METHODS, attach_services
 from pushwire.status import ProtocolError, PushwireError, StatusCode
+from pushwire.tls import TLSStream, resolve_context
 from pushwire.v1 import rpc_pb2
 
 
@@ -132,6 +134,12 @@ class Client:
     ``authorization: Bearer <token>`` to every call; ``metadata`` adds entries to every call
     (a call's own ``metadata=`` replaces those of the keys it sets).
 
+    TLS: ``tls=True`` (or ``ca_file=``) verifies the server against ``ca_file`` (the system store
+    when None) and the name ``server_name`` (default ``host``), offering ALPN ``pwire/1``;
+    ``client_cert=``/``client_key=`` present a client certificate; ``tls=`` may also be a ready
+    ``ssl.SSLContext`` (see :func:`pushwire.tls.make_context`). A failed verification raises
+    UNAVAILABLE saying why; nothing is sent before the server is verified.
+
     Each service is an attribute with a method per RPC: ``client.health.check()``,
     ``client.devices.register_device(request, timeout=2.0, metadata={...})``. Methods may be
     called from many threads at once; calls share the connection and are answered in completion
@@ -140,7 +148,10 @@ class Client:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 7355, *, timeout: float = 10.0,
                  token: str | None = None, metadata: Any = None,
-                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE):
+                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+                 tls: "ssl.SSLContext | bool | None" = None, ca_file: str | None = None,
+                 server_name: str | None = None, client_cert: str | None = None,
+                 client_key: str | None = None):
         self.timeout = timeout
         self._default_metadata = metadata_pairs(metadata)
         if token:
@@ -163,10 +174,17 @@ class Client:
                                 local=True) from exc
         try:
             self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            context = resolve_context(tls, ca_file, client_cert, client_key)
+            if context is not None:
+                self._sock = TLSStream(self._sock, context, server_name or host, timeout, host, port)
             self._sock.sendall(PREFACE)
             first = self._read_frame_blocking(time.monotonic() + timeout)
             if first.WhichOneof("kind") != "settings":
                 raise ProtocolError(f"expected settings after the preface, got {first.WhichOneof('kind')}")
+        except OSError as exc:  # ssl.SSLError too: a TLS alert, e.g. a client certificate required
+            self._sock.close()
+            raise PushwireError(StatusCode.UNAVAILABLE, f"{host}:{port} closed the connection before its "
+                                f"settings: {exc}", local=True) from exc
         except BaseException:
             self._sock.close()
             raise

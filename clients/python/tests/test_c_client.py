@@ -24,20 +24,20 @@ def c_program(name: str) -> list[str]:
     return [str(path)]
 
 
-def test_c_integration(server):
-    run = subprocess.run(c_program("integration") + [server.host, str(server.port), server.admin_token],
+def test_c_integration(clear_server):
+    run = subprocess.run(c_program("integration") + [clear_server.host, str(clear_server.port), clear_server.admin_token],
                          capture_output=True, text=True, timeout=120)
     print(run.stdout, run.stderr)
     assert run.returncode == 0, run.stdout + run.stderr
     assert " 0 failed" in run.stdout
 
 
-def test_c_device_example(server):
+def test_c_device_example(clear_server):
     """The C device example registers, syncs, and reports a tap on a button of the category of a
     message really sent to it — a category other than the application's first (YesNo), so that a
     tap on the first category's button would be refused."""
     from pushwire.v1 import categories_pb2, common_pb2, messages_pb2
-    with Client(server.host, server.port, timeout=10, token=server.admin_token) as client:
+    with Client(clear_server.host, clear_server.port, timeout=10, token=clear_server.admin_token) as client:
         app = client.admin.create_application(name="c-device-example")
         code = app.application.code
         auth = {"authorization": f"Bearer {app.access_token}"}
@@ -52,7 +52,7 @@ def test_c_device_example(server):
         created = client.messages.create_message(
             messages_pb2.CreateMessageRequest(notifications=[notification]), metadata=auth)
     message_code = created.message_codes[0]
-    run = subprocess.run(c_program("device") + ["--host", server.host, "--port", str(server.port),
+    run = subprocess.run(c_program("device") + ["--host", clear_server.host, "--port", str(clear_server.port),
                                                 "--message-code", message_code, "--category", str(rate_id),
                                                 "--button", "1", code, "c-device-42", "5d1c7a3e" * 8],
                          capture_output=True, text=True, timeout=120)
@@ -62,12 +62,12 @@ def test_c_device_example(server):
     assert '"YesNo"' in run.stdout and '"RateLater"' in run.stdout
     assert "sync: not_modified" in run.stdout
     assert f"track_action: recorded=true category={rate_id} button=1" in run.stdout
-    with Client(server.host, server.port, timeout=10) as client:
+    with Client(clear_server.host, clear_server.port, timeout=10) as client:
         details = client.messages.get_message_details(message_code=message_code, metadata=auth)
     assert {t.button_id: t.count for t in details.taps if t.count} == {1: 1}
 
     # Only the message code: an open.
-    opened = subprocess.run(c_program("device") + ["--host", server.host, "--port", str(server.port),
+    opened = subprocess.run(c_program("device") + ["--host", clear_server.host, "--port", str(clear_server.port),
                                                    "--message-code", message_code, code, "c-device-42", "5d1c7a3e" * 8],
                             capture_output=True, text=True, timeout=120)
     assert opened.returncode == 0, opened.stdout + opened.stderr
