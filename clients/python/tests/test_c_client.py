@@ -12,13 +12,14 @@ import pytest
 from pushwire import Client, PushwireError, StatusCode
 
 C_BUILD = Path(__file__).resolve().parents[2] / "c" / "build"
+C_BUILD_TLS = C_BUILD.with_name("build-tls")  # `make -C clients/c TLS=1`
 VALGRIND = ["valgrind", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=all", "-q"]
 
 
-def c_program(name: str) -> list[str]:
-    path = C_BUILD / name
+def c_program(name: str, tls: bool = False) -> list[str]:
+    path = (C_BUILD_TLS if tls else C_BUILD) / name
     if not path.exists():
-        pytest.skip(f"{path} not built (run `make -C clients/c`)")
+        pytest.skip(f"{path} not built (run `make -C clients/c{' TLS=1' if tls else ''}`)")
     if shutil.which("valgrind") and os.environ.get("PUSHWIRE_NO_VALGRIND") != "1":
         return VALGRIND + [str(path)]
     return [str(path)]
@@ -30,6 +31,41 @@ def test_c_integration(clear_server):
     print(run.stdout, run.stderr)
     assert run.returncode == 0, run.stdout + run.stderr
     assert " 0 failed" in run.stdout
+
+
+def run_c_integration_over_tls(tls_server, *options: str) -> subprocess.CompletedProcess:
+    # mbedtls 2.28 checks DNS names only: 127.0.0.1 is dialled, localhost verified.
+    return subprocess.run(c_program("integration", tls=True) + [
+        tls_server.host, str(tls_server.port), tls_server.admin_token,
+        "--ca-file", tls_server.tls["ca_file"], "--server-name", "localhost", *options],
+        capture_output=True, text=True, timeout=120)
+
+
+def test_c_integration_over_tls(tls_server):
+    run = run_c_integration_over_tls(tls_server)
+    print(run.stdout, run.stderr)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 failed" in run.stdout
+
+
+@pytest.mark.parametrize("certificate, server_name, reason", [
+    ("wrong-host", "localhost", "certificate verification failed for localhost"),
+    ("untrusted", "localhost", "not correctly signed by the trusted CA"),
+    ("server", "elsewhere.invalid", "certificate verification failed for elsewhere.invalid"),
+])
+def test_c_refuses_a_server_it_cannot_verify(tls_dir, clear_server, certificate, server_name, reason):
+    from tls_relay import TLSRelay
+    relay = TLSRelay(str(tls_dir / f"{certificate}.pem"), str(tls_dir / f"{certificate}.key"),
+                     (clear_server.host, clear_server.port))
+    try:
+        run = subprocess.run(c_program("integration", tls=True) + [
+            relay.host, str(relay.port), clear_server.admin_token, "--ca-file", str(tls_dir / "ca.pem"),
+            "--server-name", server_name, "--expect-tls-failure", reason],
+            capture_output=True, text=True, timeout=60)
+    finally:
+        relay.stop()
+    print(run.stdout, run.stderr)
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 def test_c_device_example(clear_server):
