@@ -8,7 +8,8 @@ import FuzzSupport
 /// have been refused). Oracles:
 /// - what `parse` accepts is valid JSON, and each entry's value is a valid JSON value;
 /// - the payload rendered with those entries is valid JSON.
-/// The executable's entry point: libFuzzer's driver on this target.
+///
+/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
 @main
 enum FuzzMain {
     static func main() { runFuzzer(fuzzCustomData) }

@@ -9,7 +9,8 @@ import FuzzSupport
 ///   nor on whether reads are appended or written into `withWritableTail`;
 /// - every frame decoded re-encodes (protobuf-c) to bytes that decode to the same frame;
 /// - a drained decoder keeps at most `retainedCapacity` bytes allocated, and one that failed none.
-/// The executable's entry point: libFuzzer's driver on this target.
+///
+/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
 @main
 enum FuzzMain {
     static func main() { runFuzzer(fuzzFrameDecoder) }

@@ -6,7 +6,8 @@ import PushwireWire
 ///
 /// Input: a frame payload (no length prefix). Oracle: for a frame the regular decode accepts, the
 /// scan gives nothing or what the frame means (`expectedEvent`).
-/// The executable's entry point: libFuzzer's driver on this target.
+///
+/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
 @main
 enum FuzzMain {
     static func main() { runFuzzer(fuzzHotFrames) }

@@ -10,7 +10,8 @@ import PushwireJSON
 /// - an input the reader accepts as one string literal is a valid JSON string, and the string
 ///   survives a write and a read;
 /// - an input the reader accepts as one integer is that decimal number.
-/// The executable's entry point: libFuzzer's driver on this target.
+///
+/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
 @main
 enum FuzzMain {
     static func main() { runFuzzer(fuzzJSONTextReader) }

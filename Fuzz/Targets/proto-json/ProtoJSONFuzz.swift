@@ -13,7 +13,8 @@ import PushwireWire
 ///   back to the same JSON value;
 /// - the JSON text the bridge writes (compact and indented) is valid (`JSONGrammar`) and parses
 ///   back to the same value.
-/// The executable's entry point: libFuzzer's driver on this target.
+///
+/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
 @main
 enum FuzzMain {
     static func main() { runFuzzer(fuzzProtoJSON) }

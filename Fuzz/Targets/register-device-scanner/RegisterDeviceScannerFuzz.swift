@@ -7,7 +7,8 @@ import PushwireWire
 ///
 /// Input: a `RegisterDeviceRequest` encoding. Oracle: when the scanner accepts it, the regular
 /// decode (validator + protobuf-c + wrapper) accepts it too and gives an equal request.
-/// The executable's entry point: libFuzzer's driver on this target.
+///
+/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
 @main
 enum FuzzMain {
     static func main() { runFuzzer(fuzzRegisterDeviceScanner) }

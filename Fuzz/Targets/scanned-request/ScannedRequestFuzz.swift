@@ -8,7 +8,8 @@ import PushwireWire
 /// Input: a frame payload (no length prefix). Oracle: when the scan accepts a frame for a method
 /// with a fast path (those pushwired registers, `fastPaths`), the regular decode accepts it too
 /// and reads the same call id, method, timeout and message; the scan may decline anything.
-/// The executable's entry point: libFuzzer's driver on this target.
+///
+/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
 @main
 enum FuzzMain {
     static func main() { runFuzzer(fuzzScannedRequest) }

@@ -11,7 +11,8 @@ import FuzzSupport
 /// - the decoded value equals what protobuf-c itself read (its repack decodes to the same value)
 ///   and survives an encode/decode round trip;
 /// - decoding never fails with anything but the documented kinds.
-/// The executable's entry point: libFuzzer's driver on this target.
+///
+/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
 @main
 enum FuzzMain {
     static func main() { runFuzzer(fuzzWireValidator) }
