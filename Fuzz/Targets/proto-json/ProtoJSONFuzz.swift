@@ -8,6 +8,7 @@ import PushwireWire
 ///
 /// Input: one byte choosing the method (`MethodCatalog.all`), request or response, and the
 /// direction; then JSON text to encode, or protobuf bytes to decode. Oracles:
+/// - what the JSON parser accepts is valid JSON (`JSONGrammar`);
 /// - what the encoder produces, protobuf-c accepts;
 /// - once a message has been through the bridge, it is stable: its JSON encodes and decodes
 ///   back to the same JSON value;
@@ -31,6 +32,9 @@ public func fuzzProtoJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes: [UInt8]
     if choice & 2 == 0 {
         let text = String(decoding: input.rest, as: UTF8.self)
+        if (try? ProtoJSON.parse(text)) != nil {
+            require(JSONGrammar.isValid(text.utf8), "the JSON parser accepts the invalid JSON \(hex(text.utf8))")
+        }
         guard let encoded = try? ProtoJSON.encode(text, as: descriptor) else { return 0 }
         require(encoded.withUnsafeBytes { protobufCRepack(descriptor, $0) } != nil,
                 "\(name): JSON \(hex(text.utf8)) encodes as \(hex(encoded)), which protobuf-c refuses")
