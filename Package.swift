@@ -135,7 +135,7 @@ if Context.environment["PUSHWIRE_FUZZ"] != nil {
         ("hot-frames", ["PushwireWire"]),
         ("json-text-reader", ["PushwireJSON"]),
         ("custom-data", ["PushwireService", "PushwireJSON"]),
-        ("proto-json", ["PushwireClient", "PushwireWire", "CProtobufC"]),
+        ("proto-json", ["PushwireJSONBridge", "PushwireWire", "CProtobufC"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(

@@ -1,6 +1,6 @@
 import CProtobufC
 import FuzzSupport
-import PushwireClient
+import PushwireJSONBridge
 import PushwireWire
 
 /// libFuzzer target: the CLI's JSON ↔ protobuf bridge (`ProtoJSON`) for every request and
