@@ -22,7 +22,7 @@
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
 //   pushwired, pushwire, pushwire-bench, pushwire-codec-bench, pushwire-apns-bench: thin executables
 // Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
-// Python clients.
+// Python clients. Fuzz/ holds the libFuzzer targets, declared only when Scripts/fuzz builds them.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = []
@@ -119,3 +119,27 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets of Fuzz/ (docs/FUZZING.md): declared only when PUSHWIRE_FUZZ is set, which
+// Scripts/fuzz does when it builds them with `-sanitize=fuzzer,address -parse-as-library
+// -enable-testing`; an ordinary build neither sees nor compiles them. Each is an executable whose
+// entry point hands libFuzzer's driver the target's `LLVMFuzzerTestOneInput`.
+if Context.environment["PUSHWIRE_FUZZ"] != nil {
+    package.targets.append(.target(name: "CFuzzer", path: "Fuzz/CFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzer", "PushwireWire", "CProtobufC"], path: "Fuzz/Support"))
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("frame-decoder", ["PushwireWire"]),
+        ("wire-validator", ["PushwireWire", "CProtobufC"]),
+        ("scanned-request", ["PushwireRuntime", "PushwireWire"]),
+        ("register-device-scanner", ["PushwireService", "PushwireWire"]),
+        ("hot-frames", ["PushwireWire"]),
+        ("json-text-reader", ["PushwireJSON"]),
+        ("custom-data", ["PushwireService", "PushwireJSON"]),
+        ("proto-json", ["PushwireJSONBridge", "PushwireWire", "CProtobufC"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: "fuzz-\(target.name)", dependencies: ["FuzzSupport"] + target.dependencies, path: "Fuzz/Targets/\(target.name)"
+        ))
+    }
+}

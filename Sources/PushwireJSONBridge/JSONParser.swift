@@ -101,7 +101,11 @@ struct JSONParser {
             return p.index - s
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard digits(&self) > 0 else { throw error("unexpected character") }
+        let integerStart = index
+        let integerDigits = digits(&self)
+        guard integerDigits > 0 else { throw error("unexpected character") }
+        // RFC 8259: no leading zeros ("01" is not a number).
+        guard integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { throw error("a number with a leading zero") }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard digits(&self) > 0 else { throw error("expected digits after '.'") }
@@ -162,9 +166,19 @@ struct JSONParser {
         }
     }
 
+    /// Exactly four hex digits (`UInt32(_:radix:)` would also take a sign: `\u+041`).
     private mutating func hex4() throws(ProtoJSONError) -> UInt32 {
-        guard bytes.count - index >= 4, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
-            throw error("invalid \\u escape")
+        guard bytes.count - index >= 4 else { throw error("invalid \\u escape") }
+        var value: UInt32 = 0
+        for byte in bytes[index..<index + 4] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
         }
         index += 4
         return value

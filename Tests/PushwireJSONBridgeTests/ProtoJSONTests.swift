@@ -107,6 +107,16 @@ final class ProtoJSONTests: XCTestCase {
         XCTAssertThrowsError(try ProtoJSON.decode([0xFF, 0xFF], as: d))
     }
 
+    /// Found by the proto-json fuzz target (docs/FUZZING.md): the parser took `\u` escapes with a
+    /// sign (`UInt32(_:radix:)` accepts one) and numbers with leading zeros, neither of them JSON.
+    func testParserRefusesWhatIsNotJSON() {
+        for text in [#"{"hwid":"\u+041"}"#, #"{"hwid":"\u-000"}"#, #"{"hwid":"\u 41a"}"#, #"{"timezone":01}"#, #"{"timezone":-00}"#, #"[00.5]"#] {
+            XCTAssertThrowsError(try ProtoJSON.parse(text), text)
+        }
+        XCTAssertEqual(try ProtoJSON.parse(#"["\u0041\u00e9", 0, -0, 0.5, 10, -1e+3]"#),
+                       .array([.string("Aé"), .number("0"), .number("-0"), .number("0.5"), .number("10"), .number("-1e+3")]))
+    }
+
     func testOneofConflictIsRejected() throws {
         let setTags = try descriptor("Devices/SetTags")
         let ok = #"{"updates":[{"name":"n","set":{"intValue":"5"}},{"name":"m","increment":2}]}"#
