@@ -11,7 +11,8 @@
 //   CHTTPParser       Node's http_parser, a Debian system library (apt: libhttp-parser-dev)
 //   PushwireClient    the typed Swift client
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
-//   PushwireStore     the durable store: a Swift protocol and its SQLite engine; the only SQL
+//   PushwireStore     the store contract: the protocols every engine meets, their records and errors (no engine)
+//   PushwireSQLiteStore  the embedded engine: SQLite in a data directory; the only SQL
 //   PushwireDelivery  the gateway protocol and the simple gateways (file sink, null)
 //   CJemalloc         jemalloc, pushwired's memory allocator, a Debian system library (apt: libjemalloc-dev)
 //   CCurl, COpenSSL   libcurl (HTTP/2) and OpenSSL (libssl TLS, libcrypto ES256), Debian system libraries
@@ -83,7 +84,8 @@ let package = Package(
         .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
-        .target(name: "PushwireStore", dependencies: ["CSQLite", "PushwireJSON"], swiftSettings: swiftSettings),
+        .target(name: "PushwireStore", swiftSettings: swiftSettings),
+        .target(name: "PushwireSQLiteStore", dependencies: ["PushwireStore", "CSQLite", "PushwireJSON"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
         .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(
@@ -94,7 +96,7 @@ let package = Package(
         // PushwirePushwoosh: Pushwoosh's /json/1.3 API on the HTTP door, translated to Pushwire's methods.
         .target(name: "PushwirePushwoosh", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
@@ -109,8 +111,11 @@ let package = Package(
             dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"]
         ),
         .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire"]),
-        .testTarget(name: "PushwireStoreTests", dependencies: ["PushwireStore"]),
-        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
+        .testTarget(name: "PushwireSQLiteStoreTests", dependencies: ["PushwireSQLiteStore", "PushwireStore"]),
+        // One suite written against the store protocols, run against every engine (an engine
+        // joins with one file: a subclass of StoreContractTests naming its factory).
+        .testTarget(name: "PushwireStoreContractTests", dependencies: ["PushwireStore", "PushwireSQLiteStore"]),
+        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
         .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),
         .testTarget(name: "PushwireJSONBridgeTests", dependencies: ["PushwireJSONBridge", "PushwireProtoC", "CProtobufC"]),

@@ -32,6 +32,7 @@ public struct AdminService: Sendable {
             do {
                 let created = try await registry.store.createApplication(record, initialCategories: [CategoryValidation.yesNo])
                 registry.directory.install(created)
+                await registry.refreshCategories(code: created.code)
                 registry.log.action("application created", by: "admin",
                                     ["application": created.code, "name": created.name, "apns": created.apns == nil ? "none" : "set"])
                 var response = CreateApplicationResponse()

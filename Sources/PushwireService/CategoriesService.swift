@@ -18,6 +18,7 @@ public struct CategoriesService: Sendable {
             try await registry.store.upsertCategory(applicationID: application.id, record)
         }
         registry.directory.categoriesChanged(code: application.code, version: version)
+        await registry.refreshCategories(code: application.code)
         registry.log.action(record.id == 0 ? "category created" : "category replaced", by: application.code,
                             ["category": String(stored.id), "name": stored.name, "categories_version": String(version)])
         var response = UpsertCategoryResponse()
@@ -34,6 +35,7 @@ public struct CategoriesService: Sendable {
             try await registry.store.deleteCategory(applicationID: application.id, categoryID: request.categoryID)
         }
         registry.directory.categoriesChanged(code: application.code, version: version)
+        await registry.refreshCategories(code: application.code)
         registry.log.action("category deleted", by: application.code,
                             ["category": String(request.categoryID), "categories_version": String(version)])
         var response = DeleteCategoryResponse()
@@ -41,10 +43,22 @@ public struct CategoriesService: Sendable {
         return response
     }
 
-    /// The caller's application's categories, in category_id order, with their version.
-    public func listCategories(_ request: ListCategoriesRequest, caller: Caller) throws(RPCError) -> ListCategoriesResponse {
+    /// `listCategories` on the event loop, from the cache: nil when the categories are not
+    /// cached (then `listCategories` answers, in a task).
+    public func listCategoriesIfCached(_ request: ListCategoriesRequest, caller: Caller) throws(RPCError) -> ListCategoriesResponse? {
         let application = try registry.authorizeApplication(caller)
-        let (categories, version) = try registry.categories(code: application.code)
+        guard let (categories, version) = try registry.cachedCategories(code: application.code) else { return nil }
+        return Self.listResponse(categories, version)
+    }
+
+    /// The caller's application's categories, in category_id order, with their version.
+    public func listCategories(_ request: ListCategoriesRequest, caller: Caller) async throws(RPCError) -> ListCategoriesResponse {
+        let application = try registry.authorizeApplication(caller)
+        let (categories, version) = try await registry.categories(code: application.code)
+        return Self.listResponse(categories, version)
+    }
+
+    private static func listResponse(_ categories: [Category], _ version: UInt64) -> ListCategoriesResponse {
         var response = ListCategoriesResponse()
         response.categories = categories
         response.categoriesVersion = version

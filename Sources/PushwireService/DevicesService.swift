@@ -59,25 +59,50 @@ public struct DevicesService: Sendable {
         case .refused(let error):
             complete(.failure(error))
         case .unchanged:
-            complete(Result(catching: { () throws(RPCError) in (try response(for: request), .unchangedCached) }))
+            // From the cache on the loop; categories not cached are read in a task, off it.
+            do throws(RPCError) {
+                if let response = try cachedResponse(for: request) {
+                    complete(.success((response, .unchangedCached)))
+                    return
+                }
+            } catch {
+                complete(.failure(error))
+                return
+            }
+            Task { complete(await self.answer(request, .unchangedCached)) }
         case .write(let prepared):
             startWrite(prepared) { result in
                 // Off the syncer (the answer may read the categories): a task.
                 Task {
                     self.finishWrite(prepared, after: result)
-                    complete(result.flatMap { outcome in Result(catching: { () throws(RPCError) in (try self.response(for: request), outcome) }) })
+                    switch result {
+                    case .success(let outcome): complete(await self.answer(request, outcome))
+                    case .failure(let error): complete(.failure(error))
+                    }
                 }
             }
         }
     }
 
+    /// The answer to `request` after `outcome`, its categories read if they are not cached.
+    private func answer(_ request: RegisterDeviceRequest, _ outcome: RegistrationOutcome) async
+        -> Result<(response: RegisterDeviceResponse, outcome: RegistrationOutcome), RPCError> {
+        do throws(RPCError) {
+            return .success((try await response(for: request), outcome))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Whether the store already holds exactly this device and these tag values.
-    func isStored(_ device: DeviceRecord, tags: [TagChange]) throws(RPCError) -> Bool {
-        let stored = try storeCall { () throws(StoreError) in try registry.store.device(applicationID: device.applicationID, hwid: device.hwid) }
+    func isStored(_ device: DeviceRecord, tags: [TagChange]) async throws(RPCError) -> Bool {
+        let stored = try await storeCall { () async throws(StoreError) in
+            try await registry.store.device(applicationID: device.applicationID, hwid: device.hwid)
+        }
         guard stored == device else { return false }
         if tags.isEmpty { return true }
-        let storedTags = try storeCall { () throws(StoreError) in
-            try registry.store.tags(applicationID: device.applicationID, hwid: device.hwid) ?? []
+        let storedTags = try await storeCall { () async throws(StoreError) in
+            try await registry.store.tags(applicationID: device.applicationID, hwid: device.hwid) ?? []
         }
         var byName: [String: TagValueRecord] = [:]
         for tag in storedTags { byName[tag.name] = tag.value }
@@ -86,16 +111,32 @@ public struct DevicesService: Sendable {
         return wanted.allSatisfy { byName[$0.key] == $0.value }
     }
 
-    func response(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse {
+    /// The answer to a registration: not modified, or the categories (read if not cached).
+    func response(for request: RegisterDeviceRequest) async throws(RPCError) -> RegisterDeviceResponse {
+        if let response = notModifiedResponse(for: request) { return response }
+        return Self.response(try await registry.categories(code: request.application))
+    }
+
+    /// `response(for:)` from the cache alone, for the event loop; nil when the categories are
+    /// not cached.
+    func cachedResponse(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse? {
+        if let response = notModifiedResponse(for: request) { return response }
+        return try registry.cachedCategories(code: request.application).map(Self.response)
+    }
+
+    private func notModifiedResponse(for request: RegisterDeviceRequest) -> RegisterDeviceResponse? {
+        guard request.knownCategoriesVersion != 0,
+              registry.categoriesVersion(code: request.application) == request.knownCategoriesVersion else { return nil }
         var response = RegisterDeviceResponse()
-        if request.knownCategoriesVersion != 0, registry.categoriesVersion(code: request.application) == request.knownCategoriesVersion {
-            response.categoriesVersion = request.knownCategoriesVersion
-            response.categoriesNotModified = true
-            return response
-        }
-        let (categories, version) = try registry.categories(code: request.application)
-        response.iosCategories = categories
-        response.categoriesVersion = version
+        response.categoriesVersion = request.knownCategoriesVersion
+        response.categoriesNotModified = true
+        return response
+    }
+
+    private static func response(_ current: (categories: [Category], version: UInt64)) -> RegisterDeviceResponse {
+        var response = RegisterDeviceResponse()
+        response.iosCategories = current.categories
+        response.categoriesVersion = current.version
         return response
     }
 
@@ -131,10 +172,12 @@ public struct DevicesService: Sendable {
     }
 
     /// The device's tags, by name.
-    public func getTags(_ request: GetTagsRequest) throws(RPCError) -> GetTagsResponse {
+    public func getTags(_ request: GetTagsRequest) async throws(RPCError) -> GetTagsResponse {
         try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
         let application = try registry.application(code: request.application)
-        guard let tags = try storeCall({ () throws(StoreError) in try registry.store.tags(applicationID: application.id, hwid: request.hwid) }) else {
+        guard let tags = try await storeCall({ () async throws(StoreError) in
+            try await registry.store.tags(applicationID: application.id, hwid: request.hwid)
+        }) else {
             throw RPCError(.notFound, "device \(request.hwid) not found")
         }
         var response = GetTagsResponse()
@@ -142,21 +185,35 @@ public struct DevicesService: Sendable {
         return response
     }
 
+    /// `syncCategories` on the event loop, from memory: nil when the full set is needed and not
+    /// cached (then `syncCategories` answers, in a task).
+    public func syncCategoriesIfCached(_ request: SyncCategoriesRequest) throws(RPCError) -> SyncCategoriesResponse? {
+        if let response = try notModifiedResponse(for: request) { return response }
+        return try registry.cachedCategories(code: request.application).map(Self.syncResponse)
+    }
+
     /// `not_modified` when `known_version` is current (answered from memory), else the full set.
-    public func syncCategories(_ request: SyncCategoriesRequest) throws(RPCError) -> SyncCategoriesResponse {
+    public func syncCategories(_ request: SyncCategoriesRequest) async throws(RPCError) -> SyncCategoriesResponse {
+        if let response = try notModifiedResponse(for: request) { return response }
+        return Self.syncResponse(try await registry.categories(code: request.application))
+    }
+
+    private func notModifiedResponse(for request: SyncCategoriesRequest) throws(RPCError) -> SyncCategoriesResponse? {
         if request.application.isEmpty { throw RPCError(.invalidArgument, "application is empty: pass the application code, e.g. A1B2C-3D4E5") }
-        var response = SyncCategoriesResponse()
         guard let version = registry.categoriesVersion(code: request.application) else {
             throw RPCError(.notFound, "application \(RPCError.echo(request.application)) not found")
         }
-        if request.knownVersion == version {
-            response.notModified = true
-            response.version = version
-            return response
-        }
-        let (categories, current) = try registry.categories(code: request.application)
-        response.categories = categories
-        response.version = current
+        guard request.knownVersion == version else { return nil }
+        var response = SyncCategoriesResponse()
+        response.notModified = true
+        response.version = version
+        return response
+    }
+
+    private static func syncResponse(_ current: (categories: [Category], version: UInt64)) -> SyncCategoriesResponse {
+        var response = SyncCategoriesResponse()
+        response.categories = current.categories
+        response.version = current.version
         return response
     }
 }

@@ -19,8 +19,10 @@ public final class PushwireServices: Sendable {
     /// The store, for the operations endpoints (PushwireServices+Operations.swift).
     var operationsStore: any PushwireStore { store }
 
-    /// Opens the store in `dataDirectory` (creating and migrating it) and loads the applications.
+    /// Builds the services over `store`, an engine `pushwired` chose and opened, and loads the
+    /// applications and their categories; the services close the store in `close()`.
     /// - Parameters:
+    ///   - sinkPath: the file sink of applications without push credentials (`/dev/null`: dropped).
     ///   - apnsURL: replaces Apple's base URL for every application with APNs settings (e.g.
     ///     `https://127.0.0.1:8443`, a local APNs double); nil: each app's environment decides.
     ///   - apnsCAFile: a PEM file of CA certificates APNs connections trust instead of the system's;
@@ -29,15 +31,13 @@ public final class PushwireServices: Sendable {
     ///     with FCM credentials (a local FCM double).
     ///   - fcmCAFile: CA certificates FCM connections and OAuth2 token requests trust instead of
     ///     the system's.
-    /// - Throws: `ServicesStartupError` with a message for a person: the data directory's
-    ///   (`StoreError`: `.cannotOpen`, `.corrupt`, `.schemaTooNew`) or the sink file's.
-    public init(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                apnsURL: String? = nil, apnsCAFile: String? = nil, fcmURL: String? = nil, fcmCAFile: String? = nil) throws(ServicesStartupError) {
-        let store: SQLiteStore
-        do { store = try SQLiteStore(dataDirectory: dataDirectory) } catch { throw .dataDirectory(error) }
+    /// - Throws: `ServicesStartupError` with a message for a person: the store's (`StoreError`)
+    ///   or the sink file's; the store is closed then.
+    public init(store: some PushwireStore & MessageStore, adminToken: String, sinkPath: String,
+                apnsURL: String? = nil, apnsCAFile: String? = nil, fcmURL: String? = nil, fcmCAFile: String? = nil) async throws(ServicesStartupError) {
         self.store = store
         do {
-            registry = try Registry(store: store, adminToken: adminToken)
+            registry = try await Registry(store: store, adminToken: adminToken)
         } catch {
             store.close()
             throw .dataDirectory(error)
@@ -46,7 +46,7 @@ public final class PushwireServices: Sendable {
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
         do {
-            messages = try MessagesService.start(registry: registry, store: store, dataDirectory: dataDirectory, sinkPath: sinkPath,
+            messages = try MessagesService.start(registry: registry, store: store, sinkPath: sinkPath,
                                                  apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile),
                                                  fcm: APNsConfiguration(baseURLOverride: fcmURL, caFile: fcmCAFile))
         } catch {
@@ -58,9 +58,9 @@ public final class PushwireServices: Sendable {
     /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
     /// (the runtime's `Server` conforms to `MethodRegistrar`).
     ///
-    /// In-memory answers run on the event loop (ListApplications, ListCategories, SyncCategories);
-    /// writes run in tasks that wait for the group commit; GetTags, a store read, runs on the
-    /// blocking pool.
+    /// In-memory answers run on the event loop (ListApplications; ListCategories, SyncCategories
+    /// and unchanged registrations while the categories are cached); writes and store reads
+    /// (GetTags) run in tasks that await the store.
     public func register(on server: some MethodRegistrar) {
         let admin = self.admin, devices = self.devices, categories = self.categories
         server.addAsync(Methods.Admin.createApplication) { context, request async throws(RPCError) in
@@ -85,21 +85,23 @@ public final class PushwireServices: Sendable {
         server.addAsync(Methods.Devices.setTags) { _, request async throws(RPCError) in
             try await devices.setTags(request)
         }
-        server.addBlocking(Methods.Devices.getTags) { _, request throws(RPCError) in
-            try devices.getTags(request)
+        server.addAsync(Methods.Devices.getTags) { _, request async throws(RPCError) in
+            try await devices.getTags(request)
         }
-        server.addOnLoop(Methods.Devices.syncCategories) { _, request throws(RPCError) in
-            try devices.syncCategories(request)
-        }
+        server.addOnLoopWithFallback(
+            Methods.Devices.syncCategories,
+            fast: { _, request throws(RPCError) in try devices.syncCategoriesIfCached(request) },
+            slow: { _, request async throws(RPCError) in try await devices.syncCategories(request) })
         server.addAsync(Methods.Categories.upsertCategory) { context, request async throws(RPCError) in
             try await categories.upsertCategory(request, caller: Caller(metadata: context))
         }
         server.addAsync(Methods.Categories.deleteCategory) { context, request async throws(RPCError) in
             try await categories.deleteCategory(request, caller: Caller(metadata: context))
         }
-        server.addOnLoop(Methods.Categories.listCategories) { context, request throws(RPCError) in
-            try categories.listCategories(request, caller: Caller(metadata: context))
-        }
+        server.addOnLoopWithFallback(
+            Methods.Categories.listCategories,
+            fast: { context, request throws(RPCError) in try categories.listCategoriesIfCached(request, caller: Caller(metadata: context)) },
+            slow: { context, request async throws(RPCError) in try await categories.listCategories(request, caller: Caller(metadata: context)) })
         messages.register(on: server)
     }
 
@@ -109,18 +111,6 @@ public final class PushwireServices: Sendable {
         store.close()
     }
 }
-
-/// Opens the store in `dataDirectory` and builds the registration services; then call
-/// `register(on:)` before `server.start()` and `close()` after the server stopped. `apnsURL` and
-/// `apnsCAFile` point the APNs gateways elsewhere (see `PushwireServices.init`).
-/// - Throws: `ServicesStartupError` (its description is the startup error to print).
-public func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil,
-                                 apnsURL: String? = nil, apnsCAFile: String? = nil,
-                                 fcmURL: String? = nil, fcmCAFile: String? = nil) throws(ServicesStartupError) -> PushwireServices {
-    try PushwireServices(dataDirectory: dataDirectory, adminToken: adminToken, sinkPath: sinkPath,
-                         apnsURL: apnsURL, apnsCAFile: apnsCAFile, fcmURL: fcmURL, fcmCAFile: fcmCAFile)
-}
-
 
 /// Why the services could not start: the data directory or the sink file, each named as such.
 public enum ServicesStartupError: Error, Sendable, CustomStringConvertible {

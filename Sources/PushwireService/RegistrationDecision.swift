@@ -57,7 +57,7 @@ extension DevicesService {
         }
         Task {
             do throws(RPCError) {
-                if try self.isStored(prepared.device, tags: prepared.tags) {
+                if try await self.isStored(prepared.device, tags: prepared.tags) {
                     then(.success(.unchangedStored))
                     return
                 }

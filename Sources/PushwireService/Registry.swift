@@ -11,16 +11,22 @@ public final class Registry: Sendable {
     let fingerprints: RegistrationFingerprints
     private let adminTokenHash: [UInt8]
 
-    /// Loads the applications of `store` into memory.
+    /// Loads the applications of `store` and their categories into memory, so that the calls
+    /// answered on the event loop find them there.
     /// - Parameters:
     ///   - store: the durable store.
     ///   - adminToken: the token the Admin service requires.
     ///   - fingerprintCapacity: how many device fingerprints to keep (see `RegistrationFingerprints`).
-    public init(store: any PushwireStore, adminToken: String, fingerprintCapacity: Int = 2_000_000) throws(StoreError) {
+    public init(store: any PushwireStore, adminToken: String, fingerprintCapacity: Int = 2_000_000) async throws(StoreError) {
         self.store = store
-        self.directory = ApplicationDirectory(applications: try store.listApplications())
+        let applications = try await store.listApplications()
+        self.directory = ApplicationDirectory(applications: applications)
         self.fingerprints = RegistrationFingerprints(capacity: fingerprintCapacity)
         self.adminTokenHash = SHA256.hash(adminToken)
+        for application in applications {
+            let set = try await store.categories(applicationID: application.id)
+            directory.cache(code: application.code, categories: set.categories.map(WireConversions.category), version: set.version)
+        }
     }
 
     /// Checks the admin token. Ambiguous metadata (two `authorization` entries), no token, or one that is nobody's → UNAUTHENTICATED; an
@@ -73,19 +79,40 @@ public final class Registry: Sendable {
         return application
     }
 
-    /// The application's categories and version: from the cache, or read once and cached.
-    func categories(code: String) throws(RPCError) -> (categories: [Category], version: UInt64) {
+    /// The application's categories and version from the cache alone: nil when they are not
+    /// cached (a change was made and they were not read again yet), for callers on the event
+    /// loop, which then hand the call to a task that awaits `categories(code:)`.
+    func cachedCategories(code: String) throws(RPCError) -> (categories: [Category], version: UInt64)? {
+        switch directory.categories(code: code) {
+        case .unknownApplication:
+            throw RPCError(.notFound, "application \(code) not found")
+        case .known(_, let version, let cached?):
+            return (cached, version)
+        case .known(_, _, nil):
+            return nil
+        }
+    }
+
+    /// The application's categories and version: from the cache, or read from the store and cached.
+    func categories(code: String) async throws(RPCError) -> (categories: [Category], version: UInt64) {
         switch directory.categories(code: code) {
         case .unknownApplication:
             throw RPCError(.notFound, "application \(RPCError.echo(code)) not found")
         case .known(_, let version, let cached?):
             return (cached, version)
         case .known(let applicationID, _, nil):
-            let set = try storeCall { () throws(StoreError) in try self.store.categories(applicationID: applicationID) }
+            let set = try await storeCall { () async throws(StoreError) in try await self.store.categories(applicationID: applicationID) }
             let categories = set.categories.map(WireConversions.category)
             directory.cache(code: code, categories: categories, version: set.version)
             return (categories, set.version)
         }
+    }
+
+    /// Reads the application's categories into the cache after a change, so that the calls
+    /// answered on the event loop keep finding them there; a failed read leaves them to be read
+    /// by the next caller that needs them.
+    func refreshCategories(code: String) async {
+        _ = try? await categories(code: code)
     }
 
     /// The categories version alone, without reading anything.

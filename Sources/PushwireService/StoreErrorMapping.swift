@@ -11,7 +11,10 @@ extension StoreError {
         case .invalidChange(let what): RPCError(.failedPrecondition, what, cause: self)
         case .limitReached(let what): RPCError(.resourceExhausted, what, cause: self)
         case .closed: RPCError(.unavailable, "the store is shutting down", cause: self)
-        case .cannotOpen, .corrupt, .schemaTooNew, .sqlite:
+        case .unavailable: RPCError(.unavailable, "\(self); try again later", cause: self)
+        case .storageFull: RPCError(.resourceExhausted, "\(self); nothing was written", cause: self)
+        case .dataLoss: RPCError(.dataLoss, "\(self)", cause: self)
+        case .cannotOpen, .corrupt, .schemaTooNew, .internalError:
             RPCError(.internalError, "store failure: \(self)", cause: self)
         }
     }

@@ -1,467 +1,107 @@
 /// Messages, their outbox, delivery attempt records, failure counts and taps: what the messages
 /// service keeps durably. Kept apart from `PushwireStore` so that the registration engine and the
-/// messaging engine can evolve (and be replaced) separately; `SQLiteStore` implements both.
+/// messaging engine can evolve (and be replaced) separately; every engine implements both. The
+/// promises common to all requirements (durable acknowledgement, atomicity, read your writes,
+/// async reads, `StoreError`s, no defaults) are `PushwireStore`'s.
 ///
-/// The outbox is the `messages` table itself: a message is due when it is scheduled and its send
-/// time has passed, or when a crash left it sending. Each delivery to a device is an attempt record
-/// written *before* the notification is handed to a gateway; its outcome is written after. A record
-/// that was handed over is never handed over again (at most once per attempt record); after a
-/// crash, records without an outcome are closed as `Interrupted` failures, never resent. A new
-/// attempt record is created only for a transient (`retry`) outcome.
+/// The outbox is the messages themselves: a message is due when it is scheduled and its send
+/// time has passed, or when it is left sending (a crash, a failed fan-out). Each delivery to a
+/// device is an attempt record written *before* the notification is handed to a gateway; its
+/// outcome is written after. A record that was handed over is never handed over again (at most
+/// once per attempt record); after a crash, records without an outcome are closed as
+/// `Interrupted` failures, never resent. A new attempt record is created only for a transient
+/// (`retry`) outcome. Ids (of messages, of attempt records) are assigned by the store, unique,
+/// and grow with creation order; nothing may assume they are consecutive.
 public protocol MessageStore: Sendable {
-    /// Creates the messages in one transaction. A message whose (application, transaction id) was
-    /// already stored is not created again: the stored one is returned in its place.
+    /// Creates the messages in one transaction, all or none, as `.scheduled` with no cursor. A
+    /// message whose (application, non-empty transaction id) was already stored is not created
+    /// again: the stored one (whatever its content and status) is returned in its place.
+    /// - Returns: one record per message, in order.
+    /// - Throws: `.conflict` when a code is taken (then none is created).
     func createMessages(_ messages: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord]
 
-    /// `createMessages` for a caller that is not in a task (the server's event loop): `completion`
-    /// gets the result once the transaction is durable (or failed), on whatever thread finished
-    /// it, and must be quick.
+    /// `createMessages` for a caller that is not in a task (the server's event loop): the same
+    /// promise; `completion` is called exactly once, with the result once the transaction is
+    /// durable (or failed), on any thread, and must be quick. The call itself never blocks.
     func createMessages(_ messages: [NewMessageRecord],
                         completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void)
 
     /// The application's message with this code, or nil (also when another application owns it).
-    func message(applicationID: Int64, code: String) throws(StoreError) -> MessageRecord?
+    func message(applicationID: Int64, code: String) async throws(StoreError) -> MessageRecord?
 
-    /// The message by its internal id.
-    func message(id: Int64) throws(StoreError) -> MessageRecord?
+    /// The message by its id, or nil.
+    func message(id: Int64) async throws(StoreError) -> MessageRecord?
 
-    /// The messages with these ids that exist, by id, read together.
-    func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord]
+    /// The messages with these ids that exist, by id, read in one snapshot (unknown ids are
+    /// left out).
+    func messages(ids: [Int64]) async throws(StoreError) -> [Int64: MessageRecord]
 
-    /// Cancels a scheduled message. - Returns: the status it had (`.scheduled` means it was cancelled
-    /// now); nil when the application has no such message.
+    /// Cancels a scheduled message (it becomes `.cancelled`; any other status is left as is).
+    /// - Returns: the status it had before (`.scheduled` means it was cancelled now); nil when
+    ///   the application has no such message.
     func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord?
 
-    /// Messages to work on now: ones left sending first, then scheduled ones whose time passed,
-    /// oldest first.
-    func dueMessages(nowMS: Int64, limit: Int) throws(StoreError) -> [MessageRecord]
+    /// Messages to work on now, at most `limit`: every one left `.sending` first, then the
+    /// `.scheduled` ones whose send time is at or before `nowMS`; each group by send time, then
+    /// id (creation order).
+    func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord]
 
-    /// The ids of `dueMessages`, in the same order: what the scheduler reads each time it wakes,
-    /// without decoding messages it has no room to start.
-    func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64]
+    /// The ids of `dueMessages(nowMS:limit:)`, in the same order, without decoding the messages;
+    /// with `includeSending` false the `.sending` ones are left out (a scheduler that runs them
+    /// itself looks for those only now and then).
+    func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64]
 
-    /// `dueMessageIDs`, leaving out the messages left sending when `includeSending` is false: a
-    /// scheduler that runs them itself looks for those (a crash's, a failed fan-out's) only now
-    /// and then, rather than walking past its own running ones on every look.
-    func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) throws(StoreError) -> [Int64]
+    /// The earliest send time later than `nowMS` of a `.scheduled` message, or nil when none is
+    /// scheduled after `nowMS`.
+    func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64?
 
-    /// The earliest send time of a scheduled message, or nil when none is scheduled.
-    func nextScheduledSendTime() throws(StoreError) -> Int64?
-
-    /// The earliest send time after `nowMS` of a scheduled message, or nil.
-    func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64?
-
-    /// Moves a scheduled message to sending. - Returns: false when it is no longer scheduled
-    /// (cancelled, or already started).
+    /// Moves a scheduled message to sending (a sending one stays sending).
+    /// - Returns: false when it is neither (cancelled, done, or no such message): nothing changed.
     func startSending(messageID: Int64) async throws(StoreError) -> Bool
 
-    /// The next batch of devices the targeting selects, in hwid order after `afterHWID` (keyset
-    /// pagination). Devices without a push token or whose token was declared dead are skipped.
-    func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) throws(StoreError) -> [TargetDevice]
+    /// The next `limit` devices the targeting selects, in hwid byte order after `afterHWID`
+    /// (keyset pagination: nil starts at the beginning). Devices without a push token, or whose
+    /// push token was declared dead (a failed outcome's `deadToken`) and not replaced since,
+    /// are skipped.
+    func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) async throws(StoreError) -> [TargetDevice]
 
-    /// One device as a target (whatever its state), or nil.
-    func target(applicationID: Int64, hwid: String) throws(StoreError) -> TargetDevice?
+    /// The first `limit` targets of each message (as `targets` with no cursor), read in one
+    /// snapshot; one list per message, in order.
+    func firstTargets(of messages: [MessageRecord], limit: Int) async throws(StoreError) -> [[TargetDevice]]
 
-    /// The hwids among `hwids` that the application knows, as stored: compare them by their bytes
-    /// (a `Set<String>` would take canonically equal hwids, two devices, for one).
-    func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> [String]
+    /// One device as a target whatever its state (its token may be empty or dead), or nil.
+    func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice?
 
-    /// The message's attempt records that have no final outcome: handed over without an outcome
-    /// (a crash) or waiting for a retry.
-    func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord]
+    /// The hwids among `hwids` that the application knows (registered at least once), as
+    /// stored, each once: compare them by their bytes (a `Set<String>` would take canonically
+    /// equal hwids, two devices, for one).
+    func knownDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String]
 
-    /// Records the outcomes of delivered attempts and hands over new attempts, in one transaction.
-    /// - Returns: the new attempt records' ids, in the order of `step.handOver`; none when the step
-    ///   `startsSending` a message that was cancelled meanwhile.
+    /// The message's attempt records that have no final outcome, by ascending id: those handed
+    /// over without an outcome (`handedOver`: its last step's records and `stillWithGateway`)
+    /// and those waiting for a retry (retry-pending, not yet replaced).
+    func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord]
+
+    /// Records the outcomes of delivered attempts and hands over new attempts, in one
+    /// transaction: counters, failure counts by reason, dead tokens, badges, the cursor, the
+    /// new attempt records (and the retry-pending records they replace), the status. With
+    /// `startsSending`, a message no longer scheduled or sending makes the step write nothing.
+    /// - Returns: the new attempt records' ids, in the order of `step.handOver`; none when the
+    ///   step `startsSending` a message that was cancelled meanwhile.
+    /// - Throws: `.invalidChange` when `stillWithGateway` is not a previous step's ids.
     func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64]
 
-    /// Several messages' steps in one transaction (small messages fanned out together): all of
-    /// them or, on an error, none. - Returns: each step's new attempt record ids, in order.
+    /// Several steps in one transaction (small messages fanned out together), applied in order:
+    /// all of them or, when any fails, none (nothing of any step is written).
+    /// - Returns: each step's new attempt record ids, in order (as `recordFanOutStep`).
     func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]]
 
-    /// The first `limit` targets of each message (as `targets` with no cursor), read together.
-    func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]]
-
-    /// Records a tap or an open. - Returns: false when the same action was already recorded.
+    /// Records an open or a button tap. Idempotent: the same (message, hwid, kind, button) is
+    /// recorded once, whatever the text input.
+    /// - Returns: false when the same action was already recorded (nothing changed).
     func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool
 
-    /// The message's counters, failures by reason and taps.
-    func statistics(messageID: Int64) throws(StoreError) -> MessageStatisticsRecord
-}
-
-extension MessageStore {
-    /// One `message(id:)` call per id.
-    public func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord] {
-        var found: [Int64: MessageRecord] = [:]
-        for id in ids { if let message = try message(id: id) { found[id] = message } }
-        return found
-    }
-
-    /// From `nextScheduledSendTime()`: nil when the earliest is already due (the scheduler's
-    /// periodic look at the outbox finds later ones then).
-    public func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64? {
-        try nextScheduledSendTime().flatMap { $0 > nowMS ? $0 : nil }
-    }
-
-    /// One `recordFanOutStep` after the other: for stores without a cheaper way (test doubles).
-    public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
-        var ids: [[UInt64]] = []
-        for step in steps { ids.append(try await recordFanOutStep(step)) }
-        return ids
-    }
-
-    /// One `targets` call per message.
-    public func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]] {
-        var all: [[TargetDevice]] = []
-        for message in messages {
-            all.append(try targets(applicationID: message.applicationID, message.targeting, afterHWID: nil, limit: limit))
-        }
-        return all
-    }
-
-    /// From `dueMessages`; a store that can read them alone (SQLite, from its index) does.
-    public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) throws(StoreError) -> [Int64] {
-        if includeSending { return try dueMessageIDs(nowMS: nowMS, limit: limit) }
-        return try dueMessages(nowMS: nowMS, limit: limit).filter { $0.status == .scheduled }.map(\.id)
-    }
-
-    /// Runs the async `createMessages` in a task: for stores without a cheaper way (test doubles).
-    public func createMessages(_ messages: [NewMessageRecord],
-                               completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void) {
-        Task {
-            do throws(StoreError) {
-                completion(.success(try await createMessages(messages)))
-            } catch {
-                completion(.failure(error))
-            }
-        }
-    }
-
-    /// The ids of `dueMessages`; a store that can read them alone (SQLite, from its index) does.
-    public func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64] {
-        try dueMessages(nowMS: nowMS, limit: limit).map(\.id)
-    }
-}
-
-/// Where a message is in its life (the wire numbers of `MessageStatus`).
-public enum MessageStatusRecord: Int64, Sendable, Equatable {
-    case scheduled = 1
-    case sending = 2
-    case done = 3
-    case cancelled = 4
-}
-
-/// A value in a tag condition. Dates compare as integers (seconds since 1970).
-public enum ConditionValueRecord: Sendable, Equatable, Hashable, Codable {
-    case string(String)
-    case int(Int64)
-    case bool(Bool)
-}
-
-/// A condition on one tag.
-public struct TagConditionRecord: Sendable, Equatable, Hashable, Codable {
-    /// How the tag is compared.
-    public enum Operator: String, Sendable, Codable {
-        case eq, `in`, gte, lte, between
-    }
-    /// The tag's name.
-    public var tag: String
-    /// The comparison.
-    public var op: Operator
-    /// One value for eq/gte/lte, one or more for in, two for between (all of one kind).
-    public var values: [ConditionValueRecord]
-
-    /// Creates a condition.
-    public init(tag: String, op: Operator, values: [ConditionValueRecord]) {
-        self.tag = tag
-        self.op = op
-        self.values = values
-    }
-}
-
-/// Which devices a message goes to; selectors combine with AND, none means every device.
-public struct TargetingRecord: Sendable, Equatable, Hashable, Codable {
-    /// Explicit hwids.
-    public var hwids: [String]
-    /// User ids.
-    public var userIDs: [String]
-    /// Device type codes.
-    public var platforms: [Int32]
-    /// Tag conditions, all of which must hold.
-    public var conditions: [TagConditionRecord]
-
-    /// Creates a targeting.
-    public init(hwids: [String] = [], userIDs: [String] = [], platforms: [Int32] = [], conditions: [TagConditionRecord] = []) {
-        self.hwids = hwids
-        self.userIDs = userIDs
-        self.platforms = platforms
-        self.conditions = conditions
-    }
-}
-
-/// A message to create.
-public struct NewMessageRecord: Sendable, Equatable {
-    /// The owning application.
-    public var applicationID: Int64
-    /// The code to give it (unless its transaction id was already used).
-    public var code: String
-    /// The caller's idempotency key; empty for none.
-    public var transactionID: String
-    /// When to send, ms since 1970.
-    public var sendAtMS: Int64
-    /// The category whose buttons it shows; 0 for none.
-    public var categoryID: UInt32
-    /// Who receives it.
-    public var targeting: TargetingRecord
-    /// What to render: opaque to the store (the service's JSON).
-    public var spec: String
-
-    /// Creates a record.
-    public init(applicationID: Int64, code: String, transactionID: String, sendAtMS: Int64, categoryID: UInt32,
-                targeting: TargetingRecord, spec: String) {
-        self.applicationID = applicationID
-        self.code = code
-        self.transactionID = transactionID
-        self.sendAtMS = sendAtMS
-        self.categoryID = categoryID
-        self.targeting = targeting
-        self.spec = spec
-    }
-}
-
-/// A stored message.
-public struct MessageRecord: Sendable, Equatable {
-    /// The store's id.
-    public var id: Int64
-    /// The owning application.
-    public var applicationID: Int64
-    /// The public code.
-    public var code: String
-    /// The idempotency key, or empty.
-    public var transactionID: String
-    /// Where it is in its life.
-    public var status: MessageStatusRecord
-    /// When to send, ms since 1970.
-    public var sendAtMS: Int64
-    /// The category, or 0.
-    public var categoryID: UInt32
-    /// Who receives it.
-    public var targeting: TargetingRecord
-    /// What to render (the service's JSON).
-    public var spec: String
-    /// The last hwid handed over by the fan-out; nil before the first batch.
-    public var cursor: String?
-
-    /// Creates a record.
-    public init(id: Int64, applicationID: Int64, code: String, transactionID: String, status: MessageStatusRecord,
-                sendAtMS: Int64, categoryID: UInt32, targeting: TargetingRecord, spec: String, cursor: String?) {
-        self.id = id
-        self.applicationID = applicationID
-        self.code = code
-        self.transactionID = transactionID
-        self.status = status
-        self.sendAtMS = sendAtMS
-        self.categoryID = categoryID
-        self.targeting = targeting
-        self.spec = spec
-        self.cursor = cursor
-    }
-}
-
-/// A device selected as a target.
-public struct TargetDevice: Sendable, Equatable {
-    public var hwid: String
-    public var pushToken: String
-    public var language: String
-    /// The badge the device shows, as Pushwire last set it.
-    public var badge: Int64
-    /// The platform's wire number (Pushwoosh codes: 1 iOS, 3 Android, …): which push service it
-    /// is delivered through.
-    public var deviceType: Int32
-
-    /// Creates a target.
-    public init(hwid: String, pushToken: String, language: String, badge: Int64, deviceType: Int32 = 1) {
-        self.hwid = hwid
-        self.pushToken = pushToken
-        self.language = language
-        self.badge = badge
-        self.deviceType = deviceType
-    }
-}
-
-/// An attempt record without a final outcome.
-public struct OpenDeliveryRecord: Sendable, Equatable {
-    public var deliveryID: UInt64
-    public var hwid: String
-    public var attempt: Int
-    /// True when handed over without an outcome (a crash); false when waiting for a retry.
-    public var handedOver: Bool
-    /// The device's platform as stored now (0 when the device is gone), for the per-platform counts.
-    public var deviceType: Int32
-
-    /// Creates a record.
-    public init(deliveryID: UInt64, hwid: String, attempt: Int, handedOver: Bool, deviceType: Int32 = 0) {
-        self.deliveryID = deliveryID
-        self.hwid = hwid
-        self.attempt = attempt
-        self.handedOver = handedOver
-        self.deviceType = deviceType
-    }
-}
-
-/// The outcome of one attempt record, as stored.
-public struct DeliveryResultRecord: Sendable, Equatable {
-    /// What became of it.
-    public enum Result: Sendable, Equatable {
-        /// Accepted by the gateway.
-        case sent
-        /// Failed for good; `invalidToken` counts it among invalid tokens, and `deadToken` (the token
-        /// sent) marks the device so it is not targeted until it registers another token.
-        case failed(reason: String, invalidToken: Bool, deadToken: String?)
-        /// Waiting for a retry (a new attempt record).
-        case retryPending(reason: String)
-    }
-    public var deliveryID: UInt64
-    public var hwid: String
-    public var result: Result
-
-    /// Creates a result.
-    public init(deliveryID: UInt64, hwid: String, result: Result) {
-        self.deliveryID = deliveryID
-        self.hwid = hwid
-        self.result = result
-    }
-}
-
-/// A new attempt record to hand over.
-public struct NewDeliveryRecord: Sendable, Equatable {
-    public var hwid: String
-    /// 1 for the first attempt.
-    public var attempt: Int
-    /// The retry-pending record this attempt replaces, if any.
-    public var replaces: UInt64?
-
-    /// Creates a record.
-    public init(hwid: String, attempt: Int, replaces: UInt64? = nil) {
-        self.hwid = hwid
-        self.attempt = attempt
-        self.replaces = replaces
-    }
-}
-
-/// One transaction of the fan-out: outcomes of the previous batch, the next batch's attempt
-/// records, the cursor after it, badge changes, and whether the message is done.
-public struct FanOutStep: Sendable, Equatable {
-    public var messageID: Int64
-    public var applicationID: Int64
-    public var results: [DeliveryResultRecord]
-    public var handOver: [NewDeliveryRecord]
-    /// The new cursor (the last hwid of this batch), when the batch advanced it.
-    public var cursor: String?
-    /// How many more devices were selected.
-    public var targetedIncrement: Int
-    /// New badge values per hwid.
-    public var badges: [(hwid: String, badge: Int64)]
-    /// Marks the message done.
-    public var finish: Bool
-    /// The first attempt record of an earlier batch that is still with the gateway (handed over,
-    /// its outcomes not in `results`): the open range starts there rather than at this step's
-    /// first record. Nil when every earlier record has its outcome here or before.
-    public var openSince: UInt64?
-    /// Moves a scheduled message to sending first; when it is no longer scheduled or sending
-    /// (cancelled), the step writes nothing and hands nothing over.
-    public var startsSending: Bool
-    /// What this step adds to the message's counters per platform (device type): its targets
-    /// and its results, split by the devices' platforms. Added to the per-platform counters;
-    /// the totals come from `targetedIncrement` and `results` as before.
-    public var platformCounts: [PlatformCountRecord]
-
-    /// Creates a step.
-    public init(messageID: Int64, applicationID: Int64, results: [DeliveryResultRecord] = [], handOver: [NewDeliveryRecord] = [],
-                cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false,
-                openSince: UInt64? = nil, startsSending: Bool = false, platformCounts: [PlatformCountRecord] = []) {
-        self.platformCounts = platformCounts
-        self.messageID = messageID
-        self.applicationID = applicationID
-        self.results = results
-        self.handOver = handOver
-        self.cursor = cursor
-        self.targetedIncrement = targetedIncrement
-        self.badges = badges
-        self.finish = finish
-        self.openSince = openSince
-        self.startsSending = startsSending
-    }
-
-    public static func == (a: FanOutStep, b: FanOutStep) -> Bool {
-        a.messageID == b.messageID && a.applicationID == b.applicationID && a.results == b.results && a.handOver == b.handOver
-            && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish && a.openSince == b.openSince
-            && a.startsSending == b.startsSending && a.platformCounts == b.platformCounts
-            && a.badges.map(\.hwid) == b.badges.map(\.hwid) && a.badges.map(\.badge) == b.badges.map(\.badge)
-    }
-}
-
-/// An open or a button tap reported by a device.
-public struct ActionRecord: Sendable, Equatable {
-    /// 1 open, 2 button (the wire numbers of `ActionKind`).
-    public var kind: Int64
-    public var messageID: Int64
-    public var hwid: String
-    /// The button, for a tap; 0 for an open.
-    public var buttonID: UInt32
-    public var textInput: String
-
-    /// Creates an action.
-    public init(kind: Int64, messageID: Int64, hwid: String, buttonID: UInt32, textInput: String) {
-        self.kind = kind
-        self.messageID = messageID
-        self.hwid = hwid
-        self.buttonID = buttonID
-        self.textInput = textInput
-    }
-}
-
-/// A message's counters for the devices of one platform (device type), or what one fan-out step
-/// adds to them.
-public struct PlatformCountRecord: Sendable, Equatable, Hashable {
-    /// The platform's wire number (Pushwoosh codes).
-    public var deviceType: Int32
-    public var targeted: UInt64
-    public var sent: UInt64
-    public var failed: UInt64
-    /// Dead or invalid tokens, included in `failed`.
-    public var invalidTokens: UInt64
-
-    /// Creates counts.
-    public init(deviceType: Int32, targeted: UInt64 = 0, sent: UInt64 = 0, failed: UInt64 = 0, invalidTokens: UInt64 = 0) {
-        self.deviceType = deviceType
-        self.targeted = targeted
-        self.sent = sent
-        self.failed = failed
-        self.invalidTokens = invalidTokens
-    }
-}
-
-/// What became of a message.
-public struct MessageStatisticsRecord: Sendable, Equatable {
-    public var targeted: UInt64 = 0
-    public var sent: UInt64 = 0
-    public var failed: UInt64 = 0
-    public var invalidTokens: UInt64 = 0
-    /// Failure counts by reason, in reason order.
-    public var failures: [(reason: String, count: UInt64)] = []
-    public var opened: UInt64 = 0
-    /// Tap counts by button id.
-    public var taps: [UInt32: UInt64] = [:]
-    /// The counters per platform, in device type order.
-    public var platforms: [PlatformCountRecord] = []
-
-    /// Creates empty statistics.
-    public init() {}
-
-    public static func == (a: MessageStatisticsRecord, b: MessageStatisticsRecord) -> Bool {
-        a.targeted == b.targeted && a.sent == b.sent && a.failed == b.failed && a.invalidTokens == b.invalidTokens
-            && a.failures.map(\.reason) == b.failures.map(\.reason) && a.failures.map(\.count) == b.failures.map(\.count)
-            && a.opened == b.opened && a.taps == b.taps && a.platforms == b.platforms
-    }
+    /// The message's counters, failures by reason (byte order) and taps, read in one snapshot;
+    /// all zero for an unknown message.
+    func statistics(messageID: Int64) async throws(StoreError) -> MessageStatisticsRecord
 }

@@ -1,71 +1,94 @@
-/// Everything the Pushwire service keeps durably: applications, devices with their tags, and
-/// categories. Handlers talk only to this protocol, so that a second engine (a database shared by
-/// several servers) can be added without touching them.
+/// Everything the Pushwire service keeps durably about applications, devices with their tags,
+/// and categories: the contract every engine meets (SQLite in a data directory, PostgreSQL
+/// shared by several servers). The service talks only to this protocol and `MessageStore`;
+/// `pushwired` chooses and builds the engine. `Tests/PushwireStoreContractTests` checks every
+/// promise below against every engine.
 ///
-/// Writes are `async`: they return once the change is durable. Reads are synchronous and short
-/// (an indexed lookup); they never wait behind writes.
+/// Promises common to every requirement:
+/// - **Durable acknowledgement.** A write returns (or calls its completion with success) only
+///   once its change is durable: it survives a crash of the process or the machine.
+/// - **Atomic.** A write that throws changed nothing; one that returns changed everything it says.
+/// - **Read your writes.** A read that starts after a write returned sees that write.
+/// - **Reads are async** and may wait on the engine (a network round trip): never call them on
+///   an event loop or while holding a lock; what must be answered on a loop comes from a cache
+///   the service owns.
+/// - **Errors** are `StoreError`s: the domain cases named on each requirement, or an engine
+///   failure (`.unavailable`, `.storageFull`, `.dataLoss`, `.internalError`, `.closed`) from any
+///   of them.
+/// - No requirement has a default implementation: each engine (and each test double) implements
+///   every one of them with its full promise.
 public protocol PushwireStore: Sendable {
-    /// Creates an application together with its first categories (e.g. YesNo), atomically.
-    /// `application.id` and the categories' ids are ignored and assigned.
-    /// - Throws: `.conflict` when the code is taken.
+    /// Creates an application together with its first categories (e.g. YesNo), atomically:
+    /// both or neither. `application.id`, `application.categoriesVersion` and the categories'
+    /// ids are ignored and assigned; ids are unique in the store and grow with creation order.
+    /// - Returns: the application as stored (its id assigned, categories version 1 when
+    ///   `initialCategories` is not empty, else 0).
+    /// - Throws: `.conflict` when the code is taken (nothing is created).
     func createApplication(_ application: ApplicationRecord, initialCategories: [CategoryRecord]) async throws(StoreError) -> ApplicationRecord
 
-    /// Changes an application. - Throws: `.notFound` for an unknown code.
+    /// Changes an application's name, APNs settings or token hash (the fields `update` sets).
+    /// - Returns: the application as stored after the change.
+    /// - Throws: `.notFound` for an unknown code.
     func updateApplication(code: String, _ update: ApplicationUpdate) async throws(StoreError) -> ApplicationRecord
 
-    /// Every application, in creation order.
-    func listApplications() throws(StoreError) -> [ApplicationRecord]
+    /// Every application, in creation order (ascending id).
+    func listApplications() async throws(StoreError) -> [ApplicationRecord]
 
-    /// Creates or replaces the device (by application and hwid) and applies `tags` to it, atomically.
+    /// Creates or replaces the device (keyed by application id and hwid, compared byte for
+    /// byte) and applies `tags` in order, atomically. A device is never deleted.
+    /// - Throws: `.invalidChange` when a tag change cannot apply (incrementing a non-integer
+    ///   tag): then neither the device nor any tag changed.
     func upsertDevice(_ device: DeviceRecord, tags: [TagChange]) async throws(StoreError)
 
-    /// Creates or replaces the device (by application and hwid, without tags), leaving the row
-    /// untouched when it already holds exactly these values, and calls `completion` once that is
-    /// durable (nil) or failed, on any thread. For callers outside a task (the server's event
-    /// loop): it needs no task and no continuation.
+    /// `upsertDevice(device, tags: [])` for a caller outside a task (the server's event loop):
+    /// the same promise, and `completion` is called exactly once, with nil once the device is
+    /// durable or with the error, on any thread; it must be quick. A row that already holds
+    /// exactly these values may be left untouched (it is still durable when completion runs).
+    /// The call itself never blocks.
     func upsertDevice(_ device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void)
 
-    /// The device, or nil.
-    func device(applicationID: Int64, hwid: String) throws(StoreError) -> DeviceRecord?
+    /// The device, or nil when the application has no device with this hwid.
+    func device(applicationID: Int64, hwid: String) async throws(StoreError) -> DeviceRecord?
 
-    /// Clears the device's push token. - Returns: false when there is no such device.
+    /// Clears the device's push token (the device and its tags stay).
+    /// - Returns: false when there is no such device (nothing changed).
     func unregisterDevice(applicationID: Int64, hwid: String) async throws(StoreError) -> Bool
 
-    /// Applies tag changes in order, all or nothing; returns the tags after, by name.
-    /// - Throws: `.notFound` for an unknown device, `.invalidChange` to increment a non-integer tag.
+    /// Applies tag changes in order, all or nothing.
+    /// - Returns: every tag of the device after the change, by name (byte order).
+    /// - Throws: `.notFound` for an unknown device, `.invalidChange` to increment a non-integer
+    ///   tag; then no tag changed.
     func updateTags(applicationID: Int64, hwid: String, _ changes: [TagChange]) async throws(StoreError) -> [TagRecord]
 
-    /// The device's tags by name; nil when there is no such device.
-    func tags(applicationID: Int64, hwid: String) throws(StoreError) -> [TagRecord]?
+    /// The device's tags by name (byte order); nil when there is no such device (an existing
+    /// device without tags gives []).
+    func tags(applicationID: Int64, hwid: String) async throws(StoreError) -> [TagRecord]?
 
-    /// Creates (id 0) or replaces a category and bumps the application's categories version in the
-    /// same transaction. - Throws: `.notFound`, `.wrongApplication`, `.conflict` (name taken).
+    /// Creates (`category.id` 0: an id is assigned, unique in the store) or replaces a category,
+    /// and bumps the application's categories version by one in the same transaction.
+    /// - Returns: the category as stored and the new version.
+    /// - Throws: `.notFound` (unknown application or category id), `.wrongApplication` (the
+    ///   id is another application's), `.conflict` (the name is taken in the application);
+    ///   then nothing changed and the version stays.
     func upsertCategory(applicationID: Int64, _ category: CategoryRecord) async throws(StoreError) -> (CategoryRecord, UInt64)
 
-    /// Deletes a category and bumps the version; returns the new version.
-    /// - Throws: `.notFound`, `.wrongApplication`.
+    /// Deletes a category and bumps the application's version by one, atomically.
+    /// - Returns: the new version.
+    /// - Throws: `.notFound`, `.wrongApplication`; then nothing changed.
     func deleteCategory(applicationID: Int64, categoryID: UInt32) async throws(StoreError) -> UInt64
 
-    /// The application's categories (id order) and their version, read in one snapshot.
-    func categories(applicationID: Int64) throws(StoreError) -> CategorySet
+    /// The application's categories (ascending id) and their version, read in one snapshot: the
+    /// list is exactly the one of that version. An unknown application gives none, version 0.
+    func categories(applicationID: Int64) async throws(StoreError) -> CategorySet
 
-    /// What the writer has committed so far.
+    /// Whether writes are expected to succeed now; never waits (see `StoreHealth`).
+    var health: StoreHealth { get }
+
+    /// What this store object has written since it was opened.
     var statistics: StoreStatistics { get }
 
-    /// Finishes queued writes and closes the store.
+    /// Finishes (and acknowledges) the writes already accepted, then closes the store: later
+    /// calls fail with `.closed`. Returns once everything is released; calling it again does
+    /// nothing.
     func close()
-}
-
-extension PushwireStore {
-    /// The default for engines without a callback path: the async upsert, in a task.
-    public func upsertDevice(_ device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
-        Task {
-            do throws(StoreError) {
-                try await upsertDevice(device, tags: [])
-                completion(nil)
-            } catch {
-                completion(error)
-            }
-        }
-    }
 }

@@ -31,7 +31,7 @@ public enum StoreLimits {
     /// Throws `.limitReached` when a write takes a device's tags from `before` to `after` past a
     /// limit. A write that does not add to a count or size already past it (removing tags of a
     /// device stored before the limits existed) is let through.
-    static func checkTags(after: [TagRecord], before: [TagRecord], hwid: String) throws(StoreError) {
+    public static func checkTags(after: [TagRecord], before: [TagRecord], hwid: String) throws(StoreError) {
         if after.count > maxTagsPerDevice, after.count > before.count {
             throw .limitReached("device \(hwid) would hold \(after.count) tags; at most \(maxTagsPerDevice) per device")
         }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushwireSQLiteStore
 import PushwireStore
 
 /// `pushwired backup` and `pushwired restore`: an online backup of the SQLite store while a server

@@ -7,6 +7,8 @@ import PushwireDelivery
 import PushwirePushwoosh
 import PushwireRuntime
 import PushwireService
+import PushwireSQLiteStore
+import PushwireStore
 
 /// Writes `text` to stdout and flushes, so a parent reading a pipe sees it at once.
 func printLine(_ text: String) {
@@ -98,12 +100,24 @@ case .run(let options):
             exit(1)
         }
     }
-    let services: PushwireServices
+    // The engine: SQLite in the data directory. The services see only the store protocols.
+    let store: SQLiteStore
     do {
-        services = try makePushwireServices(dataDirectory: options.dataDirectory, adminToken: adminToken, sinkPath: options.sinkPath,
-                                            apnsURL: options.apnsURL, apnsCAFile: options.apnsCAFile,
-                                            fcmURL: options.fcmURL, fcmCAFile: options.fcmCAFile)
+        store = try SQLiteStore(dataDirectory: options.dataDirectory)
     } catch {
+        logger.critical("cannot open the data directory", ["error": error.description])
+        exit(1)
+    }
+    let sinkPath = options.sinkPath ?? options.dataDirectory + "/" + MessagesService.defaultSinkFileName
+    let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile, fcmURL = options.fcmURL, fcmCAFile = options.fcmCAFile
+    let services: PushwireServices
+    switch waitForStartup({ () async throws(ServicesStartupError) in
+        try await PushwireServices(store: store, adminToken: adminToken, sinkPath: sinkPath, apnsURL: apnsURL, apnsCAFile: apnsCAFile,
+                                   fcmURL: fcmURL, fcmCAFile: fcmCAFile)
+    }) {
+    case .success(let started):
+        services = started
+    case .failure(let error):
         logger.critical("cannot open \(error.what)", ["error": error.description])
         exit(1)
     }

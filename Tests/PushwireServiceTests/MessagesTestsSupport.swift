@@ -1,5 +1,6 @@
 import Foundation
 import PushwireDelivery
+import PushwireSQLiteStore
 import PushwireStore
 import PushwireWire
 import XCTest

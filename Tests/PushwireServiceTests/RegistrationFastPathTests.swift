@@ -1,5 +1,6 @@
 import Foundation
 import PushwireRuntime
+import PushwireSQLiteStore
 import PushwireStore
 import PushwireWire
 import XCTest

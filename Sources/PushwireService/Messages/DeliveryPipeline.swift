@@ -207,7 +207,7 @@ public final class DeliveryPipeline: Sendable {
     /// For tests and tools that run without the scheduler.
     public func runDueMessages() async {
         while true {
-            let due = (try? store.dueMessages(nowMS: Self.nowMS(), limit: 64)) ?? []
+            let due = (try? await store.dueMessages(nowMS: Self.nowMS(), limit: 64)) ?? []
             if due.isEmpty { return }
             for message in due { await FanOut(pipeline: self, message: message).run() }
         }
@@ -264,11 +264,11 @@ public final class DeliveryPipeline: Sendable {
                 if includeSending { sendingLookedAtMS = now }
                 // The fresh ids taken above are committed, so this look finds them too (or
                 // leaves `moreInOutbox` set).
-                let ids = (try? store.dueMessageIDs(nowMS: now, limit: Self.readAhead + slots, includeSending: includeSending)) ?? []
+                let ids = (try? await store.dueMessageIDs(nowMS: now, limit: Self.readAhead + slots, includeSending: includeSending)) ?? []
                 moreInOutbox = ids.count >= Self.readAhead + slots
                 pending = ids.filter { !running.contains($0) }
                 next = 0
-                let later = try? store.nextScheduledSendTime(after: now)
+                let later = try? await store.nextScheduledSendTime(after: now)
                 state.withLock { state in
                     if let later { state.laterDueAtMS = min(state.laterDueAtMS ?? later, later) }
                 }
@@ -309,7 +309,7 @@ public final class DeliveryPipeline: Sendable {
                 if let message = known.removeValue(forKey: entry.id) { read[entry.id] = message } else { unknown.append(entry.id) }
             }
             if !unknown.isEmpty {
-                for (id, message) in (try? store.messages(ids: unknown)) ?? [:] { read[id] = message }
+                for (id, message) in (try? await store.messages(ids: unknown)) ?? [:] { read[id] = message }
             }
             for (position, entry) in claimed.enumerated() {
                 guard let message = read[entry.id], message.status == .scheduled || message.status == .sending else {

@@ -63,7 +63,7 @@ struct FanOut {
         var retries: [Retry] = []
 
         // Resume what a crash left open (a message that was only scheduled has nothing open).
-        let open = message.status == .scheduled ? [] : (try? store.openDeliveries(messageID: message.id)) ?? []
+        let open = message.status == .scheduled ? [] : (try? await store.openDeliveries(messageID: message.id)) ?? []
         for open in open {
             if open.handedOver {
                 let result = DeliveryResultRecord.Result.failed(reason: FanOut.interruptedReason, invalidToken: false, deadToken: nil)
@@ -81,18 +81,19 @@ struct FanOut {
         // known, so up to two batches are with the gateway (handed over without an outcome) at
         // once; the step says where the older one starts, and a crash closes both as
         // `Interrupted` (handed over, so never resent).
-        func read(after cursor: String?) -> [TargetDevice]? {
-            try? store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
+        @Sendable func read(after cursor: String?) async -> [TargetDevice]? {
+            try? await store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
         }
         struct InGateway {
-            var firstID: UInt64?
+            /// The batch's attempt records, still with the gateway until its outcomes are recorded.
+            var ids: [UInt64]
             var batch: [OutgoingNotification]
             var hwids: [String]
             var outcomes: Task<[DeliveryOutcome], Never>
         }
         var inGateway: InGateway?
         var readFailed = false
-        guard var targets = read(after: message.cursor) else { return }
+        guard var targets = await read(after: message.cursor) else { return }
         if startsSending, targets.isEmpty {
             guard (try? await store.startSending(messageID: message.id)) == true else { return }
             startsSending = false
@@ -102,14 +103,16 @@ struct FanOut {
             for target in targets { tally.targeted(target.deviceType) }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
-                                  openSince: inGateway?.firstID, startsSending: startsSending, platformCounts: tally.take())
+                                  stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending, platformCounts: tally.take())
             startsSending = false
             pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
             // A short batch was the last one: no need to ask (most messages fit in one batch).
-            let following = targets.count < configuration.batchSize ? [] : read(after: last.hwid)
+            let isLast = targets.count < configuration.batchSize, lastHWID = last.hwid
+            async let next: [TargetDevice]? = isLast ? [] : read(after: lastHWID)
             // A failed commit ends this run; what is open is closed as Interrupted on the next.
             guard let ids = await committed, ids.count == targets.count else { return }
+            let following = await next
             var batch: [OutgoingNotification] = []
             batch.reserveCapacity(targets.count)
             var hwids: [String] = []
@@ -125,7 +128,7 @@ struct FanOut {
                 record(await previous.outcomes.value, batch: previous.batch, hwids: previous.hwids, attempts: nil,
                        into: &pending, tally: &tally, retries: &retries)
             }
-            inGateway = InGateway(firstID: ids.first, batch: batch, hwids: hwids, outcomes: delivering)
+            inGateway = InGateway(ids: ids, batch: batch, hwids: hwids, outcomes: delivering)
             // A failed read ends this run after the batch in hand; the stored cursor resumes it.
             guard let following else {
                 readFailed = true
@@ -156,7 +159,7 @@ struct FanOut {
             var sending: [(Retry, TargetDevice)] = []
             for retry in due {
                 // The device may have changed since: read its token again.
-                if let target = try? store.target(applicationID: message.applicationID, hwid: retry.hwid), !target.pushToken.isEmpty {
+                if let target = try? await store.target(applicationID: message.applicationID, hwid: retry.hwid), !target.pushToken.isEmpty {
                     handOver.append(NewDeliveryRecord(hwid: retry.hwid, attempt: retry.attempt, replaces: retry.replaces))
                     sending.append((retry, target))
                 } else {
@@ -195,7 +198,7 @@ struct FanOut {
                                                             results: pending, finish: true, platformCounts: tally.take()))) != nil else { return }
         // The counts of every run of this message (a resumed one had earlier runs): one read, at
         // the end of a message that took the long path, only when someone reads the line.
-        if pipeline.log.enabled(.info), let stats = try? store.statistics(messageID: message.id) {
+        if pipeline.log.enabled(.info), let stats = try? await store.statistics(messageID: message.id) {
             pipeline.logDelivered(code: message.code, targeted: stats.targeted, sent: stats.sent, failed: stats.failed,
                                   invalidTokens: stats.invalidTokens)
         }

@@ -19,13 +19,13 @@ final class KnownDevices: Sendable {
     }
 
     /// The hwids among `hwids` the application's store does not hold (each once, in order).
-    func unknown(applicationID: Int64, hwids: [String], store: any MessageStore) throws(StoreError) -> [String] {
+    func unknown(applicationID: Int64, hwids: [String], store: any MessageStore) async throws(StoreError) -> [String] {
         let keyed = hwids.map { (hwid: $0, key: Self.key(applicationID, $0)) }
         let missing = keys.withLock { keys in keyed.filter { !keys.contains($0.key) } }
         if missing.isEmpty { return [] }
         // Byte for byte throughout: canonically equal hwids are two devices.
         let queried = MessageValidation.byteDistinct(missing.map(\.hwid))
-        let known = Set(try store.knownDevices(applicationID: applicationID, hwids: queried).map { Array($0.utf8) })
+        let known = Set(try await store.knownDevices(applicationID: applicationID, hwids: queried).map { Array($0.utf8) })
         let missingBytes = missing.map { Array($0.hwid.utf8) }
         keys.withLock { keys in
             if keys.count + known.count > capacity { keys.removeAll() }

@@ -24,11 +24,13 @@ public struct MessagesService: Sendable {
     /// Validates every notification, stores them durably (idempotently by transaction id) and
     /// returns their codes; the pipeline sends them at their time.
     public func createMessage(_ request: CreateMessageRequest, caller: Caller) async throws(RPCError) -> CreateMessageResponse {
-        let prepared = try prepare(request, caller: caller)
+        let application = try registry.authorizeApplication(caller)
+        let categories = try await registry.categories(code: application.code).categories
+        let prepared = try prepare(request, application: application, categories: categories)
         var response = CreateMessageResponse()
         if !prepared.named.isEmpty {
-            response.unknownDevices = try storeCall { () throws(StoreError) in
-                try knownDevices.unknown(applicationID: prepared.applicationID, hwids: prepared.named, store: store)
+            response.unknownDevices = try await storeCall { () async throws(StoreError) in
+                try await knownDevices.unknown(applicationID: prepared.applicationID, hwids: prepared.named, store: store)
             }
         }
         let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(prepared.records) }
@@ -39,18 +41,21 @@ public struct MessagesService: Sendable {
 
     /// `createMessage` for the event loop: validation and the answer happen on the calling thread,
     /// the write goes to the store's group commit and `complete` runs once it is durable, on the
-    /// store's syncer thread (no task, no continuation). Only when a named device is not in the
-    /// known-devices cache, which takes a store read, does the call move to a task.
+    /// store's syncer thread (no task, no continuation). Only when the application's categories
+    /// or a named device are not cached, which takes a store read, does the call move to a task.
     public func createMessage(_ request: CreateMessageRequest, caller: Caller,
                               complete: @escaping @Sendable (Result<CreateMessageResponse, RPCError>) -> Void) {
-        let prepared: Prepared
+        var prepared: Prepared?
         do throws(RPCError) {
-            prepared = try prepare(request, caller: caller)
+            let application = try registry.authorizeApplication(caller)
+            if let categories = try registry.cachedCategories(code: application.code)?.categories {
+                prepared = try prepare(request, application: application, categories: categories)
+            }
         } catch {
             complete(.failure(error))
             return
         }
-        guard let unknown = knownDevices.cachedUnknown(applicationID: prepared.applicationID, hwids: prepared.named) else {
+        guard let prepared, let unknown = knownDevices.cachedUnknown(applicationID: prepared.applicationID, hwids: prepared.named) else {
             let service = self
             Task {
                 do throws(RPCError) {
@@ -94,14 +99,13 @@ public struct MessagesService: Sendable {
         }
     }
 
-    /// Authorizes the caller and checks every notification (INVALID_ARGUMENT names the first bad one).
-    func prepare(_ request: CreateMessageRequest, caller: Caller) throws(RPCError) -> Prepared {
-        let application = try registry.authorizeApplication(caller)
+    /// Checks every notification of the authorized `application` against its `categories`
+    /// (INVALID_ARGUMENT names the first bad one).
+    func prepare(_ request: CreateMessageRequest, application: ApplicationRecord, categories: [Category]) throws(RPCError) -> Prepared {
         let count = request.notifications.count
         if !MessageLimits.notificationsPerRequest.contains(count) {
             throw RPCError(.invalidArgument, "notifications: \(count) given; send 1 to \(MessageLimits.notificationsPerRequest.upperBound) per request")
         }
-        let categories = try registry.categories(code: application.code).categories
         let now = DeliveryPipeline.nowMS()
         var prepared = Prepared(applicationID: application.id, records: [], named: [])
         prepared.records.reserveCapacity(count)
@@ -136,13 +140,15 @@ public struct MessagesService: Sendable {
     }
 
     /// Status and counts of one of the application's messages.
-    public func getMessageDetails(_ request: GetMessageDetailsRequest, caller: Caller) throws(RPCError) -> GetMessageDetailsResponse {
+    public func getMessageDetails(_ request: GetMessageDetailsRequest, caller: Caller) async throws(RPCError) -> GetMessageDetailsResponse {
         let application = try registry.authorizeApplication(caller)
         if request.messageCode.isEmpty { throw RPCError(.invalidArgument, "message_code is empty") }
-        guard let message = try storeCall({ () throws(StoreError) in try store.message(applicationID: application.id, code: request.messageCode) }) else {
+        guard let message = try await storeCall({ () async throws(StoreError) in
+            try await store.message(applicationID: application.id, code: request.messageCode)
+        }) else {
             throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
         }
-        let stats = try storeCall { () throws(StoreError) in try store.statistics(messageID: message.id) }
+        let stats = try await storeCall { () async throws(StoreError) in try await store.statistics(messageID: message.id) }
         var response = GetMessageDetailsResponse()
         response.messageCode = message.code
         response.status = MessageStatus(rawValue: Int32(message.status.rawValue))
@@ -169,7 +175,7 @@ public struct MessagesService: Sendable {
             return counts
         }
         let buttons = message.categoryID == 0 ? [] :
-            (try registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }?.buttons ?? [])
+            (try await registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }?.buttons ?? [])
         var listed = Set<UInt32>()
         for button in buttons {
             listed.insert(button.id)

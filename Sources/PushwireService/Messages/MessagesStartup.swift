@@ -12,12 +12,12 @@ extension MessagesService {
 
     /// Builds the service with a running pipeline: applications with push credentials send each
     /// device through its platform's gateway (APNs, FCM), the others write to the file sink at
-    /// `sinkPath` (default `<dataDirectory>/sink.jsonl`). `apns` and `fcm` are how those gateways
-    /// connect (base URL override and CA file for a local double).
+    /// `sinkPath` (`pushwired`'s default is `<data directory>/sink.jsonl`; `/dev/null` drops them
+    /// unformatted). `apns` and `fcm` are how those gateways connect (base URL override and CA
+    /// file for a local double).
     /// - Throws: `FileSinkGateway.OpenError` when the sink file cannot be opened.
-    static func start(registry: Registry, store: some MessageStore, dataDirectory: String, sinkPath: String?,
+    static func start(registry: Registry, store: some MessageStore, sinkPath path: String,
                       apns: APNsConfiguration = APNsConfiguration(), fcm: APNsConfiguration = APNsConfiguration()) throws(FileSinkGateway.OpenError) -> MessagesService {
-        let path = sinkPath ?? (dataDirectory as NSString).appendingPathComponent(defaultSinkFileName)
         let sink: any NotificationGateway
         if path == discardingSinkPath {
             // Nothing would read the lines: skip formatting them (fan-out benchmarks).

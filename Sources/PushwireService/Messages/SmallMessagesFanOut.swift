@@ -56,7 +56,7 @@ struct SmallMessagesFanOut {
         }
         if sending.isEmpty { return alone }
         let limit = pipeline.configuration.batchSize
-        guard let targets = try? store.firstTargets(of: sending.map(\.fanOut.message), limit: limit) else { return alone }
+        guard let targets = try? await store.firstTargets(of: sending.map(\.fanOut.message), limit: limit) else { return alone }
 
         // A message with more targets than one batch (only when batchSize is tiny) goes alone,
         // from its start: nothing of it is written here.

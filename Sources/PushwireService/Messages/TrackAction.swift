@@ -12,10 +12,14 @@ extension MessagesService {
         if request.textInput.utf8.count > MessageLimits.maxTextInputBytes {
             throw RPCError(.invalidArgument, "text_input is longer than \(MessageLimits.maxTextInputBytes) bytes")
         }
-        guard let message = try storeCall({ () throws(StoreError) in try store.message(applicationID: application.id, code: request.messageCode) }) else {
+        guard let message = try await storeCall({ () async throws(StoreError) in
+            try await store.message(applicationID: application.id, code: request.messageCode)
+        }) else {
             throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
         }
-        let known = try storeCall { () throws(StoreError) in try store.knownDevices(applicationID: application.id, hwids: [request.hwid]) }
+        let known = try await storeCall { () async throws(StoreError) in
+            try await store.knownDevices(applicationID: application.id, hwids: [request.hwid])
+        }
         if known.isEmpty { throw RPCError(.notFound, "device \(RPCError.echo(request.hwid)) not found") }
         var buttonID: UInt32 = 0
         switch request.kind {
@@ -28,7 +32,7 @@ extension MessagesService {
             if request.categoryID != message.categoryID {
                 throw RPCError(.invalidArgument, "category_id \(request.categoryID) is not the category of message \(message.code) (\(message.categoryID))")
             }
-            let category = try registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }
+            let category = try await registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }
             guard let category, category.buttons.contains(where: { $0.id == request.buttonID }) else {
                 throw RPCError(.invalidArgument, "button_id \(request.buttonID) is not a button of category \(message.categoryID)")
             }
@@ -45,7 +49,7 @@ extension MessagesService {
 
     /// Registers Messages/* and Devices/TrackAction on `server`. CreateMessage is checked on the
     /// event loop and answered from the group commit's completion; the other writes run in tasks
-    /// that wait for it; GetMessageDetails, a store read, runs on the blocking pool.
+    /// that wait for it; GetMessageDetails, store reads, runs in a task that awaits them.
     public func register(on server: some MethodRegistrar) {
         let service = self
         server.addCallback(Methods.Messages.createMessage) { context, request, complete in
@@ -54,8 +58,8 @@ extension MessagesService {
         server.addAsync(Methods.Messages.deleteMessage) { context, request async throws(RPCError) in
             try await service.deleteMessage(request, caller: Caller(metadata: context))
         }
-        server.addBlocking(Methods.Messages.getMessageDetails) { context, request throws(RPCError) in
-            try service.getMessageDetails(request, caller: Caller(metadata: context))
+        server.addAsync(Methods.Messages.getMessageDetails) { context, request async throws(RPCError) in
+            try await service.getMessageDetails(request, caller: Caller(metadata: context))
         }
         server.addAsync(Methods.Devices.trackAction) { _, request async throws(RPCError) in
             try await service.trackAction(request)

@@ -1,3 +1,5 @@
+import PushwireStore
+
 extension SQLiteStore {
     private static let applicationColumns = """
         id, code, name, access_token_hash, apns_team_id, apns_key_id, apns_topic, apns_private_key, \
@@ -74,7 +76,7 @@ extension SQLiteStore {
         }
     }
 
-    public func listApplications() throws(StoreError) -> [ApplicationRecord] {
+    public func listApplications() async throws(StoreError) -> [ApplicationRecord] {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 let row = try connection.statement("SELECT \(SQLiteStore.applicationColumns) FROM applications ORDER BY id")

@@ -1,26 +1,27 @@
 import CSQLite
+import PushwireStore
 
 /// A failed SQLite call: the result code, SQLite's message and what we were doing.
-public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The (extended) SQLite result code, e.g. 26 for `SQLITE_NOTADB`.
-    public var code: Int32
+    var code: Int32
     /// SQLite's own message for the failure.
-    public var message: String
+    var message: String
     /// What the store was doing, e.g. `prepare "INSERT INTO devices…"`.
-    public var context: String
+    var context: String
 
     /// Creates an error.
-    public init(code: Int32, message: String, context: String) {
+    init(code: Int32, message: String, context: String) {
         self.code = code
         self.message = message
         self.context = context
     }
 
     /// The primary result code (the low byte of an extended code).
-    public var primaryCode: Int32 { code & 0xFF }
+    var primaryCode: Int32 { code & 0xFF }
 
     /// `sqlite error 26 (file is not a database) during open`.
-    public var description: String { "sqlite error \(code) (\(message)) during \(context)" }
+    var description: String { "sqlite error \(code) (\(message)) during \(context)" }
 }
 
 /// One SQLite connection with its cache of prepared statements.

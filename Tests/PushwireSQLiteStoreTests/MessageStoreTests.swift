@@ -1,7 +1,8 @@
 import CSQLite
 import Foundation
 import XCTest
-@testable import PushwireStore
+@testable import PushwireSQLiteStore
+import PushwireStore
 
 final class MessageStoreTests: XCTestCase {
     func newMessage(_ appID: Int64, code: String, transaction: String = "", targeting: TargetingRecord = TargetingRecord()) -> NewMessageRecord {

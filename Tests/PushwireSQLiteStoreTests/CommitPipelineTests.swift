@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import Synchronization
-@testable import PushwireStore
+@testable import PushwireSQLiteStore
+import PushwireStore
 import XCTest
 
 /// The disk should never sit idle while something waits to be made durable: acknowledging a batch

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PushwireStore
 import Synchronization
 
 /// The one thread that writes: it runs every queued write in one open transaction, commits it
@@ -93,6 +94,13 @@ final class GroupCommitWriter: Sendable {
         state.withLock { StoreStatistics(transactions: $0.transactions, writes: $0.writes, commitNanoseconds: $0.commitNanoseconds) }
     }
 
+    /// Whether writes can succeed: not after a failed fsync (final) nor once closed.
+    var health: StoreHealth {
+        if let failure = syncer.failure { return .notServing(reason: failure.description) }
+        if state.withLock({ $0.closed }) { return .notServing(reason: StoreError.closed.description) }
+        return .serving
+    }
+
     /// Runs `body` in the next batch; returns its result once the batch is durable.
     ///
     /// - Parameter background: nobody waits for this write to answer a call (the delivery
@@ -139,7 +147,7 @@ final class GroupCommitWriter: Sendable {
         do {
             return .success(try body(connection))
         } catch {
-            return .failure(mapped(error))
+            return .failure(error)
         }
     }
 
@@ -148,7 +156,7 @@ final class GroupCommitWriter: Sendable {
         do {
             try connection.statement("SAVEPOINT job" as StaticString).run()
         } catch {
-            return .failure(.sqlite(error))
+            return .failure(error.store)
         }
         do {
             let value = try body(connection)
@@ -158,17 +166,10 @@ final class GroupCommitWriter: Sendable {
             // Undo this job only; the rest of the batch stays.
             _ = try? connection.statement("ROLLBACK TO job" as StaticString).run()
             _ = try? connection.statement("RELEASE job" as StaticString).run()
-            return .failure(mapped(error))
+            return .failure(error)
         }
     }
 
-    /// A constraint violation is a conflict (a unique name taken); other errors pass unchanged.
-    static func mapped(_ error: StoreError) -> StoreError {
-        if case .sqlite(let sqliteError) = error, sqliteError.primaryCode == 19 /* SQLITE_CONSTRAINT */ {
-            return .conflict(sqliteError.message)
-        }
-        return error
-    }
 
     private func enqueue(_ job: Job, background: Bool = false) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
@@ -360,7 +361,7 @@ final class GroupCommitWriter: Sendable {
             try connection.statement("BEGIN IMMEDIATE" as StaticString).run()
             return nil
         } catch {
-            return .sqlite(error)
+            return error.store
         }
     }
 
@@ -375,7 +376,7 @@ final class GroupCommitWriter: Sendable {
         } catch {
             _ = try? connection.execute("ROLLBACK")
             state.withLock { $0.writes -= completions.count }
-            for complete in completions { complete(.sqlite(error)) }
+            for complete in completions { complete(error.store) }
             return
         }
         let took = DispatchTime.now().uptimeNanoseconds - startedAt
@@ -388,12 +389,3 @@ final class GroupCommitWriter: Sendable {
     }
 }
 
-/// How much the store's writer has done: for tests and metrics.
-public struct StoreStatistics: Sendable, Equatable {
-    /// Transactions committed.
-    public var transactions: Int
-    /// Writes committed (several per transaction under load).
-    public var writes: Int
-    /// Time the committed transactions spent in COMMIT, summed.
-    public var commitNanoseconds: UInt64 = 0
-}

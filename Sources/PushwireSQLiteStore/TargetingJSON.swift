@@ -1,5 +1,6 @@
 import Foundation
 import PushwireJSON
+import PushwireStore
 
 /// The stored text of a `TargetingRecord` (the `messages.targeting` column): compact JSON written
 /// by hand, keys sorted, in the shape of the synthesized `Codable` conformance (an enum value is

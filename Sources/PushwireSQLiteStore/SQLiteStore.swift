@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import PushwireStore
 import Synchronization
 
 /// The embedded engine: `pushwire.sqlite3` in a data directory, in WAL mode, one group-committing
@@ -26,13 +27,13 @@ public final class SQLiteStore: PushwireStore {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) {
             if !isDirectory.boolValue {
-                throw .cannotOpen(path: dataDirectory, reason: "it exists and is not a directory")
+                throw .cannotOpen(location: dataDirectory, reason: "it exists and is not a directory")
             }
         } else {
             do {
                 try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
             } catch {
-                throw .cannotOpen(path: dataDirectory, reason: "cannot create it (\(error.localizedDescription))")
+                throw .cannotOpen(location: dataDirectory, reason: "cannot create it (\(error.localizedDescription))")
             }
         }
         let path = (dataDirectory as NSString).appendingPathComponent(SQLiteStore.fileName)
@@ -41,13 +42,13 @@ public final class SQLiteStore: PushwireStore {
         do {
             connection = try SQLiteConnection(path: path)
         } catch {
-            throw .cannotOpen(path: path, reason: "\(error.message) (sqlite code \(error.code))")
+            throw .cannotOpen(location: path, reason: "\(error.message) (sqlite code \(error.code))")
         }
         do {
             // journal_mode returns a row; a file that is not a database fails here first.
             let mode = try connection.statement("PRAGMA journal_mode=WAL")
             guard try mode.step(), mode.text(0).lowercased() == "wal" else {
-                throw StoreError.cannotOpen(path: path, reason: "cannot switch to WAL mode")
+                throw StoreError.cannotOpen(location: path, reason: "cannot switch to WAL mode")
             }
             mode.reset()
             // NORMAL: a COMMIT writes the WAL without an fsync; the writer's WALSyncer fsyncs it
@@ -59,7 +60,7 @@ public final class SQLiteStore: PushwireStore {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw .cannotOpen(path: path, reason: "\(error)")
+            throw .cannotOpen(location: path, reason: "\(error)")
         }
         try Schema.migrate(connection)
         self.writer = try GroupCommitWriter(connection: connection, flushWAL: flushWAL)
@@ -72,13 +73,17 @@ public final class SQLiteStore: PushwireStore {
     static func classify(_ error: SQLiteError, path: String) -> StoreError {
         switch error.primaryCode {
         case SQLITE_NOTADB, SQLITE_CORRUPT:
-            return .corrupt(path: path, reason: error.message)
+            return .corrupt(location: path, reason: error.message)
         case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_IOERR, SQLITE_FULL:
-            return .cannotOpen(path: path, reason: "\(error.message) (sqlite code \(error.code))")
+            return .cannotOpen(location: path, reason: "\(error.message) (sqlite code \(error.code))")
         default:
-            return .sqlite(error)
+            return error.store
         }
     }
+
+    /// Serving until an fsync of the write-ahead log fails (final until a restart) or the store
+    /// is closed.
+    public var health: StoreHealth { writer.health }
 
     /// What the writer has committed so far.
     public var statistics: StoreStatistics { writer.statistics }
@@ -92,7 +97,7 @@ public final class SQLiteStore: PushwireStore {
         let connection = try readers.take()
         defer { readers.give(connection) }
         if snapshot {
-            do { try connection.statement("BEGIN").run() } catch { throw .sqlite(error) }
+            do { try connection.statement("BEGIN").run() } catch { throw error.store }
         }
         defer { if snapshot { _ = try? connection.statement("COMMIT").run() } }
         return try body(connection)
@@ -115,7 +120,7 @@ final class ReaderPool: Sendable {
             try connection.execute("PRAGMA query_only=1; PRAGMA cache_size=-1024")
             return connection
         } catch {
-            throw .sqlite(error)
+            throw error.store
         }
     }
 
@@ -125,12 +130,24 @@ final class ReaderPool: Sendable {
 }
 
 extension SQLiteError {
-    /// Wraps the error for the store's callers.
-    var store: StoreError { .sqlite(self) }
+    /// The engine-neutral error callers see: corruption is data loss, a full disk is storage
+    /// full, a busy or failing disk is unavailable (writes cannot succeed for now), a broken
+    /// uniqueness rule is a conflict; SQLite's code and message stay in the text.
+    var store: StoreError {
+        switch primaryCode {
+        case SQLITE_CONSTRAINT: .conflict(message)
+        case SQLITE_CORRUPT, SQLITE_NOTADB: .dataLoss("the database file is damaged: \(description)")
+        case SQLITE_FULL: .storageFull("the disk holding the database is full: \(description)")
+        case SQLITE_IOERR: .unavailable("the disk failed a read or write: \(description)")
+        case SQLITE_BUSY, SQLITE_LOCKED: .unavailable("the database is locked: \(description)")
+        case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM: .unavailable("the database file cannot be written: \(description)")
+        default: .internalError(description)
+        }
+    }
 }
 
 /// Runs SQLite calls, converting their errors to `StoreError`.
 @inline(__always)
 func sql<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
-    do { return try body() } catch { throw .sqlite(error) }
+    do { return try body() } catch { throw error.store }
 }

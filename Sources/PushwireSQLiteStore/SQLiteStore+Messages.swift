@@ -1,4 +1,5 @@
 import Foundation
+import PushwireStore
 
 /// Messages, taps and statistics on SQLite (the outbox and deliveries are in SQLiteStore+Deliveries).
 extension SQLiteStore: MessageStore {
@@ -81,19 +82,19 @@ extension SQLiteStore: MessageStore {
         VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)
         """
 
-    public func message(applicationID: Int64, code: String) throws(StoreError) -> MessageRecord? {
+    public func message(applicationID: Int64, code: String) async throws(StoreError) -> MessageRecord? {
         try read { connection throws(StoreError) in
             try SQLiteStore.messageRow(connection, where: "code = ?1 AND app_id = ?2", [.text(code), .int(applicationID)])
         }
     }
 
-    public func message(id: Int64) throws(StoreError) -> MessageRecord? {
+    public func message(id: Int64) async throws(StoreError) -> MessageRecord? {
         try read { connection throws(StoreError) in
             try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)])
         }
     }
 
-    public func messages(ids: [Int64]) throws(StoreError) -> [Int64: MessageRecord] {
+    public func messages(ids: [Int64]) async throws(StoreError) -> [Int64: MessageRecord] {
         // One read transaction for all (the scheduler reads every message it starts).
         try read { connection throws(StoreError) in
             var found: [Int64: MessageRecord] = [:]
@@ -118,7 +119,7 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func dueMessages(nowMS: Int64, limit: Int) throws(StoreError) -> [MessageRecord] {
+    public func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] {
         try read { connection throws(StoreError) in
             var due: [MessageRecord] = []
             for id in try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit) {
@@ -128,11 +129,7 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func dueMessageIDs(nowMS: Int64, limit: Int) throws(StoreError) -> [Int64] {
-        try read { connection throws(StoreError) in try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit) }
-    }
-
-    public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) throws(StoreError) -> [Int64] {
+    public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
         try read { connection throws(StoreError) in
             try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
         }
@@ -163,18 +160,7 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func nextScheduledSendTime() throws(StoreError) -> Int64? {
-        try read { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
-                let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1")
-                defer { row.reset() }
-                guard try row.step(), !row.isNull(0) else { return nil }
-                return row.int(0)
-            }
-        }
-    }
-
-    public func nextScheduledSendTime(after nowMS: Int64) throws(StoreError) -> Int64? {
+    public func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 let row = try connection.statement("SELECT MIN(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms > ?1")
@@ -196,8 +182,11 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> [String] {
-        try read { connection throws(StoreError) in
+    public func knownDevices(applicationID: Int64, hwids asked: [String]) async throws(StoreError) -> [String] {
+        // Each hwid once (by its bytes), so that one asked twice is not found twice.
+        var seen = Set<[UInt8]>()
+        let hwids = asked.count < 2 ? asked : asked.filter { seen.insert(Array($0.utf8)).inserted }
+        return try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 // One statement per 16 hwids (unused places bound to NULL, which matches nothing):
                 // one prepared text whatever the count, one walk instead of a lookup per hwid.
@@ -241,7 +230,7 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func statistics(messageID: Int64) throws(StoreError) -> MessageStatisticsRecord {
+    public func statistics(messageID: Int64) async throws(StoreError) -> MessageStatisticsRecord {
         try read(snapshot: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 var stats = MessageStatisticsRecord()

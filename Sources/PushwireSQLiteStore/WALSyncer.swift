@@ -1,4 +1,5 @@
 import Foundation
+import PushwireStore
 import Synchronization
 
 #if canImport(Glibc)
@@ -57,7 +58,7 @@ final class WALSyncer: Sendable {
         let walPath = databasePath + "-wal"
         let descriptor = open(walPath, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw .cannotOpen(path: walPath, reason: "cannot open the write-ahead log (\(String(cString: strerror(errno))))")
+            throw .cannotOpen(location: walPath, reason: "cannot open the write-ahead log (\(String(cString: strerror(errno))))")
         }
         // SQLite syncs the directory after creating a journal only with synchronous=FULL.
         let directory = open((databasePath as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
@@ -153,8 +154,9 @@ final class WALSyncer: Sendable {
     private func sync() -> StoreError? {
         if let failure { return failure }
         if flush(descriptor) == 0 { return nil }
-        let error = StoreError.sqlite(SQLiteError(
-            code: 1034 /* SQLITE_IOERR_FSYNC */, message: String(cString: strerror(errno)), context: "fdatasync \(walPath)"))
+        // Final (see the type's comment): every later write fails the same way until a restart.
+        let reason = "fdatasync of \(walPath) failed (\(String(cString: strerror(errno)))); restart pushwired once the disk is fixed"
+        let error: StoreError = errno == ENOSPC || errno == EDQUOT ? .storageFull(reason) : .unavailable(reason)
         state.withLock { $0.failure = error }
         return error
     }

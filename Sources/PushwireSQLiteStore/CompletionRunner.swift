@@ -1,4 +1,5 @@
 import Foundation
+import PushwireStore
 import Synchronization
 
 /// Runs the completions of synced batches, in the order they were synced, on a thread of its own.

@@ -1,4 +1,5 @@
 import Foundation
+import PushwireStore
 
 extension SQLiteStore {
     public func upsertDevice(_ device: DeviceRecord, tags: [TagChange]) async throws(StoreError) {
@@ -31,7 +32,7 @@ extension SQLiteStore {
         writer.write(DeviceUpsert(device: device, completion: completion))
     }
 
-    public func device(applicationID: Int64, hwid: String) throws(StoreError) -> DeviceRecord? {
+    public func device(applicationID: Int64, hwid: String) async throws(StoreError) -> DeviceRecord? {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 let row = try connection.statement("""
@@ -74,7 +75,7 @@ extension SQLiteStore {
         }
     }
 
-    public func tags(applicationID: Int64, hwid: String) throws(StoreError) -> [TagRecord]? {
+    public func tags(applicationID: Int64, hwid: String) async throws(StoreError) -> [TagRecord]? {
         try read(snapshot: true) { connection throws(StoreError) in
             guard try SQLiteStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection) else { return nil }
             return try SQLiteStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)

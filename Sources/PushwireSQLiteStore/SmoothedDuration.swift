@@ -1,3 +1,5 @@
+import PushwireStore
+
 /// A duration that recurs (an fsync, a COMMIT), smoothed over about the last eight: steady enough
 /// to plan by, quick to follow the disk when its speed changes.
 struct SmoothedDuration {

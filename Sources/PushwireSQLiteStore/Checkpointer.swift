@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import PushwireStore
 import Synchronization
 
 /// Copies the write-ahead log into the database file on a thread and connection of its own, so

@@ -1,5 +1,6 @@
 import Foundation
-@testable import PushwireStore
+@testable import PushwireSQLiteStore
+import PushwireStore
 import XCTest
 
 /// With checkpoints off the writer's thread, the log must still be copied into the database file

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
-@testable import PushwireStore
+@testable import PushwireSQLiteStore
+import PushwireStore
 import XCTest
 
 /// The syncer's promise: a batch is completed only after an fsync that started after its commit,

@@ -1,3 +1,5 @@
+import PushwireStore
+
 /// A write that the group-commit writer may run together with the adjacent queued writes of the
 /// same type as one multi-row statement.
 ///
@@ -37,7 +39,7 @@ extension MergeableWrite {
         // The batch runner only groups writes of this type; anything else would be a bug there,
         // and is then reported per write rather than run as some other type.
         guard writes.count == jobs.count else {
-            return Array(repeating: .sqlite(SQLiteError(code: 1, message: "mixed write group", context: "merge")), count: jobs.count)
+            return Array(repeating: .internalError("mixed write group in a merged write"), count: jobs.count)
         }
         var outcomes: [StoreError?] = []
         outcomes.reserveCapacity(writes.count)
@@ -51,7 +53,7 @@ extension MergeableWrite {
                 outcomes.append(contentsOf: repeatElement(nil, count: size))
             } catch {
                 if size == 1 {
-                    outcomes.append(GroupCommitWriter.mapped(error))
+                    outcomes.append(error)
                 } else {
                     // Nothing of the group took effect: each write again alone, so only the
                     // bad ones fail.
@@ -60,7 +62,7 @@ extension MergeableWrite {
                             try run(writes[index ... index], on: connection)
                             outcomes.append(nil)
                         } catch {
-                            outcomes.append(GroupCommitWriter.mapped(error))
+                            outcomes.append(error)
                         }
                     }
                 }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import PushwireSQLiteStore
 import PushwireStore
 import XCTest
 

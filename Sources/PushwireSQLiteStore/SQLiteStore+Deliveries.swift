@@ -1,5 +1,6 @@
 import Foundation
 import PushwireJSON
+import PushwireStore
 
 /// The fan-out on SQLite: selecting targets by keyset pagination and writing attempt records.
 extension SQLiteStore {
@@ -11,7 +12,7 @@ extension SQLiteStore {
     /// How much of the database file a reader that selects targets maps.
     static let targetsMmapBytes = 1 << 30
 
-    public func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) throws(StoreError) -> [TargetDevice] {
+    public func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) async throws(StoreError) -> [TargetDevice] {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 // A fan-out reads every matching device row once: mapped pages save a copy and a
@@ -23,7 +24,7 @@ extension SQLiteStore {
         }
     }
 
-    public func firstTargets(of messages: [MessageRecord], limit: Int) throws(StoreError) -> [[TargetDevice]] {
+    public func firstTargets(of messages: [MessageRecord], limit: Int) async throws(StoreError) -> [[TargetDevice]] {
         // One read transaction for all (`snapshot`: without BEGIN every statement is a
         // transaction of its own): each costs tens of microseconds while the writer commits
         // hundreds of times a second (file locks, the page cache dropped), more than a small
@@ -256,7 +257,7 @@ extension SQLiteStore {
         return (clause, values)
     }
 
-    public func target(applicationID: Int64, hwid: String) throws(StoreError) -> TargetDevice? {
+    public func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 let row = try connection.statement("SELECT hwid, push_token, language, badge, device_type FROM devices WHERE app_id = ?1 AND hwid = ?2")
@@ -269,7 +270,7 @@ extension SQLiteStore {
         }
     }
 
-    public func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord] {
+    public func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord] {
         try read(snapshot: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 // The batch handed over last, if its outcomes were never recorded, then the retries.
@@ -298,7 +299,8 @@ extension SQLiteStore {
     }
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
-        try await writer.write(background: true) { connection throws(StoreError) in
+        try SQLiteStore.checkStillWithGateway(step)
+        return try await writer.write(background: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 var records = NewRecords()
                 let ids = try SQLiteStore.apply(step, on: connection, records: &records)
@@ -309,6 +311,7 @@ extension SQLiteStore {
     }
 
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
+        for step in steps { try SQLiteStore.checkStillWithGateway(step) }
         // Built here, off the writer's thread: which steps only close a message whose every
         // device was sent (the usual last step of a small message), by how many were sent.
         var plain: [Int: [Int64]] = [:]
@@ -343,10 +346,21 @@ extension SQLiteStore {
         }
     }
 
+    /// The open records of a message are kept as one range of ids (`open_from…open_to`), which
+    /// holds `stillWithGateway` only when those ids are one step's: this engine gives each
+    /// step's records consecutive ids. Anything else would be recorded wrongly, so it is refused.
+    static func checkStillWithGateway(_ step: FanOutStep) throws(StoreError) {
+        let ids = step.stillWithGateway
+        guard let first = ids.min(), let last = ids.max() else { return }
+        if last - first + 1 != UInt64(ids.count) || Set(ids).count != ids.count {
+            throw .invalidChange("stillWithGateway of message \(step.messageID) is not the ids of one earlier step")
+        }
+    }
+
     /// How many devices `step` records as sent, when that is all it does: closes its message
     /// (no failures, retries, new records, badges, cursor or targets, nothing else open).
     static func plainFinishSent(_ step: FanOutStep) -> Int? {
-        guard step.finish, !step.startsSending, step.openSince == nil, step.handOver.isEmpty, step.badges.isEmpty,
+        guard step.finish, !step.startsSending, step.stillWithGateway.isEmpty, step.handOver.isEmpty, step.badges.isEmpty,
               step.cursor == nil, step.targetedIncrement == 0, !step.results.isEmpty else { return nil }
         for result in step.results {
             guard case .sent = result.result else { return nil }
@@ -539,8 +553,10 @@ extension SQLiteStore {
         let firstID = count == 0 ? 0 : try records.reserve(step.handOver.count, on: connection)
         // The outcomes recorded here close the older records: the open range is now this batch's,
         // from the batch still with the gateway if there is one.
-        let openFrom = step.openSince.map { Int64($0) } ?? (count == 0 ? 0 : firstID)
-        let openTo = count > 0 ? firstID + count - 1 : (step.openSince == nil ? -1 : Int64.max)
+        // Those ids are consecutive (`checkStillWithGateway`): the range starts at the first.
+        let stillFrom = step.stillWithGateway.min().map { Int64($0) }
+        let openFrom = stillFrom ?? (count == 0 ? 0 : firstID)
+        let openTo = count > 0 ? firstID + count - 1 : (stillFrom == nil ? -1 : Int64.max)
         // A literal (found by its address, not by hashing its text) and typed binds (no array
         // of values): one per message and step, twice per small message.
         let update = try connection.statement(SQLiteStore.stepUpdateSQL)

@@ -1,3 +1,5 @@
+import PushwireStore
+
 /// The store's schema, as an ordered list of migrations. Migration `n` (1-based) brings a database
 /// from `PRAGMA user_version` n-1 to n. Append new migrations; never edit a released one.
 enum Schema {
@@ -140,7 +142,7 @@ enum Schema {
             throw SQLiteStore.classify(error, path: connection.path)
         }
         if found > currentVersion {
-            throw .schemaTooNew(path: connection.path, found: found, supported: currentVersion)
+            throw .schemaTooNew(location: connection.path, found: found, supported: currentVersion)
         }
         for version in found..<currentVersion {
             do {

@@ -1,4 +1,5 @@
 import Foundation
+import PushwireStore
 
 extension SQLiteStore {
     static func insertCategory(_ category: CategoryRecord, applicationID: Int64, on connection: SQLiteConnection) throws(StoreError) -> CategoryRecord {
@@ -90,7 +91,7 @@ extension SQLiteStore {
         }
     }
 
-    public func categories(applicationID: Int64) throws(StoreError) -> CategorySet {
+    public func categories(applicationID: Int64) async throws(StoreError) -> CategorySet {
         try read(snapshot: true) { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
                 let versionRow = try connection.statement("SELECT categories_version FROM applications WHERE id = ?1")

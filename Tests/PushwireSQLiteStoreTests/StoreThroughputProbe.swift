@@ -1,4 +1,5 @@
 import Foundation
+import PushwireSQLiteStore
 import PushwireStore
 import XCTest
 

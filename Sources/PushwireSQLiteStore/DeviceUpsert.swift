@@ -1,4 +1,5 @@
 import Foundation
+import PushwireStore
 
 /// One device's registration (`SQLiteStore.upsertDevice(_:completion:)`), written together with
 /// the adjacent registrations of the writer's batch as one multi-row upsert.

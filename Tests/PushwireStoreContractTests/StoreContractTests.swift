@@ -1,0 +1,3 @@
+import XCTest
+
+// The store contract suite lands in the next commit.
