@@ -42,18 +42,22 @@ extension SQLiteStore {
         guard owner == applicationID else { throw .wrongApplication("category \(categoryID)") }
     }
 
+    /// Bumps the version; `.notFound` for an unknown application (the job's savepoint then
+    /// undoes what it wrote before).
     private static func bumpVersion(applicationID: Int64, on connection: SQLiteConnection) throws(StoreError) -> UInt64 {
-        try sql { () throws(SQLiteError) in
+        let bumped: UInt64? = try sql { () throws(SQLiteError) -> UInt64? in
             let row = try connection.statement("""
                 UPDATE applications SET categories_version = categories_version + 1 WHERE id = ?1 RETURNING categories_version
                 """)
             try row.bind(.int(applicationID))
             defer { row.reset() }
-            guard try row.step() else { return 0 }
+            guard try row.step() else { return nil }
             let version = UInt64(bitPattern: row.int(0))
             while try row.step() {}
             return version
         }
+        guard let bumped else { throw .notFound("application \(applicationID)") }
+        return bumped
     }
 
     public func upsertCategory(applicationID: Int64, _ category: CategoryRecord) async throws(StoreError) -> (CategoryRecord, UInt64) {

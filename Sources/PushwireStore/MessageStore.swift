@@ -62,7 +62,10 @@ public protocol MessageStore: Sendable {
     /// The next `limit` devices the targeting selects, in hwid byte order after `afterHWID`
     /// (keyset pagination: nil starts at the beginning). Devices without a push token, or whose
     /// push token was declared dead (a failed outcome's `deadToken`) and not replaced since,
-    /// are skipped.
+    /// are skipped. Selectors combine with AND (`TargetingRecord`): hwids, user ids and platforms
+    /// match any of theirs; a tag condition's string value matches a string tag or an element of
+    /// a list tag, an int value an int or date tag, a bool a bool tag; `gte`, `lte` and
+    /// `between` (inclusive) compare int and date tags; a condition that cannot hold selects none.
     func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) async throws(StoreError) -> [TargetDevice]
 
     /// The first `limit` targets of each message (as `targets` with no cursor), read in one

@@ -21,8 +21,7 @@ public protocol PushwireStore: Sendable {
     /// Creates an application together with its first categories (e.g. YesNo), atomically:
     /// both or neither. `application.id`, `application.categoriesVersion` and the categories'
     /// ids are ignored and assigned; ids are unique in the store and grow with creation order.
-    /// - Returns: the application as stored (its id assigned, categories version 1 when
-    ///   `initialCategories` is not empty, else 0).
+    /// - Returns: the application as stored (its id assigned, categories version 1).
     /// - Throws: `.conflict` when the code is taken (nothing is created).
     func createApplication(_ application: ApplicationRecord, initialCategories: [CategoryRecord]) async throws(StoreError) -> ApplicationRecord
 
@@ -88,7 +87,6 @@ public protocol PushwireStore: Sendable {
     var statistics: StoreStatistics { get }
 
     /// Finishes (and acknowledges) the writes already accepted, then closes the store: later
-    /// calls fail with `.closed`. Returns once everything is released; calling it again does
-    /// nothing.
+    /// writes fail with `.closed` and `health` is `.notServing`. Calling it again does nothing.
     func close()
 }

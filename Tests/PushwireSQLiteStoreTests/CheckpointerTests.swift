@@ -35,7 +35,7 @@ final class CheckpointerTests: XCTestCase {
         XCTAssertGreaterThan(try fileSize(path), 30_000_000, "the checkpoints did not copy the rows into the database file")
         store.close()
         let reopened = try SQLiteStore(dataDirectory: directory)
-        XCTAssertEqual(try reopened.device(applicationID: app.id, hwid: "device-047999")?.userID, padding)
+        await asyncAssertEqual(try await reopened.device(applicationID: app.id, hwid: "device-047999")?.userID, padding)
         reopened.close()
     }
 

@@ -9,7 +9,7 @@ import XCTest
 /// must not delay the next fsync, and a long run of queued writes must not keep a commit from
 /// starting once the disk is free.
 final class CommitPipelineTests: XCTestCase {
-    func testASlowAcknowledgmentDoesNotHoldTheNextSync() throws {
+    func testASlowAcknowledgmentDoesNotHoldTheNextSync() async throws {
         let path = temporaryDataDirectory() + "/db.sqlite3"
         XCTAssertTrue(FileManager.default.createFile(atPath: path + "-wal", contents: Data()))
         let flushes = Mutex(0)
@@ -30,7 +30,7 @@ final class CommitPipelineTests: XCTestCase {
         XCTAssertTrue(secondAcknowledged.withLock { $0 })
     }
 
-    func testTheWriterCommitsWhatRanOnceTheDiskIsFreeRatherThanFinishingEveryQueuedWrite() throws {
+    func testTheWriterCommitsWhatRanOnceTheDiskIsFreeRatherThanFinishingEveryQueuedWrite() async throws {
         // A disk whose fsync takes 100 ms, and 40 writes of 10 ms each queued while it syncs: the
         // writer runs them in its next transaction, and must commit what ran once the sync ends
         // instead of running all 400 ms of them first.
@@ -48,14 +48,14 @@ final class CommitPipelineTests: XCTestCase {
                 if case .success = result { done.fulfill() }
             })
         }
-        wait(for: [first, done], timeout: 30)
+        await fulfillment(of: [first, done], timeout: 30)
         XCTAssertGreaterThanOrEqual(store.writer.statistics.transactions, 4,
                                     "the queued writes committed in one transaction, with the disk idle meanwhile")
         XCTAssertEqual(store.writer.statistics.writes, 41)
         store.close()
     }
 
-    func testACallersWriteRunsAheadOfQueuedBackgroundWrites() throws {
+    func testACallersWriteRunsAheadOfQueuedBackgroundWrites() async throws {
         // Eight background writes taken together, the first of them running when a caller's write
         // arrives: the caller's runs next, not after the other seven. The disk is slow (300 ms a
         // sync), so that no commit comes due meanwhile to cut the eight short for its own reason.
@@ -93,13 +93,13 @@ final class CommitPipelineTests: XCTestCase {
             if case .success = result { done.fulfill() }
         })
         callerQueued.signal()
-        wait(for: [done], timeout: 30)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(order.withLock { Array($0.prefix(2)) }, ["background 1", "caller"])
         XCTAssertEqual(order.withLock { $0.count }, 9)
         store.close()
     }
 
-    func testAStreamOfCallersWritesDoesNotStarveBackgroundOnes() throws {
+    func testAStreamOfCallersWritesDoesNotStarveBackgroundOnes() async throws {
         // Callers' writes that never stop coming for 300 ms (each queues the next before it ends),
         // and one background write queued as they start: it runs once it waited
         // `maximumBackgroundWait`, not when the stream ends.
@@ -122,14 +122,14 @@ final class CommitPipelineTests: XCTestCase {
         let background = expectation(description: "the background write durable")
         store.writer.write({ _ throws(StoreError) in order.withLock { $0.append("background") } }, background: true,
                            completion: { _ in background.fulfill() })
-        wait(for: [background, streamEnded], timeout: 30)
+        await fulfillment(of: [background, streamEnded], timeout: 30)
         let ran = order.withLock { $0 }
         let position = try XCTUnwrap(ran.firstIndex(of: "background"))
         XCTAssertLessThan(position, ran.count - 100, "the background write waited for the stream to end (\(ran.count) writes)")
         store.close()
     }
 
-    func testBackgroundWritesQueuedAtCloseStillComplete() throws {
+    func testBackgroundWritesQueuedAtCloseStillComplete() async throws {
         // A disk slow enough that the background writes queue behind a sync when the store closes.
         let store = try SQLiteStore(dataDirectory: temporaryDataDirectory(), flushWAL: { descriptor in
             usleep(50_000)
@@ -144,7 +144,7 @@ final class CommitPipelineTests: XCTestCase {
             })
         }
         store.close()
-        wait(for: [done], timeout: 30)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(store.writer.statistics.writes, 21)
     }
 

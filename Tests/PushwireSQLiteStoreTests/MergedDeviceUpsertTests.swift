@@ -9,7 +9,7 @@ import XCTest
 /// tests hold the writer so that a known set of registrations lands in one batch, then check what
 /// a caller sees: each call's own outcome, the fields and order of the rows, untouched unchanged rows.
 final class MergedDeviceUpsertTests: XCTestCase {
-    func testOneFailingRowInABatchCompletesTheOthers() throws {
+    func testOneFailingRowInABatchCompletesTheOthers() async throws {
         let dir = temporaryDataDirectory()
         let store = try SQLiteStore(dataDirectory: dir)
         defer { store.close() }
@@ -28,13 +28,13 @@ final class MergedDeviceUpsertTests: XCTestCase {
                 XCTAssertTrue(message.contains("refused by test"), message)
             } else {
                 XCTAssertNil(outcome, hwid)
-                XCTAssertEqual(try store.device(applicationID: app.id, hwid: hwid), sampleDevice(app.id, hwid))
+                await asyncAssertEqual(try await store.device(applicationID: app.id, hwid: hwid), sampleDevice(app.id, hwid))
             }
         }
-        XCTAssertNil(try store.device(applicationID: app.id, hwid: "bad"))
+        await asyncAssertNil(try await store.device(applicationID: app.id, hwid: "bad"))
     }
 
-    func testRowsKeepTheirFieldsAndOrder() throws {
+    func testRowsKeepTheirFieldsAndOrder() async throws {
         let dir = temporaryDataDirectory()
         let store = try SQLiteStore(dataDirectory: dir)
         defer { store.close() }
@@ -57,12 +57,12 @@ final class MergedDeviceUpsertTests: XCTestCase {
 
         XCTAssertEqual(outcomes.compactMap { $0 }.count, 0, "\(outcomes)")
         for device in devices where device.hwid != "twice" {
-            XCTAssertEqual(try store.device(applicationID: app.id, hwid: device.hwid), device)
+            await asyncAssertEqual(try await store.device(applicationID: app.id, hwid: device.hwid), device)
         }
-        XCTAssertEqual(try store.device(applicationID: app.id, hwid: "twice")?.pushToken, "cc03")
+        await asyncAssertEqual(try await store.device(applicationID: app.id, hwid: "twice")?.pushToken, "cc03")
     }
 
-    func testUnchangedRowsInABatchAreNotRewritten() throws {
+    func testUnchangedRowsInABatchAreNotRewritten() async throws {
         let dir = temporaryDataDirectory()
         let store = try SQLiteStore(dataDirectory: dir)
         defer { store.close() }
@@ -78,8 +78,8 @@ final class MergedDeviceUpsertTests: XCTestCase {
         XCTAssertEqual(try registerInOneBatch(store, dir: dir, again).compactMap { $0 }.count, 0)
         XCTAssertEqual(try integerSQL(dir, "SELECT count(*) FROM devices WHERE updated_at = 0 AND hwid LIKE 'u-%'"), 18)
         XCTAssertEqual(try integerSQL(dir, "SELECT count(*) FROM devices WHERE updated_at > 0 AND hwid IN ('u-3', 'u-11')"), 2)
-        XCTAssertEqual(try store.device(applicationID: app.id, hwid: "u-3"), again[3])
-        XCTAssertEqual(try store.device(applicationID: app.id, hwid: "u-11"), again[11])
+        await asyncAssertEqual(try await store.device(applicationID: app.id, hwid: "u-3"), again[3])
+        await asyncAssertEqual(try await store.device(applicationID: app.id, hwid: "u-11"), again[11])
     }
 
     // MARK: - Helpers

@@ -13,7 +13,7 @@ final class MessageStoreTests: XCTestCase {
     /// A database written before migration 3 (the due index over every message) opens, and its
     /// outbox is read as before: the scheduled, due message and the one left sending are found,
     /// the done and cancelled ones are not, and the next send time is the future one's.
-    func testOutboxOfASchemaTwoDatabaseAfterTheUpgrade() throws {
+    func testOutboxOfASchemaTwoDatabaseAfterTheUpgrade() async throws {
         let directory = temporaryDataDirectory()
         var db: OpaquePointer?
         XCTAssertEqual(sqlite3_open(directory + "/" + SQLiteStore.fileName, &db), SQLITE_OK)
@@ -30,10 +30,10 @@ final class MessageStoreTests: XCTestCase {
 
         let store = try SQLiteStore(dataDirectory: directory)
         defer { store.close() }
-        XCTAssertEqual(try store.dueMessageIDs(nowMS: 2000, limit: 10, includeSending: true), [3, 1])
-        XCTAssertEqual(try store.dueMessageIDs(nowMS: 2000, limit: 10, includeSending: false), [1])
-        XCTAssertEqual(try store.nextScheduledSendTime(after: 2000), 9_000_000_000_000)
-        XCTAssertEqual(try store.nextScheduledSendTime(), 1000)
+        await asyncAssertEqual(try await store.dueMessageIDs(nowMS: 2000, limit: 10, includeSending: true), [3, 1])
+        await asyncAssertEqual(try await store.dueMessageIDs(nowMS: 2000, limit: 10, includeSending: false), [1])
+        await asyncAssertEqual(try await store.nextScheduledSendTime(after: 2000), 9_000_000_000_000)
+        await asyncAssertEqual(try await store.nextScheduledSendTime(after: 0), 1000)
     }
 
     func testKeysetPaginationSkipsUnregisteredAndDeadDevices() async throws {
@@ -45,7 +45,7 @@ final class MessageStoreTests: XCTestCase {
         var seen: [String] = []
         var cursor: String?
         while true {
-            let page = try store.targets(applicationID: app.id, TargetingRecord(), afterHWID: cursor, limit: 7)
+            let page = try await store.targets(applicationID: app.id, TargetingRecord(), afterHWID: cursor, limit: 7)
             if page.isEmpty { break }
             XCTAssertLessThanOrEqual(page.count, 7)
             seen += page.map(\.hwid)
@@ -62,10 +62,10 @@ final class MessageStoreTests: XCTestCase {
         _ = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, results: [
             DeliveryResultRecord(deliveryID: ids[0], hwid: "d05", result: .failed(reason: "Unregistered", invalidToken: true, deadToken: "0005")),
         ]))
-        XCTAssertNil(try store.targets(applicationID: app.id, TargetingRecord(hwids: ["d05"]), afterHWID: nil, limit: 10).first)
+        await asyncAssertNil(try await store.targets(applicationID: app.id, TargetingRecord(hwids: ["d05"]), afterHWID: nil, limit: 10).first)
         try await store.upsertDevice(sampleDevice(app.id, "d05", token: "beef"), tags: [])
-        XCTAssertEqual(try store.targets(applicationID: app.id, TargetingRecord(hwids: ["d05"]), afterHWID: nil, limit: 10).map(\.pushToken), ["beef"])
-        let stats = try store.statistics(messageID: message.id)
+        await asyncAssertEqual(try await store.targets(applicationID: app.id, TargetingRecord(hwids: ["d05"]), afterHWID: nil, limit: 10).map(\.pushToken), ["beef"])
+        let stats = try await store.statistics(messageID: message.id)
         XCTAssertEqual([stats.failed, stats.invalidTokens], [1, 1])
         XCTAssertEqual(stats.failures.map(\.reason), ["Unregistered"])
     }
@@ -81,20 +81,20 @@ final class MessageStoreTests: XCTestCase {
             try await store.upsertDevice(sampleDevice(app.id, hwid, token: String(format: "%04x", i + 1)), tags: [])
         }
         _ = try await store.unregisterDevice(applicationID: app.id, hwid: "d03")
-        func named(_ hwids: [String], after: String? = nil, limit: Int = 10) throws -> [[UInt8]] {
-            try store.targets(applicationID: app.id, TargetingRecord(hwids: hwids), afterHWID: after, limit: limit)
+        func named(_ hwids: [String], after: String? = nil, limit: Int = 10) async throws -> [[UInt8]] {
+            try await store.targets(applicationID: app.id, TargetingRecord(hwids: hwids), afterHWID: after, limit: limit)
                 .map { Array($0.hwid.utf8) }
         }
         let bytes = { (hwids: [String]) in hwids.map { Array($0.utf8) } }
         // Unknown and unregistered devices left out, a device named twice selected once.
-        XCTAssertEqual(try named(["d07", "d02", "d02", "nobody", "d03", "d05"]), bytes(["d02", "d05", "d07"]))
-        XCTAssertEqual(try named(["d07", "d02", "d05"], after: "d02"), bytes(["d05", "d07"]))
-        XCTAssertEqual(try named(["d07", "d02", "d05"], limit: 2), bytes(["d02", "d05"]))
+        await asyncAssertEqual(try await named(["d07", "d02", "d02", "nobody", "d03", "d05"]), bytes(["d02", "d05", "d07"]))
+        await asyncAssertEqual(try await named(["d07", "d02", "d05"], after: "d02"), bytes(["d05", "d07"]))
+        await asyncAssertEqual(try await named(["d07", "d02", "d05"], limit: 2), bytes(["d02", "d05"]))
         // Byte order ("e" < "z" < 0xC3), and canonically equal hwids are still two devices.
-        XCTAssertEqual(try named([precomposed, "z", decomposed]), bytes([decomposed, "z", precomposed]))
-        XCTAssertEqual(try named([precomposed, "z", decomposed], after: "z"), bytes([precomposed]))
+        await asyncAssertEqual(try await named([precomposed, "z", decomposed]), bytes([decomposed, "z", precomposed]))
+        await asyncAssertEqual(try await named([precomposed, "z", decomposed], after: "z"), bytes([precomposed]))
         // The general query (every device) agrees on the order.
-        XCTAssertEqual(try store.targets(applicationID: app.id, TargetingRecord(), afterHWID: "d07", limit: 10).map { Array($0.hwid.utf8) },
+        await asyncAssertEqual(try await store.targets(applicationID: app.id, TargetingRecord(), afterHWID: "d07", limit: 10).map { Array($0.hwid.utf8) },
                        bytes([decomposed, "z", precomposed]))
     }
 
@@ -113,7 +113,7 @@ final class MessageStoreTests: XCTestCase {
         let created = try await store.createMessages(lists.enumerated().map { index, hwids in
             newMessage(app.id, code: "T\(index)", targeting: TargetingRecord(hwids: hwids))
         })
-        let targets = try store.firstTargets(of: created, limit: 100)
+        let targets = try await store.firstTargets(of: created, limit: 100)
         XCTAssertEqual(targets.map { $0.map { Array($0.hwid.utf8) } }, lists.map { $0.map { Array($0.utf8) } })
         XCTAssertEqual(targets[3].map(\.pushToken), ["0004"], "the decomposed hwid's own device")
     }
@@ -137,21 +137,21 @@ final class MessageStoreTests: XCTestCase {
             FanOutStep(messageID: message.id, applicationID: app.id, handOver: records, cursor: "h3", targetedIncrement: 3,
                        startsSending: true)
         } + [FanOutStep(messageID: created[0].id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "h4", attempt: 1)],
-                        openSince: earlier[0] + 1)])
+                        stillWithGateway: [earlier[0] + 1, earlier[0] + 2, earlier[0] + 3])])
         XCTAssertEqual(ids[0], [earlier[0] + 1, earlier[0] + 2, earlier[0] + 3])
         XCTAssertEqual(ids[1], [], "a cancelled message hands nothing over")
         XCTAssertEqual(ids[2], [earlier[0] + 4])
-        XCTAssertEqual(try store.message(id: created[0].id)?.status, .sending)
-        XCTAssertEqual(try store.message(id: created[1].id)?.status, .cancelled)
-        XCTAssertEqual(try store.statistics(messageID: created[1].id).targeted, 0)
+        await asyncAssertEqual(try await store.message(id: created[0].id)?.status, .sending)
+        await asyncAssertEqual(try await store.message(id: created[1].id)?.status, .cancelled)
+        await asyncAssertEqual(try await store.statistics(messageID: created[1].id).targeted, 0)
         // All four of A's records are open (handed over, no outcome): a crash closes them.
-        XCTAssertEqual(try store.openDeliveries(messageID: created[0].id).map(\.hwid), ["h1", "h2", "h3", "h4"])
+        await asyncAssertEqual(try await store.openDeliveries(messageID: created[0].id).map(\.hwid), ["h1", "h2", "h3", "h4"])
         _ = try await store.recordFanOutStep(FanOutStep(messageID: created[0].id, applicationID: app.id, results: (ids[0] + ids[2]).map {
             DeliveryResultRecord(deliveryID: $0, hwid: "", result: .sent)
         }, finish: true))
-        XCTAssertEqual(try store.message(id: created[0].id)?.status, .done)
-        XCTAssertEqual([try store.statistics(messageID: created[0].id).targeted, try store.statistics(messageID: created[0].id).sent], [3, 4])
-        XCTAssertEqual(try store.openDeliveries(messageID: created[0].id).count, 0)
+        await asyncAssertEqual(try await store.message(id: created[0].id)?.status, .done)
+        await asyncAssertEqual([try await store.statistics(messageID: created[0].id).targeted, try await store.statistics(messageID: created[0].id).sent], [3, 4])
+        await asyncAssertEqual(try await store.openDeliveries(messageID: created[0].id).count, 0)
     }
 
     /// Last steps of several messages in one job, some only recording sent devices (written
@@ -178,13 +178,13 @@ final class MessageStoreTests: XCTestCase {
         ])
         XCTAssertEqual(last, [[], [], [], []])
         for (index, expected) in [(3, 0), (3, 0), (2, 0), (2, 1)].enumerated() {
-            let stats = try store.statistics(messageID: created[index].id)
-            XCTAssertEqual(try store.message(id: created[index].id)?.status, .done, "message \(index)")
+            let stats = try await store.statistics(messageID: created[index].id)
+            await asyncAssertEqual(try await store.message(id: created[index].id)?.status, .done, "message \(index)")
             XCTAssertEqual([stats.targeted, stats.sent, stats.failed, stats.invalidTokens],
                            [UInt64(counts[index]), UInt64(expected.0), UInt64(expected.1), UInt64(expected.1)], "message \(index)")
-            XCTAssertEqual(try store.openDeliveries(messageID: created[index].id).count, 0, "message \(index)")
+            await asyncAssertEqual(try await store.openDeliveries(messageID: created[index].id).count, 0, "message \(index)")
         }
-        XCTAssertEqual(try store.statistics(messageID: created[3].id).failures.map(\.reason), ["BadDeviceToken"])
+        await asyncAssertEqual(try await store.statistics(messageID: created[3].id).failures.map(\.reason), ["BadDeviceToken"])
     }
 
     func testTransactionIDsAndOutboxStates() async throws {
@@ -195,7 +195,7 @@ final class MessageStoreTests: XCTestCase {
         XCTAssertEqual(first.map(\.code), ["A", "A"], "the same transaction id in one request is one message")
         let again = try await store.createMessages([newMessage(app.id, code: "C", transaction: "t")])
         XCTAssertEqual(again.map(\.code), ["A"])
-        XCTAssertEqual(try store.dueMessages(nowMS: 1, limit: 10).map(\.code), ["A"])
+        await asyncAssertEqual(try await store.dueMessages(nowMS: 1, limit: 10).map(\.code), ["A"])
         let started = try await store.startSending(messageID: first[0].id)
         XCTAssertTrue(started)
         let ids = try await store.recordFanOutStep(FanOutStep(messageID: first[0].id, applicationID: app.id,
@@ -207,10 +207,10 @@ final class MessageStoreTests: XCTestCase {
         // After a restart the message is still due (sending), with its cursor and open records.
         let reopened = try SQLiteStore(dataDirectory: directory)
         defer { reopened.close() }
-        let due = try reopened.dueMessages(nowMS: 1, limit: 10)
+        let due = try await reopened.dueMessages(nowMS: 1, limit: 10)
         XCTAssertEqual(due.map(\.status), [.sending])
         XCTAssertEqual(due.first?.cursor, "h4")
-        XCTAssertEqual(try reopened.openDeliveries(messageID: first[0].id).count, 5)
+        await asyncAssertEqual(try await reopened.openDeliveries(messageID: first[0].id).count, 5)
         let cancelled = try await reopened.cancelMessage(applicationID: app.id, code: "A")
         XCTAssertEqual(cancelled, .sending)
         _ = try await reopened.recordFanOutStep(FanOutStep(messageID: first[0].id, applicationID: app.id, results: [
@@ -220,11 +220,11 @@ final class MessageStoreTests: XCTestCase {
             DeliveryResultRecord(deliveryID: ids[3], hwid: "h3", result: .sent),
             DeliveryResultRecord(deliveryID: ids[4], hwid: "h4", result: .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: nil)),
         ], finish: true))
-        XCTAssertEqual(try reopened.openDeliveries(messageID: first[0].id).map(\.hwid), ["h2"])
-        let stats = try reopened.statistics(messageID: first[0].id)
+        await asyncAssertEqual(try await reopened.openDeliveries(messageID: first[0].id).map(\.hwid), ["h2"])
+        let stats = try await reopened.statistics(messageID: first[0].id)
         XCTAssertEqual([stats.targeted, stats.sent, stats.failed, stats.invalidTokens], [5, 3, 1, 1])
-        XCTAssertEqual(try reopened.message(id: first[0].id)?.status, .done)
-        XCTAssertTrue(try reopened.dueMessages(nowMS: Int64.max, limit: 10).isEmpty)
+        await asyncAssertEqual(try await reopened.message(id: first[0].id)?.status, .done)
+        await asyncAssertTrue(try await reopened.dueMessages(nowMS: Int64.max, limit: 10).isEmpty)
     }
 
     /// Targetings with every kind of selector and awkward strings, as the store keeps them.
@@ -248,13 +248,13 @@ final class MessageStoreTests: XCTestCase {
             newMessage(app.id, code: "T\(index)", targeting: targeting)
         })
         for (index, targeting) in Self.awkwardTargetings.enumerated() {
-            XCTAssertEqual(try store.message(applicationID: app.id, code: "T\(index)")?.targeting, targeting)
-            XCTAssertEqual(try store.message(id: created[index].id)?.targeting, targeting)
+            await asyncAssertEqual(try await store.message(applicationID: app.id, code: "T\(index)")?.targeting, targeting)
+            await asyncAssertEqual(try await store.message(id: created[index].id)?.targeting, targeting)
         }
-        XCTAssertEqual(try store.dueMessages(nowMS: 1, limit: 10).map(\.targeting), Self.awkwardTargetings)
+        await asyncAssertEqual(try await store.dueMessages(nowMS: 1, limit: 10).map(\.targeting), Self.awkwardTargetings)
     }
 
-    func testTargetingTextReadsBothWays() throws {
+    func testTargetingTextReadsBothWays() async throws {
         for targeting in Self.awkwardTargetings {
             // Text older binaries stored (JSONEncoder) reads; this encoding reads with JSONDecoder.
             let old = String(decoding: try JSONEncoder().encode(targeting), as: UTF8.self)

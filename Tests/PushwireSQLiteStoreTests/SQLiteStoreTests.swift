@@ -16,17 +16,17 @@ final class SQLiteStoreTests: XCTestCase {
         store.close()
 
         let reopened = try SQLiteStore(dataDirectory: dir)
-        XCTAssertEqual(try reopened.listApplications().map(\.code), ["AAAAA-11111"])
-        XCTAssertEqual(try reopened.device(applicationID: app.id, hwid: "d1"), sampleDevice(app.id, "d1"))
-        XCTAssertEqual(try reopened.tags(applicationID: app.id, hwid: "d1"), [TagRecord(name: "level", value: .int(3))])
-        let set = try reopened.categories(applicationID: app.id)
+        await asyncAssertEqual(try await reopened.listApplications().map(\.code), ["AAAAA-11111"])
+        await asyncAssertEqual(try await reopened.device(applicationID: app.id, hwid: "d1"), sampleDevice(app.id, "d1"))
+        await asyncAssertEqual(try await reopened.tags(applicationID: app.id, hwid: "d1"), [TagRecord(name: "level", value: .int(3))])
+        let set = try await reopened.categories(applicationID: app.id)
         XCTAssertEqual(set.version, 1)
         XCTAssertEqual(set.categories.map(\.name), ["YesNo"])
         XCTAssertEqual(set.categories.first?.buttons.map(\.label), ["Yes", "No"])
         reopened.close()
     }
 
-    func testRefusesNewerSchema() throws {
+    func testRefusesNewerSchema() async throws {
         let dir = temporaryDataDirectory()
         try SQLiteStore(dataDirectory: dir).close()
         // Pretend a future binary migrated the file.
@@ -44,7 +44,7 @@ final class SQLiteStoreTests: XCTestCase {
         }
     }
 
-    func testCorruptFileIsAClearError() throws {
+    func testCorruptFileIsAClearError() async throws {
         let dir = temporaryDataDirectory()
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try garbage.write(to: URL(fileURLWithPath: dir + "/" + SQLiteStore.fileName))
@@ -55,7 +55,7 @@ final class SQLiteStoreTests: XCTestCase {
         }
     }
 
-    func testUnwritableDataDirectoryIsAClearError() throws {
+    func testUnwritableDataDirectoryIsAClearError() async throws {
         let dir = temporaryDataDirectory()
         let file = dir + "/not-a-directory"
         _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
@@ -94,7 +94,7 @@ final class SQLiteStoreTests: XCTestCase {
         store.close()
         let reopened = try SQLiteStore(dataDirectory: dir)
         for i in 0..<writers {
-            XCTAssertEqual(try reopened.device(applicationID: app.id, hwid: "dev-\(i)"), sampleDevice(app.id, "dev-\(i)"))
+            await asyncAssertEqual(try await reopened.device(applicationID: app.id, hwid: "dev-\(i)"), sampleDevice(app.id, "dev-\(i)"))
         }
         reopened.close()
     }
@@ -131,9 +131,9 @@ final class SQLiteStoreTests: XCTestCase {
 
         let reopened = try SQLiteStore(dataDirectory: dir)
         for i in 0..<writers where i != 1 {
-            XCTAssertEqual(try reopened.device(applicationID: app.id, hwid: "cb-\(i)"), sampleDevice(app.id, "cb-\(i)"))
+            await asyncAssertEqual(try await reopened.device(applicationID: app.id, hwid: "cb-\(i)"), sampleDevice(app.id, "cb-\(i)"))
         }
-        XCTAssertEqual(try reopened.device(applicationID: app.id, hwid: "cb-1")?.pushToken, "ffee")
+        await asyncAssertEqual(try await reopened.device(applicationID: app.id, hwid: "cb-1")?.pushToken, "ffee")
         reopened.close()
     }
 
@@ -158,7 +158,7 @@ final class SQLiteStoreTests: XCTestCase {
         }
         _ = try await good
         // The failing update left nothing behind (all or nothing); the other one committed.
-        XCTAssertEqual(try store.tags(applicationID: app.id, hwid: "d"),
+        await asyncAssertEqual(try await store.tags(applicationID: app.id, hwid: "d"),
                        [TagRecord(name: "b", value: .bool(true)), TagRecord(name: "name", value: .string("x"))])
         store.close()
     }
@@ -178,10 +178,10 @@ final class SQLiteStoreTests: XCTestCase {
         } catch {
             XCTAssertEqual(error, .notFound("device missing"))
         }
-        XCTAssertNil(try store.tags(applicationID: app.id, hwid: "missing"))
+        await asyncAssertNil(try await store.tags(applicationID: app.id, hwid: "missing"))
         let removed = try await store.unregisterDevice(applicationID: app.id, hwid: "d")
         XCTAssertTrue(removed)
-        XCTAssertEqual(try store.device(applicationID: app.id, hwid: "d")?.pushToken, "")
+        await asyncAssertEqual(try await store.device(applicationID: app.id, hwid: "d")?.pushToken, "")
         let missing = try await store.unregisterDevice(applicationID: app.id, hwid: "nope")
         XCTAssertFalse(missing)
         store.close()
@@ -206,10 +206,10 @@ final class SQLiteStoreTests: XCTestCase {
         } catch {
             guard case .conflict = error else { return XCTFail("unexpected \(error)") }
         }
-        XCTAssertEqual(try store.categories(applicationID: b.id), CategorySet(categories: [], version: 1))
+        await asyncAssertEqual(try await store.categories(applicationID: b.id), CategorySet(categories: [], version: 1))
         let v3 = try await store.deleteCategory(applicationID: a.id, categoryID: created.id)
         XCTAssertEqual(v3, 3)
-        XCTAssertEqual(try store.categories(applicationID: a.id), CategorySet(categories: [], version: 3))
+        await asyncAssertEqual(try await store.categories(applicationID: a.id), CategorySet(categories: [], version: 3))
         store.close()
     }
 
@@ -219,7 +219,7 @@ final class SQLiteStoreTests: XCTestCase {
         let apns = APNsSettingsRecord(teamID: "T", keyID: "K", topic: "com.x", privateKeyP8: "PEM", environment: 1)
         let updated = try await store.updateApplication(code: "GGGGG-77777", ApplicationUpdate(name: "new", apns: .some(apns), accessTokenHash: [1]))
         XCTAssertEqual(updated.name, "new")
-        XCTAssertEqual(try store.listApplications().first, updated)
+        await asyncAssertEqual(try await store.listApplications().first, updated)
         let cleared = try await store.updateApplication(code: "GGGGG-77777", ApplicationUpdate(apns: .some(nil)))
         XCTAssertNil(cleared.apns)
         do {

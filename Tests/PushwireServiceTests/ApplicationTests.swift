@@ -17,7 +17,7 @@ final class ApplicationTests: XCTestCase {
     }
 
     func testCreateShowsTheTokenOnceAndNeverTheKey() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         var create = CreateApplicationRequest()
         create.name = "Shop"
         create.apns = apns()
@@ -30,10 +30,10 @@ final class ApplicationTests: XCTestCase {
         XCTAssertEqual(application.apns?.topic, "com.example.app")
         XCTAssertEqual(application.categoriesVersion, 1)
 
-        let listed = try h.admin.listApplications(ListApplicationsRequest(), caller: Harness.adminCaller)
+        let listed = try await h.admin.listApplications(ListApplicationsRequest(), caller: Harness.adminCaller)
         XCTAssertEqual(listed.applications, [application])
         // Only the hash is stored.
-        let stored = try h.store.listApplications()
+        let stored = try await h.store.listApplications()
         XCTAssertEqual(stored.first?.accessTokenHash, SHA256.hash(created.accessToken))
 
         // Updating the topic without resending the key keeps the key.
@@ -46,7 +46,7 @@ final class ApplicationTests: XCTestCase {
         XCTAssertEqual(updated.application?.apns?.topic, "com.example.other")
         XCTAssertEqual(updated.application?.hasApnsKey, true)
         XCTAssertEqual(updated.accessToken, "")
-        XCTAssertEqual(try h.store.listApplications().first?.apns?.privateKeyP8, ApplicationTests.pem)
+        await asyncAssertEqual(try await h.store.listApplications().first?.apns?.privateKeyP8, ApplicationTests.pem)
 
         var clear = UpdateApplicationRequest()
         clear.application = application.code
@@ -57,7 +57,7 @@ final class ApplicationTests: XCTestCase {
     }
 
     func testApplicationValidation() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         var create = CreateApplicationRequest()
         await assertRPCError(.invalidArgument, "name is empty") { try await h.admin.createApplication(create, caller: Harness.adminCaller) }
         create.name = String(repeating: "n", count: 129)
@@ -81,11 +81,11 @@ final class ApplicationTests: XCTestCase {
     }
 
     func testApplicationsSurviveARestart() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication("persisted")
         h.store.close()
-        let again = try Harness(directory: h.directory)
-        let list = try again.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: app.token))
+        let again = try await Harness(directory: h.directory)
+        let list = try await again.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: app.token))
         XCTAssertEqual(list.categories.map(\.name), ["YesNo"])
         again.store.close()
     }

@@ -6,7 +6,7 @@ import XCTest
 /// a valid token of the wrong kind or of another application.
 final class AuthorizationTests: XCTestCase {
     func testAdminMethodsNeedTheAdminToken() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         var update = UpdateApplicationRequest()
         update.application = app.code
@@ -16,7 +16,7 @@ final class AuthorizationTests: XCTestCase {
         let calls: [(String, (Caller) async throws -> Void)] = [
             ("create", { _ = try await h.admin.createApplication(create, caller: $0) }),
             ("update", { _ = try await h.admin.updateApplication(update, caller: $0) }),
-            ("list", { _ = try h.admin.listApplications(ListApplicationsRequest(), caller: $0) }),
+            ("list", { _ = try await h.admin.listApplications(ListApplicationsRequest(), caller: $0) }),
         ]
         for (name, call) in calls {
             await assertRPCError(.unauthenticated, "authorization") { try await call(Caller()) }
@@ -27,10 +27,10 @@ final class AuthorizationTests: XCTestCase {
     }
 
     func testCategoryMethodsNeedTheApplicationsToken() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let a = try await h.createApplication("a")
         let b = try await h.createApplication("b")
-        let listA = try h.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: a.token))
+        let listA = try await h.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: a.token))
         let yesNoA = try XCTUnwrap(listA.categories.first?.categoryID)
         var delete = DeleteCategoryRequest()
         delete.categoryID = yesNoA
@@ -39,7 +39,7 @@ final class AuthorizationTests: XCTestCase {
         let calls: [(String, (Caller) async throws -> Void)] = [
             ("upsert new", { _ = try await h.categories.upsertCategory(create, caller: $0) }),
             ("upsert existing", { _ = try await h.categories.upsertCategory(replace, caller: $0) }),
-            ("list", { _ = try h.categories.listCategories(ListCategoriesRequest(), caller: $0) }),
+            ("list", { _ = try await h.categories.listCategories(ListCategoriesRequest(), caller: $0) }),
             ("delete", { _ = try await h.categories.deleteCategory(delete, caller: $0) }),
         ]
         for (_, call) in calls {
@@ -64,7 +64,7 @@ final class AuthorizationTests: XCTestCase {
     }
 
     func testRotatedTokenStopsWorkingAtOnce() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         var rotate = UpdateApplicationRequest()
         rotate.application = app.code
@@ -73,13 +73,13 @@ final class AuthorizationTests: XCTestCase {
         XCTAssertEqual(response.accessToken.count, 64)
         XCTAssertNotEqual(response.accessToken, app.token)
         await assertRPCError(.unauthenticated) {
-            try h.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: app.token))
+            try await h.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: app.token))
         }
-        _ = try h.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: response.accessToken))
+        _ = try await h.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: response.accessToken))
     }
 
     func testDeviceMethodsAnswerNotFoundForUnknownApplications() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let code = "ZZZZZ-99999"
         var unregister = UnregisterDeviceRequest()
         unregister.application = code
@@ -95,8 +95,8 @@ final class AuthorizationTests: XCTestCase {
         await assertRPCError(.notFound, code) { try await h.devices.registerDevice(registration(code, "d")) }
         await assertRPCError(.notFound, code) { try await h.devices.unregisterDevice(unregister) }
         await assertRPCError(.notFound, code) { try await h.devices.setTags(setTags) }
-        await assertRPCError(.notFound, code) { try h.devices.getTags(getTags) }
-        await assertRPCError(.notFound, code) { try h.devices.syncCategories(sync) }
+        await assertRPCError(.notFound, code) { try await h.devices.getTags(getTags) }
+        await assertRPCError(.notFound, code) { try await h.devices.syncCategories(sync) }
         var update = UpdateApplicationRequest()
         update.application = code
         await assertRPCError(.notFound, code) { try await h.admin.updateApplication(update, caller: Harness.adminCaller) }

@@ -4,19 +4,19 @@ import XCTest
 
 final class CategoriesTests: XCTestCase {
     func testVersionsBumpAndSyncFollows() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         let caller = Caller(bearerToken: app.token)
         var sync = SyncCategoriesRequest()
         sync.application = app.code
-        let initial = try h.devices.syncCategories(sync)
+        let initial = try await h.devices.syncCategories(sync)
         XCTAssertFalse(initial.notModified)
         XCTAssertEqual(initial.version, 1)
         XCTAssertEqual(initial.categories.map(\.name), ["YesNo"])
 
         sync.knownVersion = 1
         let writes = h.store.statistics.writes
-        XCTAssertEqual(try h.devices.syncCategories(sync), { var r = SyncCategoriesResponse(); r.notModified = true; r.version = 1; return r }())
+        await asyncAssertEqual(try await h.devices.syncCategories(sync), { var r = SyncCategoriesResponse(); r.notModified = true; r.version = 1; return r }())
 
         var start = makeButton(0, "Open")
         start.startApplication = true
@@ -36,7 +36,7 @@ final class CategoriesTests: XCTestCase {
         XCTAssertEqual(stored.buttons[1].localizedLabels, [french])
         XCTAssertEqual(h.store.statistics.writes, writes + 1)
 
-        let stale = try h.devices.syncCategories(sync)
+        let stale = try await h.devices.syncCategories(sync)
         XCTAssertFalse(stale.notModified)
         XCTAssertEqual(stale.version, 2)
         XCTAssertEqual(stale.categories.map(\.name), ["YesNo", "Reply"])
@@ -50,7 +50,7 @@ final class CategoriesTests: XCTestCase {
         delete.categoryID = stored.categoryID
         let deleted = try await h.categories.deleteCategory(delete, caller: caller)
         XCTAssertEqual(deleted.categoriesVersion, 4)
-        let list = try h.categories.listCategories(ListCategoriesRequest(), caller: caller)
+        let list = try await h.categories.listCategories(ListCategoriesRequest(), caller: caller)
         XCTAssertEqual(list.categoriesVersion, 4)
         XCTAssertEqual(list.categories.map(\.name), ["YesNo"])
         await assertRPCError(.notFound) { try await h.categories.deleteCategory(delete, caller: caller) }
@@ -63,14 +63,14 @@ final class CategoriesTests: XCTestCase {
 
         // Survives a restart with the same version.
         h.store.close()
-        let again = try Harness(directory: h.directory)
+        let again = try await Harness(directory: h.directory)
         sync.knownVersion = 4
-        XCTAssertTrue(try again.devices.syncCategories(sync).notModified)
+        await asyncAssertTrue(try await again.devices.syncCategories(sync).notModified)
         again.store.close()
     }
 
     func testAppleRules() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         let caller = Caller(bearerToken: app.token)
         func check(_ containing: String, _ category: Category) async {
@@ -110,6 +110,6 @@ final class CategoriesTests: XCTestCase {
             try await h.categories.upsertCategory(upsertRequest(makeCategory("Ghost", id: 999_999, buttons: [makeButton(0, "a")])), caller: caller)
         }
         // Nothing of that changed the version.
-        XCTAssertEqual(try h.categories.listCategories(ListCategoriesRequest(), caller: caller).categoriesVersion, 1)
+        await asyncAssertEqual(try await h.categories.listCategories(ListCategoriesRequest(), caller: caller).categoriesVersion, 1)
     }
 }

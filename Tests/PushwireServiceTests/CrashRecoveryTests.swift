@@ -58,7 +58,7 @@ final class CrashRecoveryTests: XCTestCase {
         return try client.call(Methods.Admin.createApplication, create, token: "crash-admin")
     }
 
-    func testAcknowledgedWritesSurviveKill9() throws {
+    func testAcknowledgedWritesSurviveKill9() async throws {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let dataDirectory = NSTemporaryDirectory() + "pushwire-crash-\(getpid())-\(UUID().uuidString.prefix(8))"
         var (server, port) = try CrashRecoveryTests.startServer(path, dataDirectory: dataDirectory)

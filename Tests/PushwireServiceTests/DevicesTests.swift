@@ -5,7 +5,7 @@ import XCTest
 
 final class DevicesTests: XCTestCase {
     func testRegisterReturnsYesNoAndSkipsKnownVersion() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         let response = try await h.devices.registerDevice(registration(app.code, "d1"))
         XCTAssertEqual(response.categoriesVersion, 1)
@@ -25,7 +25,7 @@ final class DevicesTests: XCTestCase {
     }
 
     func testUnchangedRegistrationDoesNotWrite() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         var request = registration(app.code, "d1")
         request.tags = [makeTag("plan", .stringValue("gold"))]
@@ -40,7 +40,7 @@ final class DevicesTests: XCTestCase {
 
         // After a restart the fingerprints are gone: one read, still no write.
         h.store.close()
-        let restarted = try Harness(directory: h.directory)
+        let restarted = try await Harness(directory: h.directory)
         let (_, afterRestart) = try await restarted.devices.registerDeviceReportingOutcome(request)
         XCTAssertEqual(afterRestart, .unchangedStored)
         XCTAssertEqual(restarted.store.statistics.writes, 0)
@@ -66,12 +66,12 @@ final class DevicesTests: XCTestCase {
         var get = GetTagsRequest()
         get.application = app.code
         get.hwid = "d1"
-        XCTAssertEqual(try restarted.devices.getTags(get).tags, [makeTag("plan", .stringValue("gold"))])
+        await asyncAssertEqual(try await restarted.devices.getTags(get).tags, [makeTag("plan", .stringValue("gold"))])
         restarted.store.close()
     }
 
     func testValidation() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         func check(_ containing: String, _ edit: (inout RegisterDeviceRequest) -> Void) async {
             var request = registration(app.code, "d")
@@ -108,7 +108,7 @@ final class DevicesTests: XCTestCase {
     }
 
     func testTagsSetIncrementRemoveAndErrors() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         _ = try await h.devices.registerDevice(registration(app.code, "d"))
         func update(_ name: String, _ operation: TagUpdate.Operation?) -> TagUpdate {
@@ -144,7 +144,7 @@ final class DevicesTests: XCTestCase {
     }
 
     func testUnregisterClearsTheToken() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         _ = try await h.devices.registerDevice(registration(app.code, "d"))
         let appID = try XCTUnwrap(h.registry.directory.application(code: app.code)?.id)
@@ -152,16 +152,16 @@ final class DevicesTests: XCTestCase {
         request.application = app.code
         request.hwid = "d"
         _ = try await h.devices.unregisterDevice(request)
-        XCTAssertEqual(try h.store.device(applicationID: appID, hwid: "d")?.pushToken, "")
+        await asyncAssertEqual(try await h.store.device(applicationID: appID, hwid: "d")?.pushToken, "")
         // Registering again with the same token writes it back (the fingerprint was forgotten).
         _ = try await h.devices.registerDevice(registration(app.code, "d"))
-        XCTAssertEqual(try h.store.device(applicationID: appID, hwid: "d")?.pushToken, "0a1b2c3d")
+        await asyncAssertEqual(try await h.store.device(applicationID: appID, hwid: "d")?.pushToken, "0a1b2c3d")
         request.hwid = "nobody"
         await assertRPCError(.notFound, "device nobody") { try await h.devices.unregisterDevice(request) }
     }
 
     func testApplicationsAreIsolated() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let a = try await h.createApplication("a")
         let b = try await h.createApplication("b")
         var request = registration(a.code, "shared-hwid")
@@ -170,7 +170,7 @@ final class DevicesTests: XCTestCase {
         var get = GetTagsRequest()
         get.application = b.code
         get.hwid = "shared-hwid"
-        await assertRPCError(.notFound) { try h.devices.getTags(get) }
+        await assertRPCError(.notFound) { try await h.devices.getTags(get) }
         var setTags = SetTagsRequest()
         setTags.application = b.code
         setTags.hwid = "shared-hwid"
@@ -185,9 +185,9 @@ final class DevicesTests: XCTestCase {
         inB.tags = [makeTag("owner", .stringValue("b"))]
         _ = try await h.devices.registerDevice(inB)
         get.application = a.code
-        XCTAssertEqual(try h.devices.getTags(get).tags, [makeTag("owner", .stringValue("a"))])
+        await asyncAssertEqual(try await h.devices.getTags(get).tags, [makeTag("owner", .stringValue("a"))])
         get.application = b.code
-        XCTAssertEqual(try h.devices.getTags(get).tags, [makeTag("owner", .stringValue("b"))])
+        await asyncAssertEqual(try await h.devices.getTags(get).tags, [makeTag("owner", .stringValue("b"))])
 
         // A's category change shows in A's sync only.
         _ = try await h.categories.upsertCategory(upsertRequest(makeCategory("Rate", buttons: [makeButton(0, "5")])),
@@ -195,12 +195,12 @@ final class DevicesTests: XCTestCase {
         var sync = SyncCategoriesRequest()
         sync.application = b.code
         sync.knownVersion = 1
-        XCTAssertTrue(try h.devices.syncCategories(sync).notModified)
+        await asyncAssertTrue(try await h.devices.syncCategories(sync).notModified)
         sync.application = a.code
-        let syncA = try h.devices.syncCategories(sync)
+        let syncA = try await h.devices.syncCategories(sync)
         XCTAssertFalse(syncA.notModified)
         XCTAssertEqual(syncA.categories.map(\.name), ["YesNo", "Rate"])
-        let listB = try h.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: b.token))
+        let listB = try await h.categories.listCategories(ListCategoriesRequest(), caller: Caller(bearerToken: b.token))
         XCTAssertEqual(listB.categories.map(\.name), ["YesNo"])
     }
 }

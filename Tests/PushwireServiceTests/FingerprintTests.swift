@@ -3,7 +3,7 @@ import XCTest
 @testable import PushwireService
 
 final class FingerprintTests: XCTestCase {
-    func testOverlappingWritesRememberNothing() {
+    func testOverlappingWritesRememberNothing() async {
         let fingerprints = RegistrationFingerprints()
         fingerprints.beginWrite(key: 1)
         fingerprints.endWrite(key: 1, fingerprint: 10)
@@ -26,7 +26,7 @@ final class FingerprintTests: XCTestCase {
         XCTAssertTrue(fingerprints.matches(key: 2, fingerprint: 5))
     }
 
-    func testBounded() {
+    func testBounded() async {
         let fingerprints = RegistrationFingerprints(capacity: 100)
         for key in 0..<250 { fingerprints.rememberStored(key: key, fingerprint: key) }
         XCTAssertTrue(fingerprints.matches(key: 249, fingerprint: 249))
@@ -34,7 +34,7 @@ final class FingerprintTests: XCTestCase {
     }
 
     func testConcurrentRegistrationsOfOneDeviceEndWithTheLastOne() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         let app = try await h.createApplication()
         let devices = h.devices
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -47,6 +47,6 @@ final class FingerprintTests: XCTestCase {
         _ = try await devices.registerDevice(registration(app.code, "same", language: "de"))
         _ = try await devices.registerDevice(registration(app.code, "same", language: "en"))
         let appID = try XCTUnwrap(h.registry.directory.application(code: app.code)?.id)
-        XCTAssertEqual(try h.store.device(applicationID: appID, hwid: "same")?.language, "en")
+        await asyncAssertEqual(try await h.store.device(applicationID: appID, hwid: "same")?.language, "en")
     }
 }

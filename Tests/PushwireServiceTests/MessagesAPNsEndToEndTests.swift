@@ -152,7 +152,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    func testTheAPNsEndpointOptionsAreDocumentedAndChecked() throws {
+    func testTheAPNsEndpointOptionsAreDocumentedAndChecked() async throws {
         let help = try runPushwired(["--help"])
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.output.contains("--apns-url <url>"), help.output)
@@ -184,7 +184,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
 
     // MARK: - The requests
 
-    func testAMessageReachesTheDoubleAsAppleSpecifies() throws {
+    func testAMessageReachesTheDoubleAsAppleSpecifies() async throws {
         let double = try APNsDouble()
         var server = try startServer(double: double)
         defer { server.stop() }
@@ -294,7 +294,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
 
     // MARK: - The answers
 
-    func testEachAnswerHasItsDocumentedEffect() throws {
+    func testEachAnswerHasItsDocumentedEffect() async throws {
         let tokens = (0..<9).map(Self.token)
         // Every request with the first provider token is answered 403 ExpiredProviderToken: the
         // gateway signs a new one (once) and sends again. Then the rules: TIMES 1 answers only the
@@ -363,7 +363,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         targeting.devices = ["hw-0", "hw-1", "hw-2", "hw-3"]
         next.targeting = targeting
         let nextCode = try createMessage(next, &server, token: token)
-        let nextDetails = try self.details(nextCode, &server, token: token)
+        let nextDetails = try await self.details(nextCode, &server, token: token)
         let nextTokens = double.records().filter { ($0["body"] as? String)?.contains("After the answers") ?? false }.compactMap(Self.deviceToken)
         XCTAssertEqual(nextTokens.sorted(), [tokens[0], tokens[3]].sorted(), "no request for the dead or invalid token")
         XCTAssertEqual(nextDetails.sent, 2)
@@ -374,7 +374,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
     /// A gateway that cannot be created (here: the CA file stops loading after pushwired checked
     /// it at start) fails its deliveries with a reason after the retries; nothing is reported sent
     /// and nothing goes to the file sink in its place.
-    func testAGatewayThatCannotBeCreatedFailsItsDeliveriesInsteadOfSinkingThem() throws {
+    func testAGatewayThatCannotBeCreatedFailsItsDeliveriesInsteadOfSinkingThem() async throws {
         let double = try APNsDouble()
         let caFile = Self.temporaryPath("pushwire-apns-ca") + ".pem"
         try FileManager.default.copyItem(atPath: try APNsDouble.caFile(), toPath: caFile)
@@ -399,7 +399,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
 
     // MARK: - A restart of APNs
 
-    func testARestartOfTheDoubleMidFanOutLosesAndDuplicatesNothing() throws {
+    func testARestartOfTheDoubleMidFanOutLosesAndDuplicatesNothing() async throws {
         let total = 3000
         let logPath = try APNsDouble.materialDirectory().appendingPathComponent("restart-\(UUID().uuidString).jsonl").path
         var double = try APNsDouble(logPath: logPath)

@@ -6,7 +6,7 @@ import XCTest
 /// restart every target is accounted for and none received the message twice. The in-process
 /// variants are in MessagesDurabilityTests.
 final class MessagesCrashTests: XCTestCase {
-    func testKill9DuringFanOut() throws {
+    func testKill9DuringFanOut() async throws {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let dataDirectory = NSTemporaryDirectory() + "pushwire-msg-crash-\(getpid())-\(UUID().uuidString.prefix(8))"
         let sinkPath = (dataDirectory as NSString).appendingPathComponent("sink.jsonl")

@@ -6,7 +6,7 @@ import XCTest
 /// CreateMessage to the file sink: each selector, localization fallback, idempotency, dead tokens, retries.
 final class MessagesDeliveryTests: XCTestCase {
     func testEverySelector() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         try await h.register(app.code, "a1", userID: "alice", tags: [makeTag("age", .intValue(30)), makeTag("city", .stringValue("Paris"))])
         try await h.register(app.code, "b2", userID: "bob", tags: [makeTag("age", .intValue(45)), makeTag("pets", .listValue({ var l = StringList(); l.values = ["cat", "dog"]; return l }()))])
@@ -41,7 +41,7 @@ final class MessagesDeliveryTests: XCTestCase {
             let lines = try h.sinkLines().filter { $0.messageCode == response.messageCodes[0] }
             XCTAssertEqual(Set(lines.map(\.token)), Set(expected.map(MessagesHarness.token(for:))), n.content)
             XCTAssertEqual(lines.count, expected.count, n.content)
-            let details = try h.details(response.messageCodes[0], token: app.token)
+            let details = try await h.details(response.messageCodes[0], token: app.token)
             XCTAssertEqual(details.status, .done)
             XCTAssertEqual(details.targeted, UInt64(expected.count), n.content)
             XCTAssertEqual(details.sent, UInt64(expected.count), n.content)
@@ -49,7 +49,7 @@ final class MessagesDeliveryTests: XCTestCase {
     }
 
     func testLocalizationFallbackAndMessageCodeInPayload() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         for (hwid, language) in [("de1", "de"), ("fr1", "fr"), ("ja1", "ja"), ("none", "")] {
             try await h.register(app.code, hwid, language: language)
@@ -70,7 +70,7 @@ final class MessagesDeliveryTests: XCTestCase {
     }
 
     func testTransactionIDIsIdempotent() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         try await h.register(app.code, "a")
         var n = note("once")
@@ -88,7 +88,7 @@ final class MessagesDeliveryTests: XCTestCase {
     }
 
     func testBadgeIncrementIsTrackedPerDevice() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         try await h.register(app.code, "a")
         var n = note("b")
@@ -109,13 +109,13 @@ final class MessagesDeliveryTests: XCTestCase {
         let gateway = ScriptedGateway(next: sink) { notification, _ in
             notification.deviceToken == deadToken ? .deadToken(reason: "Unregistered", since: nil) : nil
         }
-        let h = try MessagesHarness(gateway: gateway)
+        let h = try await MessagesHarness(gateway: gateway)
         let app = try await h.base.createApplication()
         try await h.register(app.code, "dead")
         try await h.register(app.code, "live")
         let first = try await h.create(note("1"), token: app.token).messageCodes[0]
         await h.send()
-        let details = try h.details(first, token: app.token)
+        let details = try await h.details(first, token: app.token)
         XCTAssertEqual([details.targeted, details.sent, details.failed, details.invalidTokens], [2, 1, 1, 1])
         XCTAssertEqual(details.failures.map(\.reason), ["Unregistered"])
 
@@ -137,7 +137,7 @@ final class MessagesDeliveryTests: XCTestCase {
             if notification.deviceToken == hopeless { return .retry(reason: "InternalServerError", after: nil) }
             return nil
         }
-        let h = try MessagesHarness(gateway: gateway)
+        let h = try await MessagesHarness(gateway: gateway)
         let app = try await h.base.createApplication()
         for hwid in ["flaky", "hopeless", "fine"] { try await h.register(app.code, hwid) }
         let code = try await h.create(note("r"), token: app.token).messageCodes[0]
@@ -146,12 +146,12 @@ final class MessagesDeliveryTests: XCTestCase {
         XCTAssertEqual(attempts.filter { $0.deviceToken == flaky }.count, 3)
         XCTAssertEqual(attempts.filter { $0.deviceToken == hopeless }.count, MessagesHarness.fastConfiguration.maxAttempts)
         XCTAssertEqual(Set(attempts.map(\.deliveryID)).count, attempts.count, "each attempt has its own record")
-        let details = try h.details(code, token: app.token)
+        let details = try await h.details(code, token: app.token)
         XCTAssertEqual([details.targeted, details.sent, details.failed], [3, 2, 1])
         XCTAssertEqual(details.failures.map(\.reason), ["InternalServerError"])
     }
 
-    func testBackoffGrowsAndIsCapped() {
+    func testBackoffGrowsAndIsCapped() async {
         var configuration = DeliveryPipeline.Configuration()
         configuration.retryBaseDelay = .seconds(1)
         configuration.retryMaxDelay = .seconds(8)

@@ -29,21 +29,41 @@ final class CrashingStore: MessageStore, @unchecked Sendable {
         return try await store.recordFanOutStep(step)
     }
 
+    // Every other requirement forwards to the real store, with its promise.
     func createMessages(_ m: [NewMessageRecord]) async throws(StoreError) -> [MessageRecord] { try await store.createMessages(m) }
-    func message(applicationID: Int64, code: String) throws(StoreError) -> MessageRecord? { try store.message(applicationID: applicationID, code: code) }
-    func message(id: Int64) throws(StoreError) -> MessageRecord? { try store.message(id: id) }
-    func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? { try await store.cancelMessage(applicationID: applicationID, code: code) }
-    func dueMessages(nowMS: Int64, limit: Int) throws(StoreError) -> [MessageRecord] { try store.dueMessages(nowMS: nowMS, limit: limit) }
-    func nextScheduledSendTime() throws(StoreError) -> Int64? { try store.nextScheduledSendTime() }
-    func startSending(messageID: Int64) async throws(StoreError) -> Bool { try await store.startSending(messageID: messageID) }
-    func targets(applicationID: Int64, _ t: TargetingRecord, afterHWID: String?, limit: Int) throws(StoreError) -> [TargetDevice] {
-        try store.targets(applicationID: applicationID, t, afterHWID: afterHWID, limit: limit)
+    func createMessages(_ m: [NewMessageRecord], completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void) {
+        store.createMessages(m, completion: completion)
     }
-    func target(applicationID: Int64, hwid: String) throws(StoreError) -> TargetDevice? { try store.target(applicationID: applicationID, hwid: hwid) }
-    func knownDevices(applicationID: Int64, hwids: [String]) throws(StoreError) -> [String] { try store.knownDevices(applicationID: applicationID, hwids: hwids) }
-    func openDeliveries(messageID: Int64) throws(StoreError) -> [OpenDeliveryRecord] { try store.openDeliveries(messageID: messageID) }
+    func message(applicationID: Int64, code: String) async throws(StoreError) -> MessageRecord? { try await store.message(applicationID: applicationID, code: code) }
+    func message(id: Int64) async throws(StoreError) -> MessageRecord? { try await store.message(id: id) }
+    func messages(ids: [Int64]) async throws(StoreError) -> [Int64: MessageRecord] { try await store.messages(ids: ids) }
+    func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? { try await store.cancelMessage(applicationID: applicationID, code: code) }
+    func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] { try await store.dueMessages(nowMS: nowMS, limit: limit) }
+    func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
+        try await store.dueMessageIDs(nowMS: nowMS, limit: limit, includeSending: includeSending)
+    }
+    func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? { try await store.nextScheduledSendTime(after: nowMS) }
+    func startSending(messageID: Int64) async throws(StoreError) -> Bool { try await store.startSending(messageID: messageID) }
+    func targets(applicationID: Int64, _ t: TargetingRecord, afterHWID: String?, limit: Int) async throws(StoreError) -> [TargetDevice] {
+        try await store.targets(applicationID: applicationID, t, afterHWID: afterHWID, limit: limit)
+    }
+    func firstTargets(of messages: [MessageRecord], limit: Int) async throws(StoreError) -> [[TargetDevice]] {
+        try await store.firstTargets(of: messages, limit: limit)
+    }
+    func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? { try await store.target(applicationID: applicationID, hwid: hwid) }
+    func knownDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String] { try await store.knownDevices(applicationID: applicationID, hwids: hwids) }
+    func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord] { try await store.openDeliveries(messageID: messageID) }
+    func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
+        // Counted as one call (one transaction) and forwarded whole: all or none.
+        let call = lock.withLock { calls += 1; return calls }
+        if call >= hangAt {
+            try? await Task.sleep(for: .seconds(3600))
+            throw .closed
+        }
+        return try await store.recordFanOutSteps(steps)
+    }
     func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool { try await store.recordAction(action) }
-    func statistics(messageID: Int64) throws(StoreError) -> MessageStatisticsRecord { try store.statistics(messageID: messageID) }
+    func statistics(messageID: Int64) async throws(StoreError) -> MessageStatisticsRecord { try await store.statistics(messageID: messageID) }
 }
 
 /// A gateway that never returns from its `hangAt`-th batch, having written nothing of it.
@@ -71,13 +91,13 @@ final class CrashingGateway: NotificationGateway, @unchecked Sendable {
 
 final class MessagesDurabilityTests: XCTestCase {
     /// Polls `condition` for up to `seconds`.
-    func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    func eventually(_ seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
         }
-        return try condition()
+        return try await condition()
     }
 
     func registerTen(_ h: MessagesHarness) async throws -> (code: String, token: String, hwids: [String]) {
@@ -90,19 +110,19 @@ final class MessagesDurabilityTests: XCTestCase {
     /// The process dies after batches 1 and 2 went to the sink but before their outcomes were
     /// recorded: after the restart every target is in the sink exactly once.
     func testCrashBeforeOutcomesAreRecordedDeliversEveryTargetOnce() async throws {
-        let first = try MessagesHarness(store: { CrashingStore($0, hangAt: 3) })
+        let first = try await MessagesHarness(store: { CrashingStore($0, hangAt: 3) })
         let app = try await registerTen(first)
         let code = try await first.create(note("crash"), token: app.token).messageCodes[0]
         let abandoned = Task { await first.send() }
-        XCTAssertTrue(try eventually { try first.sinkLines().count == 6 })
+        await asyncAssertTrue(try await eventually { try first.sinkLines().count == 6 })
         _ = abandoned  // the "dead" process: never resumed
 
-        let second = try MessagesHarness(directory: first.base.directory)
+        let second = try await MessagesHarness(directory: first.base.directory)
         await second.send()
         let lines = try second.sinkLines()
         XCTAssertEqual(lines.count, 10)
         XCTAssertEqual(Set(lines.map(\.token)), Set(app.hwids.map(MessagesHarness.token(for:))), "every target delivered, none twice")
-        let details = try second.details(code, token: app.token)
+        let details = try await second.details(code, token: app.token)
         XCTAssertEqual(details.status, .done)
         XCTAssertEqual(details.targeted, 10)
         // A batch goes to the gateway as soon as its records commit, and its outcomes are recorded
@@ -120,48 +140,48 @@ final class MessagesDurabilityTests: XCTestCase {
         let directory = NSTemporaryDirectory() + "pushwire-crash-gw-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let sink = try FileSinkGateway(path: (directory as NSString).appendingPathComponent("sink.jsonl"))
-        let first = try MessagesHarness(directory: directory, gateway: CrashingGateway(next: sink, hangAt: 2))
+        let first = try await MessagesHarness(directory: directory, gateway: CrashingGateway(next: sink, hangAt: 2))
         let app = try await registerTen(first)
         let code = try await first.create(note("crash"), token: app.token).messageCodes[0]
         let abandoned = Task { await first.send() }
-        XCTAssertTrue(try eventually { try first.sinkLines().count == 3 })
+        await asyncAssertTrue(try await eventually { try first.sinkLines().count == 3 })
         // The step that hands batch 3 over records batch 1's outcomes; after it nothing more is written.
-        XCTAssertTrue(try eventually { try first.details(code, token: app.token).sent == 3 })
+        await asyncAssertTrue(try await eventually { try await first.details(code, token: app.token).sent == 3 })
         try await Task.sleep(for: .milliseconds(100))
         _ = abandoned
 
-        let second = try MessagesHarness(directory: directory)
+        let second = try await MessagesHarness(directory: directory)
         await second.send()
         let tokens = try second.sinkLines().map(\.token)
         XCTAssertEqual(tokens.count, Set(tokens).count, "none twice")
         XCTAssertEqual(tokens.count, 4)
-        let details = try second.details(code, token: app.token)
+        let details = try await second.details(code, token: app.token)
         XCTAssertEqual([details.targeted, details.sent, details.failed], [10, 4, 6])
         XCTAssertEqual(details.failures.first?.reason, FanOut.interruptedReason)
     }
 
     func testScheduledMessageSurvivesRestartAndGoesOutOnTime() async throws {
-        let first = try MessagesHarness()
+        let first = try await MessagesHarness()
         let app = try await first.base.createApplication()
         try await first.register(app.code, "a")
         var n = note("later")
         n.sendAtMS = DeliveryPipeline.nowMS() + 1500
         let code = try await first.create(n, token: app.token).messageCodes[0]
-        XCTAssertEqual(try first.details(code, token: app.token).status, .scheduled)
+        await asyncAssertEqual(try await first.details(code, token: app.token).status, .scheduled)
         await first.send()
         XCTAssertEqual(try first.sinkLines().count, 0, "not before its time")
         first.base.store.close()
 
-        let second = try MessagesHarness(directory: first.base.directory)
+        let second = try await MessagesHarness(directory: first.base.directory)
         second.pipeline.start()
-        XCTAssertTrue(try eventually(10) { try second.sinkLines().count == 1 })
+        await asyncAssertTrue(try await eventually(10) { try second.sinkLines().count == 1 })
         XCTAssertGreaterThanOrEqual(DeliveryPipeline.nowMS(), n.sendAtMS)
         await second.pipeline.stop()
-        XCTAssertEqual(try second.details(code, token: app.token).status, .done)
+        await asyncAssertEqual(try await second.details(code, token: app.token).status, .done)
     }
 
     func testDeleteCancelsOnlyWhatHasNotStarted() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         try await h.register(app.code, "a")
         var later = note("later")
@@ -170,7 +190,7 @@ final class MessagesDurabilityTests: XCTestCase {
         var delete = DeleteMessageRequest()
         delete.messageCode = scheduled
         _ = try await h.messages.deleteMessage(delete, caller: Caller(bearerToken: app.token))
-        XCTAssertEqual(try h.details(scheduled, token: app.token).status, .cancelled)
+        await asyncAssertEqual(try await h.details(scheduled, token: app.token).status, .cancelled)
         try await Task.sleep(for: .milliseconds(400))
         await h.send()
         XCTAssertEqual(try h.sinkLines().count, 0, "a cancelled message is not sent")

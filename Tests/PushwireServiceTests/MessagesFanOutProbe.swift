@@ -18,17 +18,17 @@ final class MessagesFanOutProbe: XCTestCase {
         let directory = ProcessInfo.processInfo.environment["PUSHWIRE_FANOUT_PROBE_DIR"]
             ?? NSTemporaryDirectory() + "pushwire-fanout-probe-\(total)"
         let null = NullGateway()
-        let h = try MessagesHarness(directory: directory, gateway: null, configuration: DeliveryPipeline.Configuration())
+        let h = try await MessagesHarness(directory: directory, gateway: null, configuration: DeliveryPipeline.Configuration())
         let app: (code: String, token: String)
-        if let existing = try h.base.store.listApplications().first {
+        if let existing = try await h.base.store.listApplications().first {
             // Reuse the devices; the token was shown once, so rotate it.
             app = (existing.code, try await rotateToken(h, existing.code))
         } else {
             app = try await h.base.createApplication("probe")
         }
-        let applicationID = try XCTUnwrap(try h.base.store.listApplications().first { $0.code == app.code }?.id)
+        let applicationID = try await unwrap(try await h.base.store.listApplications().first { $0.code == app.code }?.id)
         let lastHWID = String(format: "hw-%08d", total - 1)
-        let registered = try h.base.store.device(applicationID: applicationID, hwid: lastHWID) == nil ? 0 : total
+        let registered = try await h.base.store.device(applicationID: applicationID, hwid: lastHWID) == nil ? 0 : total
         if registered < total {
             let start = ContinuousClock.now
             let store = h.base.store
@@ -62,7 +62,7 @@ final class MessagesFanOutProbe: XCTestCase {
         await h.send()
         let elapsed = seconds(since: start)
         peak.stop()
-        let details = try h.details(code, token: app.token)
+        let details = try await h.details(code, token: app.token)
         print("fanout probe: devices=\(total) targeted=\(details.targeted) sent=\(details.sent) handed_to_null=\(null.accepted.notifications) seconds=\(elapsed) per_second=\(Int(Double(details.sent) / Double(elapsed)!)) rss_before_mib=\(rssBefore >> 20) rss_peak_mib=\(peak.peak >> 20) rss_growth_mib=\((max(peak.peak, rssBefore) - rssBefore) >> 20)")
 
         // CreateMessage to 10 explicit devices, 64 in flight (the pipeline is not running: the call alone).

@@ -11,7 +11,7 @@ final class MessagesRenderingTests: XCTestCase {
         try MessageValidation.check(n, index: 0, categories: [Self.yes], nowMS: 1_800_000_000_000).spec
     }
 
-    func testGoldenPayloadEveryField() throws {
+    func testGoldenPayloadEveryField() async throws {
         var n = note("Body \"q\"\n")
         n.title = "Hi"
         n.subtitle = "Sub"
@@ -29,7 +29,7 @@ final class MessagesRenderingTests: XCTestCase {
                        #"{"aps":{"alert":{"title":"Hi","subtitle":"Sub","body":"Body \"q\"\n"},"badge":3,"sound":"default","thread-id":"t1","category":"65","interruption-level":"time-sensitive"},"a":{"x":[1,2.5e3],"s":"é\u00e9"},"b":1,"pw_msg":"ABCDE-12345678-9ABCDEF0"}"#)
     }
 
-    func testGoldenPayloadMinimalAndLocalized() throws {
+    func testGoldenPayloadMinimalAndLocalized() async throws {
         var n = note("Hello")
         n.localizedContent = [localized("de", "Hallo")]
         n.title = "Title"
@@ -48,7 +48,7 @@ final class MessagesRenderingTests: XCTestCase {
         XCTAssertEqual(spec.variant(language: "ja"), "")
     }
 
-    func testPayloadLimitRejectsOrTrimsOnUTF8Boundary() throws {
+    func testPayloadLimitRejectsOrTrimsOnUTF8Boundary() async throws {
         let long = String(repeating: "é", count: 3000)  // 6000 bytes
         XCTAssertThrowsError(try spec(note(long))) { error in
             XCTAssertEqual((error as? RPCError)?.code, .invalidArgument)
@@ -83,7 +83,7 @@ final class MessagesRenderingTests: XCTestCase {
         }
     }
 
-    func testCustomDataMustBeAnObject() throws {
+    func testCustomDataMustBeAnObject() async throws {
         for bad in ["[1]", "42", #"{"a":}"#, #"{"a":1,}"#, #"{"aps":1}"#, #"{"pw_msg":"x"}"#, #"{"a":1,"a":2}"#, "{} x"] {
             var n = note("x")
             n.data = bad
@@ -91,7 +91,7 @@ final class MessagesRenderingTests: XCTestCase {
         }
     }
 
-    func testMessageCodeShape() {
+    func testMessageCodeShape() async {
         let code = MessageCodes.make()
         XCTAssertEqual(code.count, MessageCodes.length)
         XCTAssertEqual(code.split(separator: "-").map(\.count), [5, 8, 8])

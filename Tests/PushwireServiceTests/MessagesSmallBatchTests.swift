@@ -23,7 +23,9 @@ final class MessagesSmallBatchTests: XCTestCase {
     private func waitUntilDone(_ h: MessagesHarness, _ codes: [String], token: String) async throws {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if try codes.allSatisfy({ try h.details($0, token: token).status == .done }) { return }
+            var done = true
+            for code in codes where try await h.details(code, token: token).status != .done { done = false }
+            if done { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         XCTFail("not all messages done in time")
@@ -32,7 +34,7 @@ final class MessagesSmallBatchTests: XCTestCase {
     func testManySmallMessagesAreEachDeliveredOnceThroughTheScheduler() async throws {
         var configuration = MessagesHarness.fastConfiguration
         configuration.batchSize = 5000
-        let h = try MessagesHarness(configuration: configuration)
+        let h = try await MessagesHarness(configuration: configuration)
         let app = try await h.base.createApplication()
         for hwid in ["a", "b", "c"] { try await h.register(app.code, hwid) }
         h.pipeline.start()
@@ -49,7 +51,7 @@ final class MessagesSmallBatchTests: XCTestCase {
         XCTAssertEqual(lines.count, 150 * 2 + 1)
         XCTAssertEqual(Set(lines.map(\.deliveryID)).count, lines.count, "a delivery record handed over twice")
         for code in codes {
-            let details = try h.details(code, token: app.token)
+            let details = try await h.details(code, token: app.token)
             let expected: UInt64 = code == codes.last ? 1 : 2
             XCTAssertEqual(details.targeted, expected, code)
             XCTAssertEqual(details.sent, expected, code)
@@ -67,7 +69,7 @@ final class MessagesSmallBatchTests: XCTestCase {
         let gateway = ScriptedGateway(next: try FileSinkGateway(path: sinkPath)) { notification, count in
             notification.deviceToken == retryToken && count == 1 ? .retry(reason: "TooManyRequests", after: nil) : nil
         }
-        let h = try MessagesHarness(gateway: gateway, configuration: configuration)
+        let h = try await MessagesHarness(gateway: gateway, configuration: configuration)
         let app = try await h.base.createApplication()
         for hwid in ["a", "b"] { try await h.register(app.code, hwid) }
         h.pipeline.start()
@@ -75,7 +77,7 @@ final class MessagesSmallBatchTests: XCTestCase {
         let code = try await create(h, note("again", devices: ["a", "b"]), token: app.token)
         try await waitUntilDone(h, [code], token: app.token)
 
-        let details = try h.details(code, token: app.token)
+        let details = try await h.details(code, token: app.token)
         XCTAssertEqual(details.targeted, 2)
         XCTAssertEqual(details.sent, 2)
         XCTAssertEqual(details.failed, 0)
@@ -84,7 +86,7 @@ final class MessagesSmallBatchTests: XCTestCase {
         XCTAssertNotEqual(attempts.first?.deliveryID, attempts.last?.deliveryID, "a retry is a new attempt record")
     }
 
-    func testStoredSpecIsReadWithoutJSONDecoder() throws {
+    func testStoredSpecIsReadWithoutJSONDecoder() async throws {
         // The fast reader must accept everything `encode` writes (escapes, control characters,
         // localized texts, custom data, badges): when it gives up, the fallback hides it.
         for spec in try MessagesSpecEncodingTests.specs() {

@@ -32,7 +32,7 @@ final class MessagesSpecEncodingTests: XCTestCase {
         }
     }
 
-    func testRoundTripAndJSONEncoderShape() throws {
+    func testRoundTripAndJSONEncoderShape() async throws {
         for spec in try Self.specs() {
             let text = MessageSpecJSON.encode(spec)
             XCTAssertEqual(MessageSpecJSON.decode(text), spec, text)
@@ -47,7 +47,7 @@ final class MessagesSpecEncodingTests: XCTestCase {
         }
     }
 
-    func testEqualSpecsAreEqualText() throws {
+    func testEqualSpecsAreEqualText() async throws {
         let spec = try Self.specs()[1]
         var reordered = spec
         // Rebuilt dictionaries may iterate in another order; the text must not depend on it.

@@ -16,9 +16,9 @@ final class MessagesTapsTests: XCTestCase {
     }
 
     func testTapsCountedPerButtonIdempotentAndIsolated() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
-        let yesNo = try XCTUnwrap(try h.base.registry.categories(code: app.code).categories.first)
+        let yesNo = try await unwrap(try await h.base.registry.categories(code: app.code).categories.first)
         for hwid in ["a", "b", "c"] { try await h.register(app.code, hwid) }
         var n = note("Coffee?")
         n.iosCategoryID = yesNo.categoryID
@@ -45,7 +45,7 @@ final class MessagesTapsTests: XCTestCase {
         await assertRPCError(.notFound, "message") { try await self.track(h, app.code, "a", "NOPE", .open) }
         await assertRPCError(.notFound, "device") { try await self.track(h, app.code, "zz", code, .open) }
 
-        let details = try h.details(code, token: app.token)
+        let details = try await h.details(code, token: app.token)
         XCTAssertEqual(details.opened, 1)
         XCTAssertEqual(details.taps.map(\.buttonID), [0, 1])
         XCTAssertEqual(details.taps.map(\.label), yesNo.buttons.map(\.label))
@@ -55,7 +55,7 @@ final class MessagesTapsTests: XCTestCase {
         // Another application sees neither the message nor its devices.
         let other = try await h.base.createApplication("other")
         try await h.register(other.code, "a")
-        await assertRPCError(.notFound) { try h.details(code, token: other.token) }
+        await assertRPCError(.notFound) { try await h.details(code, token: other.token) }
         await assertRPCError(.notFound, "message") { try await self.track(h, other.code, "a", code, .open) }
         let everyone = try await h.create(note("hi all"), token: other.token).messageCodes[0]
         await h.send()
@@ -63,7 +63,7 @@ final class MessagesTapsTests: XCTestCase {
     }
 
     func testTapOnMessageWithoutCategoryIsRejected() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         try await h.register(app.code, "a")
         let code = try await h.create(note("plain"), token: app.token).messageCodes[0]

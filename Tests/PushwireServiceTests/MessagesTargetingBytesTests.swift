@@ -10,7 +10,7 @@ final class MessagesTargetingBytesTests: XCTestCase {
     /// "café" precomposed (U+00E9) and decomposed (e + U+0301) are canonically equal Swift
     /// strings but two hwids (two device rows): a message naming both reaches both, once each.
     func testCanonicallyEqualHWIDsAreTwoTargets() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         let precomposed = "caf\u{E9}", decomposed = "cafe\u{301}"
         XCTAssertEqual(precomposed, decomposed)  // Swift's equality: why a Set<String> merged them
@@ -22,7 +22,7 @@ final class MessagesTargetingBytesTests: XCTestCase {
         await h.send()
         let tokens = try h.sinkLines().map(\.token).sorted()
         XCTAssertEqual(tokens, [MessagesHarness.token(for: precomposed), MessagesHarness.token(for: decomposed)].sorted())
-        let details = try h.details(try XCTUnwrap(created.messageCodes.first), token: app.token)
+        let details = try await h.details(try XCTUnwrap(created.messageCodes.first), token: app.token)
         XCTAssertEqual(details.targeted, 2)
         XCTAssertEqual(details.sent, 2)
     }
@@ -30,7 +30,7 @@ final class MessagesTargetingBytesTests: XCTestCase {
     /// Only the precomposed "café" is registered: the decomposed one, canonically equal but another
     /// hwid, is reported unknown and not targeted.
     func testACanonicallyEqualHWIDOfAnUnregisteredDeviceIsReportedUnknown() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         let precomposed = "caf\u{E9}", decomposed = "cafe\u{301}"
         try await h.register(app.code, precomposed)
@@ -40,7 +40,7 @@ final class MessagesTargetingBytesTests: XCTestCase {
         XCTAssertEqual(try h.sinkLines().map(\.token), [MessagesHarness.token(for: precomposed)])
     }
 
-    func testByteDistinctKeepsByteDifferentStringsInByteOrder() {
+    func testByteDistinctKeepsByteDifferentStringsInByteOrder() async {
         XCTAssertEqual(MessageValidation.byteDistinct(["b", "a", "b", "e\u{301}", "\u{E9}", "\u{E9}"]),
                        ["a", "b", "e\u{301}", "\u{E9}"])
         // Already ordered and distinct (returned as is), and ordered with a duplicate.
@@ -54,7 +54,7 @@ final class MessagesTargetingBytesTests: XCTestCase {
     func testRetryWithOtherContentSendsTheFirstContentOnce() async throws {
         var configuration = MessagesHarness.fastConfiguration
         configuration.batchSize = 5000
-        let h = try MessagesHarness(configuration: configuration)
+        let h = try await MessagesHarness(configuration: configuration)
         let app = try await h.base.createApplication()
         try await h.register(app.code, "a")
         var first = note("first", devices: ["a"])
@@ -68,7 +68,7 @@ final class MessagesTargetingBytesTests: XCTestCase {
         defer { h.pipeline.requestStop() }
         let code = try XCTUnwrap(one.messageCodes.first)
         let deadline = Date().addingTimeInterval(10)
-        while try h.details(code, token: app.token).status != .done, Date() < deadline {
+        while try await h.details(code, token: app.token).status != .done, Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         let lines = try h.sinkLines()

@@ -15,8 +15,8 @@ struct MessagesHarness {
     let messages: MessagesService
 
     init(directory: String? = nil, gateway: (any NotificationGateway)? = nil, store wrapping: ((SQLiteStore) -> any MessageStore)? = nil,
-         configuration: DeliveryPipeline.Configuration = MessagesHarness.fastConfiguration) throws {
-        base = try Harness(directory: directory)
+         configuration: DeliveryPipeline.Configuration = MessagesHarness.fastConfiguration) async throws {
+        base = try await Harness(directory: directory)
         sinkPath = (base.directory as NSString).appendingPathComponent("sink.jsonl")
         let chosen: any NotificationGateway = try gateway ?? FileSinkGateway(path: sinkPath)
         let store: any MessageStore = wrapping?(base.store) ?? base.store
@@ -49,10 +49,10 @@ struct MessagesHarness {
         return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try SinkLine(String($0)) }
     }
 
-    func details(_ code: String, token: String) throws -> GetMessageDetailsResponse {
+    func details(_ code: String, token: String) async throws -> GetMessageDetailsResponse {
         var request = GetMessageDetailsRequest()
         request.messageCode = code
-        return try messages.getMessageDetails(request, caller: Caller(bearerToken: token))
+        return try await messages.getMessageDetails(request, caller: Caller(bearerToken: token))
     }
 
     /// Registers an iOS device.

@@ -4,7 +4,7 @@ import XCTest
 
 final class MessagesValidationTests: XCTestCase {
     func testClearInvalidArgumentMessages() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         func rejects(_ n: PushwireWire.Notification, _ containing: String) async {
             await assertRPCError(.invalidArgument, containing) { try await h.create(n, token: app.token) }
@@ -45,11 +45,11 @@ final class MessagesValidationTests: XCTestCase {
     }
 
     func testAuthorization() async throws {
-        let h = try MessagesHarness()
+        let h = try await MessagesHarness()
         let app = try await h.base.createApplication()
         await assertRPCError(.unauthenticated) { try await h.messages.createMessage(CreateMessageRequest(), caller: Caller()) }
         await assertRPCError(.permissionDenied) { try await h.messages.createMessage(CreateMessageRequest(), caller: Harness.adminCaller) }
-        await assertRPCError(.unauthenticated) { try h.details("X", token: "nope") }
+        await assertRPCError(.unauthenticated) { try await h.details("X", token: "nope") }
         var delete = DeleteMessageRequest()
         delete.messageCode = "X"
         await assertRPCError(.unauthenticated) { try await h.messages.deleteMessage(delete, caller: Caller()) }

@@ -9,7 +9,7 @@ final class RegisterDeviceScannerTests: XCTestCase {
         bytes.withUnsafeBytes { RegisterDeviceScanner.scan($0) }
     }
 
-    func testReadsWhatTheRegularDecoderReads() throws {
+    func testReadsWhatTheRegularDecoderReads() async throws {
         let requests = [
             RegisterDeviceRequest(application: "A1B2C-3D4E5", hwid: "hw-1", pushToken: String(repeating: "ab", count: 32),
                                   deviceType: .ios, language: "en", timezone: 3600, userID: "u1", appVersion: "2.4.1",
@@ -26,7 +26,7 @@ final class RegisterDeviceScannerTests: XCTestCase {
         }
     }
 
-    func testRefusesWhatItDoesNotHandle() {
+    func testRefusesWhatItDoesNotHandle() async {
         // Non-ASCII text: the regular decoder checks UTF-8.
         XCTAssertNil(scan(RegisterDeviceRequest(application: "A1B2C-3D4E5", hwid: "hé").encode()))
         XCTAssertNil(scan([0x12, 0x02, 0xC3, 0x28]))  // invalid UTF-8 in hwid
@@ -46,7 +46,7 @@ final class RegisterDeviceScannerTests: XCTestCase {
 
 /// The language check's table agrees with the list it is built from, for every two-letter string.
 final class LanguageCheckTests: XCTestCase {
-    func testTableAgreesWithTheList() {
+    func testTableAgreesWithTheList() async {
         let letters = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
         for first in letters {
             for second in letters {

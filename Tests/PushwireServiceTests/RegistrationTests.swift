@@ -29,6 +29,17 @@ final class RecordingRegistrar: MethodRegistrar, @unchecked Sendable {
         handlers[method.path] = ("blocking", erase { metadata, request throws(RPCError) in try handler(metadata, request) })
     }
 
+    func addOnLoopWithFallback<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        fast: @escaping @Sendable ([(key: String, value: String)], Request) throws(RPCError) -> Response?,
+        slow: @escaping @Sendable ([(key: String, value: String)], Request) async throws(RPCError) -> Response
+    ) {
+        handlers[method.path] = ("loop, else async", erase { metadata, request async throws(RPCError) in
+            if let response = try fast(metadata, request) { return response }
+            return try await slow(metadata, request)
+        })
+    }
+
     func call<Request: WireMessage, Response: WireMessage>(_ method: MethodDescriptor<Request, Response>, _ request: Request,
                                  metadata: [(key: String, value: String)] = []) async throws -> Response {
         guard let handler = handlers[method.path] else { throw RPCError(.unimplemented, method.path) }
@@ -39,7 +50,7 @@ final class RecordingRegistrar: MethodRegistrar, @unchecked Sendable {
 final class RegistrationTests: XCTestCase {
     func testEveryMethodIsRegisteredAndCallable() async throws {
         let dir = NSTemporaryDirectory() + "pushwire-registration-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let services = try makePushwireServices(dataDirectory: dir, adminToken: "root")
+        let services = try await makePushwireServices(dataDirectory: dir, adminToken: "root")
         let server = RecordingRegistrar()
         services.register(on: server)
         let expected: [String] = [
@@ -52,7 +63,12 @@ final class RegistrationTests: XCTestCase {
             Methods.Messages.getMessageDetails.path, Methods.Devices.trackAction.path,
         ]
         XCTAssertEqual(Set(server.handlers.keys), Set(expected))
-        XCTAssertEqual(server.handlers[Methods.Devices.syncCategories.path]?.kind, "loop")
+        // Answered on the loop from the cache; a store read (a miss) goes to a task.
+        XCTAssertEqual(server.handlers[Methods.Devices.syncCategories.path]?.kind, "loop, else async")
+        XCTAssertEqual(server.handlers[Methods.Categories.listCategories.path]?.kind, "loop, else async")
+        XCTAssertEqual(server.handlers[Methods.Devices.getTags.path]?.kind, "async")
+        XCTAssertEqual(server.handlers[Methods.Messages.getMessageDetails.path]?.kind, "async")
+        XCTAssertFalse(server.handlers.values.contains { $0.kind == "blocking" }, "no store read blocks a thread")
 
         var create = CreateApplicationRequest()
         create.name = "wired"
@@ -72,16 +88,19 @@ final class RegistrationTests: XCTestCase {
         services.close()
 
         // A second open of the same directory sees the application.
-        let reopened = try makePushwireServices(dataDirectory: dir, adminToken: "root")
-        XCTAssertEqual(try reopened.admin.listApplications(ListApplicationsRequest(), caller: Caller(bearerToken: "root")).applications.map(\.code), [code])
+        let reopened = try await makePushwireServices(dataDirectory: dir, adminToken: "root")
+        await asyncAssertEqual(try await reopened.admin.listApplications(ListApplicationsRequest(), caller: Caller(bearerToken: "root")).applications.map(\.code), [code])
         reopened.close()
     }
 
-    func testStartupErrorsAreClear() throws {
+    func testStartupErrorsAreClear() async throws {
         let dir = NSTemporaryDirectory() + "pushwire-registration-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: dir + "/pushwire.sqlite3"))
-        XCTAssertThrowsError(try makePushwireServices(dataDirectory: dir, adminToken: "root")) { error in
+        do {
+            _ = try await makePushwireServices(dataDirectory: dir, adminToken: "root")
+            XCTFail("a corrupt database must not open")
+        } catch {
             XCTAssertTrue("\(error)".contains("corrupt"), "\(error)")
         }
     }

@@ -3,7 +3,7 @@ import XCTest
 @testable import PushwireService
 
 final class SHA256Tests: XCTestCase {
-    func testKnownVectors() {
+    func testKnownVectors() async {
         XCTAssertEqual(hexString(SHA256.hash("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         XCTAssertEqual(hexString(SHA256.hash("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         XCTAssertEqual(hexString(SHA256.hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
@@ -12,7 +12,7 @@ final class SHA256Tests: XCTestCase {
                        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
-    func testCredentialsShape() {
+    func testCredentialsShape() async {
         let code = Credentials.newApplicationCode()
         XCTAssertEqual(code.count, 11)
         XCTAssertEqual(Array(code)[5], "-")
@@ -23,7 +23,7 @@ final class SHA256Tests: XCTestCase {
         XCTAssertNotEqual(token, Credentials.newAccessToken())
     }
 
-    func testCallerFromMetadata() {
+    func testCallerFromMetadata() async {
         XCTAssertEqual(Caller(metadata: [("authorization", "Bearer abc"), ("application", "X")]),
                        Caller(bearerToken: "abc", applicationCode: "X"))
         // Keys are exact (docs/PROTOCOL.md): another spelling is an unknown key.

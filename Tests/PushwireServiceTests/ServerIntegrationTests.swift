@@ -6,9 +6,9 @@ import PushwireService
 
 /// The services registered on the real RPC server, called over a TCP socket.
 final class ServerIntegrationTests: XCTestCase {
-    func testServicesOverRealSockets() throws {
+    func testServicesOverRealSockets() async throws {
         let dir = NSTemporaryDirectory() + "pushwire-server-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let services = try makePushwireServices(dataDirectory: dir, adminToken: "root")
+        let services = try await makePushwireServices(dataDirectory: dir, adminToken: "root")
         defer { services.close() }
         let server = Server(configuration: ServerConfiguration(listen: try SocketAddress(parsing: "127.0.0.1:0"), threads: 1),
                             logger: Logger(label: "test", level: .warning))

@@ -9,7 +9,7 @@ import XCTest
 ///   PUSHWIRED=.build/release/pushwired PUSHWIRE_SERVER_PROBE=3 swift test -c release --filter ServerThroughputProbe
 /// PUSHWIRE_SERVER_PROBE_DEVICES=<n> additionally registers n devices and prints the RSS after.
 final class ServerThroughputProbe: XCTestCase {
-    func testCallRates() throws {
+    func testCallRates() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let seconds = environment["PUSHWIRE_SERVER_PROBE"].flatMap(Double.init) else {
             throw XCTSkip("set PUSHWIRE_SERVER_PROBE=<seconds per scenario> to measure")

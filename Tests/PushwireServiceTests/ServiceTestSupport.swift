@@ -1,11 +1,19 @@
 import Foundation
 import PushwireSQLiteStore
+import PushwireSQLiteStore
 import PushwireStore
 import PushwireWire
 import XCTest
 @testable import PushwireService
 
 let testAdminToken = "admin-secret"
+
+/// Opens SQLite in `dataDirectory` and builds the services over it, as `pushwired` does.
+func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil) async throws -> PushwireServices {
+    let store = try SQLiteStore(dataDirectory: dataDirectory)
+    return try await PushwireServices(store: store, adminToken: adminToken,
+                                      sinkPath: sinkPath ?? dataDirectory + "/" + MessagesService.defaultSinkFileName)
+}
 
 /// A registry over a fresh SQLite store, with the three services.
 struct Harness {
@@ -16,11 +24,11 @@ struct Harness {
     var devices: DevicesService { DevicesService(registry: registry) }
     var categories: CategoriesService { CategoriesService(registry: registry) }
 
-    init(directory: String? = nil) throws {
+    init(directory: String? = nil) async throws {
         let dir = directory ?? (NSTemporaryDirectory() + "pushwire-service-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
         self.directory = dir
         self.store = try SQLiteStore(dataDirectory: dir)
-        self.registry = try Registry(store: store, adminToken: testAdminToken)
+        self.registry = try await Registry(store: store, adminToken: testAdminToken)
     }
 
     static let adminCaller = Caller(bearerToken: testAdminToken)

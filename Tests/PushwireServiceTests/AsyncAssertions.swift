@@ -1,0 +1,1 @@
+../PushwireSQLiteStoreTests/AsyncAssertions.swift
