@@ -13,10 +13,13 @@ public final class SQLiteStore: PushwireStore {
     public let path: String
     let writer: GroupCommitWriter
     let readers: ReaderPool
+    /// Held while the store is open: no other process opens this data directory meanwhile.
+    private let lock: DataDirectoryLock
 
     /// Opens (creating and migrating as needed) the store in `dataDirectory`.
-    /// - Throws: `.cannotOpen` when the directory cannot be created or written, `.corrupt` when the
-    ///   file is not a Pushwire database, `.schemaTooNew` when a newer binary wrote it.
+    /// - Throws: `.cannotOpen` when the directory cannot be created or written or another process
+    ///   uses it (`DataDirectoryLock`), `.corrupt` when the file is not a Pushwire database,
+    ///   `.schemaTooNew` when a newer binary wrote it.
     public convenience init(dataDirectory: String) throws(StoreError) {
         try self.init(dataDirectory: dataDirectory, flushWAL: { fdatasync($0) })
     }
@@ -36,6 +39,10 @@ public final class SQLiteStore: PushwireStore {
                 throw .cannotOpen(location: dataDirectory, reason: "cannot create it (\(error.localizedDescription))")
             }
         }
+        // Before the database is opened: a second process must not touch it (not even recover
+        // its log).
+        let lock = try DataDirectoryLock(dataDirectory: dataDirectory)
+        self.lock = lock
         let path = (dataDirectory as NSString).appendingPathComponent(SQLiteStore.fileName)
         self.path = path
         let connection: SQLiteConnection
@@ -88,8 +95,12 @@ public final class SQLiteStore: PushwireStore {
     /// What the writer has committed so far.
     public var statistics: StoreStatistics { writer.statistics }
 
-    /// Finishes queued writes and stops the writer; later writes fail with `.closed`.
-    public func close() { writer.close() }
+    /// Finishes queued writes and stops the writer; later writes fail with `.closed`. Then the
+    /// data directory's lock is given back.
+    public func close() {
+        writer.close()
+        lock.release()
+    }
 
     /// Runs `body` on a reader connection; with `snapshot`, inside one read transaction so that
     /// several statements see the same committed state.

@@ -62,7 +62,7 @@ struct Options {
           --call-metrics <on|off>        count calls for /metrics (default: on; off only to
                                          measure what counting costs)
           --threads <n>                  event-loop threads (default: one per core)
-          --data-dir <path>              data directory (default: ./data)
+          --data-dir <path>              data directory (default: ./data); one pushwired at a time
           --sink <file>                  where notifications of apps without APNs credentials go, one
                                          JSON line each (default: <data-dir>/sink.jsonl); reopened
                                          on SIGHUP (for logrotate)
