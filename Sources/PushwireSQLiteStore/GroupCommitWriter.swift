@@ -1,3 +1,4 @@
+import CSQLite
 import Dispatch
 import Foundation
 import PushwireStore
@@ -59,6 +60,8 @@ final class GroupCommitWriter: Sendable {
     private let connection: SQLiteConnection
     private let syncer: WALSyncer
     private let checkpointer: Checkpointer
+    /// A full disk found by the last writes (see `health`).
+    private let writeHealth = WriteHealth()
 
     /// Starts the writer thread on `connection` (in WAL mode, `synchronous=NORMAL`), which it
     /// then owns, its syncer on the WAL of the database at `connection.path`, and its
@@ -94,9 +97,11 @@ final class GroupCommitWriter: Sendable {
         state.withLock { StoreStatistics(transactions: $0.transactions, writes: $0.writes, commitNanoseconds: $0.commitNanoseconds) }
     }
 
-    /// Whether writes can succeed: not after a failed fsync (final) nor once closed.
+    /// Whether writes can succeed: not after a failed fsync (final), not while the disk is full
+    /// (until a write succeeds again), nor once closed.
     var health: StoreHealth {
         if let failure = syncer.failure { return .notServing(reason: failure.description) }
+        if let full = writeHealth.notServingReason { return .notServing(reason: full) }
         if state.withLock({ $0.closed }) { return .notServing(reason: StoreError.closed.description) }
         return .serving
     }
@@ -128,9 +133,17 @@ final class GroupCommitWriter: Sendable {
         background: Bool = false,
         completion: @escaping @Sendable (Result<T, StoreError>) -> Void
     ) {
+        let writeHealth = writeHealth
         let job = Job(work: .closure(run: { connection in
             let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
-            return { commitError in completion(commitError.map { .failure($0) } ?? outcome) }
+            return { commitError in
+                let result = commitError.map { .failure($0) } ?? outcome
+                switch result {
+                case .success: writeHealth.record(nil)
+                case .failure(let error): writeHealth.record(error)
+                }
+                completion(result)
+            }
         }, fail: { completion(.failure($0)) }))
         if !enqueue(job, background: background) { completion(.failure(.closed)) }
     }
@@ -147,6 +160,7 @@ final class GroupCommitWriter: Sendable {
         do {
             return .success(try body(connection))
         } catch {
+            noteAbort(error, on: connection)
             return .failure(error)
         }
     }
@@ -163,6 +177,7 @@ final class GroupCommitWriter: Sendable {
             try sql { () throws(SQLiteError) in try connection.statement("RELEASE job" as StaticString).run() }
             return .success(value)
         } catch {
+            noteAbort(error, on: connection)
             // Undo this job only; the rest of the batch stays.
             _ = try? connection.statement("ROLLBACK TO job" as StaticString).run()
             _ = try? connection.statement("RELEASE job" as StaticString).run()
@@ -170,6 +185,12 @@ final class GroupCommitWriter: Sendable {
         }
     }
 
+
+    /// Notes `error` as what ended the open transaction when SQLite rolled all of it back (not
+    /// just the failed statement): then every job that ran in it is undone (see `run`).
+    static func noteAbort(_ error: StoreError, on connection: SQLiteConnection) {
+        if connection.isAutocommit, connection.transactionAbort == nil { connection.transactionAbort = error }
+    }
 
     private func enqueue(_ job: Job, background: Bool = false) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
@@ -289,6 +310,7 @@ final class GroupCommitWriter: Sendable {
                 checkpointer.detach(from: connection)
                 checkpointer.close()
                 syncer.close()
+                if syncer.failure == nil { checkpointOnClose() }
                 stopped.signal()
                 return
             case .sleep(let deadline):
@@ -310,15 +332,27 @@ final class GroupCommitWriter: Sendable {
                 let (dueAtStart, idleAtStart) = state.withLock { (commitTime($0) == nil, syncer.progress == .idle) }
                 var commitCameDue = false
                 let startedAt = DispatchTime.now().uptimeNanoseconds
-                let ran = GroupCommitWriter.runJobs(jobs, on: connection, into: &open) { [self] in
+                let ran = GroupCommitWriter.runJobs(jobs, on: connection, into: &open, health: writeHealth) { [self] in
                     state.withLock { state in
                         commitCameDue = (!idleAtStart && syncer.progress == .idle) || (!dueAtStart && commitTime(state) == nil)
                         return commitCameDue || (background && !overdue && !state.jobs.isEmpty)
                     }
                 }
                 let took = DispatchTime.now().uptimeNanoseconds - startedAt
+                // SQLite rolled the whole transaction back (a full disk, an I/O error): every job
+                // run in it is undone, so each fails with that error now; the next job begins a
+                // new transaction. Committing would fail them all with "no transaction is
+                // active", and jobs run meanwhile would have committed on their own, unsynced.
+                var undone = 0
+                if let abort = connection.transactionAbort ?? (connection.isAutocommit && !open.isEmpty
+                    ? .internalError("SQLite rolled the transaction back") : nil) {
+                    connection.transactionAbort = nil
+                    undone = open.count
+                    for complete in open { complete(abort) }
+                    open.removeAll(keepingCapacity: true)
+                }
                 state.withLock { state in
-                    state.writes += ran
+                    state.writes += ran - undone
                     if background {
                         if ran > 0 { state.backgroundJobDuration.add(took / UInt64(ran)) }
                         if ran < jobs.count {
@@ -329,10 +363,27 @@ final class GroupCommitWriter: Sendable {
                         state.jobs.insert(contentsOf: jobs[ran...], at: 0)
                     }
                 }
-                if commitCameDue { commit(&open) }
+                if commitCameDue, !open.isEmpty { commit(&open) }
             case .commit:
                 commit(&open)
             }
+        }
+    }
+
+    /// A clean stop copies the whole log into the database file and empties it: otherwise every
+    /// write since the last checkpoint stays in the log only (the file stayed 4 KB), and the next
+    /// start depends on recovering it, with no second copy should the log be damaged (issue 16).
+    /// Idle readers do not hold it up; should it find the log busy anyway (`busy` in its row),
+    /// the next start recovers the log as before.
+    private func checkpointOnClose() {
+        do {
+            let row = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
+            defer { row.reset() }
+            if try row.step(), row.int(0) != 0 {
+                SQLiteDiagnostics.report(code: SQLITE_BUSY, message: "the checkpoint at close found the log busy; the next start recovers it")
+            }
+        } catch {
+            SQLiteDiagnostics.report(code: error.code, message: "the checkpoint at close failed: \(error.description)")
         }
     }
 

@@ -52,16 +52,25 @@ extension MergeableWrite {
                 try run(group, on: connection)
                 outcomes.append(contentsOf: repeatElement(nil, count: size))
             } catch {
-                if size == 1 {
-                    outcomes.append(error)
+                GroupCommitWriter.noteAbort(error, on: connection)
+                if size == 1 || connection.isAutocommit {
+                    // Alone, or SQLite rolled the whole transaction back: retrying each write
+                    // would run it outside any transaction. The writer fails them all.
+                    outcomes.append(contentsOf: repeatElement(Optional(error), count: size))
                 } else {
                     // Nothing of the group took effect: each write again alone, so only the
                     // bad ones fail.
                     for index in group.indices {
+                        if connection.isAutocommit {
+                            // A retry made SQLite roll the transaction back: the rest fail with it.
+                            outcomes.append(connection.transactionAbort ?? error)
+                            continue
+                        }
                         do {
                             try run(writes[index ... index], on: connection)
                             outcomes.append(nil)
                         } catch {
+                            GroupCommitWriter.noteAbort(error, on: connection)
                             outcomes.append(error)
                         }
                     }
@@ -87,10 +96,12 @@ extension GroupCommitWriter {
     /// returns how many jobs ran.
     static func runJobs(_ batch: [Job], on connection: SQLiteConnection,
                         into completions: inout [@Sendable (StoreError?) -> Void],
-                        stopEarly: () -> Bool = { false }) -> Int {
+                        health: WriteHealth, stopEarly: () -> Bool = { false }) -> Int {
         var index = batch.startIndex
         while index < batch.endIndex {
-            if index > batch.startIndex, stopEarly() { return index }
+            // A job after which SQLite rolled the whole transaction back ends the list: the next
+            // one would run outside any transaction.
+            if index > batch.startIndex, connection.isAutocommit || stopEarly() { return index }
             switch batch[index].work {
             case .closure(let run, _):
                 completions.append(run(connection))
@@ -104,7 +115,13 @@ extension GroupCommitWriter {
                 let outcomes = type(of: first).runGroup(batch[index ..< end], on: connection)
                 for (job, outcome) in zip(batch[index ..< end], outcomes) {
                     // A failed commit fails every write; otherwise each gets its own outcome.
-                    if case .mergeable(let write) = job.work { completions.append { write.complete($0 ?? outcome) } }
+                    if case .mergeable(let write) = job.work {
+                        completions.append { commitError in
+                            let error = commitError ?? outcome
+                            health.record(error)
+                            write.complete(error)
+                        }
+                    }
                 }
                 index = end
             }

@@ -76,6 +76,14 @@ final class SQLiteConnection: @unchecked Sendable {
     /// The sqlite3 handle, for the few calls that take one directly (the WAL hook, checkpoints).
     var rawHandle: OpaquePointer { handle }
 
+    /// Whether no transaction is open. SQLite rolls the whole transaction back by itself on some
+    /// errors (a full disk, an I/O error, out of memory), not only the failed statement.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// The error that made SQLite roll back the writer's open transaction, noted by the job that
+    /// met it (the writer's connection only, used by its one thread).
+    var transactionAbort: StoreError?
+
     func error(_ rc: Int32, _ context: String) -> SQLiteError {
         SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), context: context)
     }

@@ -36,6 +36,8 @@ struct Options {
     /// What the command line asks for.
     enum Command {
         case run(Options)
+        /// `--check`: check the integrity of the data directory's database and exit.
+        case check(Options)
         case help
         case version
     }
@@ -96,6 +98,8 @@ struct Options {
                                          service accounts' token URIs instead of the system's
           --config <file>                `key = value` lines with the same names as the flags
                                          (without --); flags override the file
+          --check                        check the integrity of the --data-dir database and exit:
+                                         0 when whole, 1 when damaged (stop the server first)
           --help                         show this help
           --version                      show the version
 
@@ -109,12 +113,17 @@ struct Options {
     static func parse(_ arguments: [String], readFile: (String) throws -> String) throws(UsageError) -> Command {
         var flags: [(String, String)] = []
         var configPath: String?
+        var check = false
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             if argument == "--help" || argument == "-h" { return .help }
             if argument == "--version" { return .version }
+            if argument == "--check" {
+                check = true
+                continue
+            }
             guard argument.hasPrefix("--") else { throw UsageError(message: "unexpected argument '\(argument)'") }
             var name = String(argument.dropFirst(2))
             let value: String
@@ -157,7 +166,7 @@ struct Options {
             let port = options.configuration.listen.port
             options.configuration.http?.listen = http.listen.withPort(port == 0 ? 0 : min(port + 1, 65535))
         }
-        return .run(options)
+        return check ? .check(options) : .run(options)
     }
 
     private mutating func apply(_ name: String, _ value: String) throws(UsageError) {

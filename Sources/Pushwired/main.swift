@@ -49,6 +49,21 @@ case .help:
 case .version:
     printLine("pushwired \(PushwireVersion.current)")
     exit(0)
+case .check(let options):
+    // No server, no logger: the findings on stdout, problems on stderr, the verdict in the status.
+    do {
+        let report = try SQLiteStore.check(dataDirectory: options.dataDirectory)
+        if report.isWhole {
+            printLine("\(report.path): ok (\(report.pages) pages checked)")
+            exit(0)
+        }
+        printError("\(report.path): damaged (\(report.problems.count) problems found):")
+        for problem in report.problems.prefix(100) { printError("  \(problem)") }
+        exit(1)
+    } catch {
+        printError("pushwired: \(error.description)")
+        exit(1)
+    }
 case .run(let options):
     let logger = Logger(label: "pushwired", level: options.logLevel, format: options.logFormat)
     let adminToken: String
@@ -100,6 +115,15 @@ case .run(let options):
             exit(1)
         }
     }
+    // SQLite's own reports (a log recovered at open, corruption, I/O errors) become log lines:
+    // installed before the store opens, the only time SQLite takes it.
+    SQLiteDiagnostics.install { level, message in
+        switch level {
+        case .notice: logger.notice(message)
+        case .warning: logger.warning(message)
+        case .error: logger.error(message)
+        }
+    }
     // The engine: SQLite in the data directory. The services see only the store protocols.
     let store: SQLiteStore
     do {
@@ -127,6 +151,8 @@ case .run(let options):
     services.registry.log.use(logger)
     let registry = services.registry
     server.describeCalls { method, metadata, message in registry.describeCall(method: method, metadata: metadata, message: message) }
+    // Health/Check answers NOT_SERVING while the store cannot write (a full disk, a failed fsync).
+    server.reportHealth { services.isServing }
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])

@@ -8,7 +8,8 @@ enum BuiltinServices {
         let health = RegisteredMethod.sync(Methods.Health.check) { _, request throws(RPCError) in
             var response = HealthCheckResponse()
             let shared = state.shared
-            let draining = shared?.isDraining ?? true
+            // Draining, or the application says it cannot serve (its store cannot write).
+            let draining = shared?.isDraining ?? true || !(state.isServing?() ?? true)
             if request.service.isEmpty {
                 response.status = draining ? .notServing : .serving
             } else if let shared, shared.table.serviceNames.contains(request.service) {
@@ -39,8 +40,11 @@ enum BuiltinServices {
 
 /// The server's shared state for the built-in handlers, which are created before it exists.
 ///
-/// `@unchecked Sendable`: `shared` is written once in `Server.start()` before any loop thread is
-/// started (pthread_create orders that write before every read on the loops), then only read.
+/// `@unchecked Sendable`: `shared` and `isServing` are written once in `Server.start()` before
+/// any loop thread is started (pthread_create orders that write before every read on the loops),
+/// then only read.
 final class SharedReference: @unchecked Sendable {
     var shared: ServerShared?
+    /// `Server.reportHealth`'s probe, if any.
+    var isServing: (@Sendable () -> Bool)?
 }
