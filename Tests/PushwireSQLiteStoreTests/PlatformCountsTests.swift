@@ -1,5 +1,6 @@
 import XCTest
-@testable import PushwireStore
+@testable import PushwireSQLiteStore
+import PushwireStore
 
 /// Issue 18's store changes: targets carry their platform, steps add per-platform counters (also
 /// when written together with plain finishing steps), open records name their device's platform,
@@ -18,10 +19,10 @@ final class PlatformCountsTests: XCTestCase {
         android.deviceType = 3
         try await store.upsertDevice(sampleDevice(app.id, "i1"), tags: [])
         try await store.upsertDevice(android, tags: [])
-        let targets = try store.targets(applicationID: app.id, TargetingRecord(), afterHWID: nil, limit: 10)
+        let targets = try await store.targets(applicationID: app.id, TargetingRecord(), afterHWID: nil, limit: 10)
         XCTAssertEqual(targets.map(\.deviceType), [3, 1], "a1 (Android) then i1 (iOS), in hwid order")
-        XCTAssertEqual(try store.target(applicationID: app.id, hwid: "a1")?.deviceType, 3)
-        XCTAssertEqual(try store.firstTargets(of: [], limit: 1).count, 0)
+        await asyncAssertEqual(try await store.target(applicationID: app.id, hwid: "a1")?.deviceType, 3)
+        await asyncAssertEqual(try await store.firstTargets(of: [], limit: 1).count, 0)
 
         let created = try await store.createMessages([newMessage(app.id, code: "P1"), newMessage(app.id, code: "P2")])
         let ids = try await store.recordFanOutStep(FanOutStep(
@@ -29,7 +30,7 @@ final class PlatformCountsTests: XCTestCase {
             cursor: "i1", targetedIncrement: 2, startsSending: true,
             platformCounts: [PlatformCountRecord(deviceType: 1, targeted: 1), PlatformCountRecord(deviceType: 3, targeted: 1)]))
         // The records' platforms as stored now: what a crash's Interrupted outcomes count under.
-        XCTAssertEqual(try store.openDeliveries(messageID: created[0].id).map(\.deviceType), [3, 1])
+        await asyncAssertEqual(try await store.openDeliveries(messageID: created[0].id).map(\.deviceType), [3, 1])
         // A plain finishing step (only sents) of P2 and a failing one of P1, in one job.
         let other = try await store.recordFanOutStep(FanOutStep(
             messageID: created[1].id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "i1", attempt: 1)], cursor: "i1",
@@ -42,11 +43,11 @@ final class PlatformCountsTests: XCTestCase {
             FanOutStep(messageID: created[1].id, applicationID: app.id, results: [DeliveryResultRecord(deliveryID: other[0], hwid: "i1", result: .sent)],
                        finish: true, platformCounts: [PlatformCountRecord(deviceType: 1, sent: 1)]),
         ])
-        let first = try store.statistics(messageID: created[0].id)
+        let first = try await store.statistics(messageID: created[0].id)
         XCTAssertEqual(first.platforms, [PlatformCountRecord(deviceType: 1, targeted: 1, sent: 1),
                                          PlatformCountRecord(deviceType: 3, targeted: 1, failed: 1)])
         XCTAssertEqual([first.targeted, first.sent, first.failed], [2, 1, 1])
-        XCTAssertEqual(try store.statistics(messageID: created[1].id).platforms, [PlatformCountRecord(deviceType: 1, targeted: 1, sent: 1)],
+        await asyncAssertEqual(try await store.statistics(messageID: created[1].id).platforms, [PlatformCountRecord(deviceType: 1, targeted: 1, sent: 1)],
                        "a plain finishing step adds its platform counts too")
     }
 
@@ -65,9 +66,9 @@ final class PlatformCountsTests: XCTestCase {
         }
         let store = try SQLiteStore(dataDirectory: directory)
         defer { store.close() }
-        XCTAssertEqual(try store.listApplications().first?.fcmServiceAccount, #"{"project_id":"two"}"#)
+        await asyncAssertEqual(try await store.listApplications().first?.fcmServiceAccount, #"{"project_id":"two"}"#)
         let cleared = try await store.updateApplication(code: record.code, ApplicationUpdate(fcmServiceAccount: .some(nil)))
         XCTAssertNil(cleared.fcmServiceAccount)
-        XCTAssertNil(try store.listApplications().first?.fcmServiceAccount)
+        await asyncAssertNil(try await store.listApplications().first?.fcmServiceAccount)
     }
 }

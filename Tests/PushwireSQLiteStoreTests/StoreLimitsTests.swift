@@ -1,4 +1,5 @@
 import Foundation
+import PushwireSQLiteStore
 import PushwireStore
 import XCTest
 
@@ -32,6 +33,6 @@ final class StoreLimitsTests: XCTestCase {
         } catch {
             XCTAssertEqual(error, .limitReached("device d1 would hold \(over) tags; at most \(StoreLimits.maxTagsPerDevice) per device"))
         }
-        XCTAssertEqual(try store.tags(applicationID: app.id, hwid: "d1")?.count, over - 1, "the refused writes changed nothing")
+        await asyncAssertEqual(try await store.tags(applicationID: app.id, hwid: "d1")?.count, over - 1, "the refused writes changed nothing")
     }
 }

@@ -5,8 +5,8 @@ import XCTest
 /// The one metadata rule of docs/PROTOCOL.md, over a real socket: keys are exact, and a call with
 /// two `authorization` (or `application`) entries is refused whatever their order.
 final class AuthMetadataTests: XCTestCase {
-    func testAuthorizationEntriesAreExactAndUnique() throws {
-        let live = try LiveServer()
+    func testAuthorizationEntriesAreExactAndUnique() async throws {
+        let live = try await LiveServer()
         defer { live.stop() }
         let client = try live.connect()
         let a = try live.createApplication(client, name: "a", callID: 1)

@@ -69,7 +69,7 @@ final class FastPathDifferentialTests: XCTestCase {
     }
 
     /// The cases, each refused by the regular decoder and therefore declined here.
-    func testTheReportedDivergencesAreDeclined() throws {
+    func testTheReportedDivergencesAreDeclined() async throws {
         func register(_ build: (inout ProtoFuzz.Writer) -> Void) -> [UInt8] {
             var writer = ProtoFuzz.Writer()
             writer.bytesField(1, Array("A1B2C-3D4E5".utf8))
@@ -108,8 +108,8 @@ final class FastPathDifferentialTests: XCTestCase {
     /// take it and once with a non-ASCII metadata entry (which the frame scanner declines, so
     /// the regular handler answers); the two answers — status, message and response bytes — must
     /// be identical.
-    func testFastAndRegularAnswersAreIdentical() throws {
-        let live = try LiveServer()
+    func testFastAndRegularAnswersAreIdentical() async throws {
+        let live = try await LiveServer()
         defer { live.stop() }
         let client = try live.connect()
         let app = try live.createApplication(client, name: "differential", callID: 1)
@@ -155,8 +155,8 @@ final class FastPathDifferentialTests: XCTestCase {
 extension FastPathDifferentialTests {
     /// SyncCategories the same way: each generated request through the fast path and forced onto
     /// the regular one, with identical answers.
-    func testFastAndRegularSyncAnswersAreIdentical() throws {
-        let live = try LiveServer()
+    func testFastAndRegularSyncAnswersAreIdentical() async throws {
+        let live = try await LiveServer()
         defer { live.stop() }
         let client = try live.connect()
         let app = try live.createApplication(client, name: "sync differential", callID: 1)

@@ -8,8 +8,8 @@ import XCTest
 /// calls is bounded where it is written (tags per device, categories per application), errors
 /// quote callers' values only up to a length, and the encoder refuses to write a larger frame.
 final class FrameBoundTests: XCTestCase {
-    func testTagsPerDeviceAreBoundedAtTheWrite() throws {
-        let live = try LiveServer()
+    func testTagsPerDeviceAreBoundedAtTheWrite() async throws {
+        let live = try await LiveServer()
         defer { live.stop() }
         let client = try live.connect()
         let app = try live.createApplication(client, name: "tags", callID: 1)
@@ -72,8 +72,8 @@ final class FrameBoundTests: XCTestCase {
         XCTAssertEqual(try client.call(Methods.Devices.getTags, get, callID: next()).tags.count, 3)
     }
 
-    func testCategoriesPerApplicationAreBounded() throws {
-        let live = try LiveServer()
+    func testCategoriesPerApplicationAreBounded() async throws {
+        let live = try await LiveServer()
         defer { live.stop() }
         let client = try live.connect()
         let app = try live.createApplication(client, name: "categories", callID: 1)
@@ -99,9 +99,9 @@ final class FrameBoundTests: XCTestCase {
 
     /// An answer larger than the server's max_frame_size is RESOURCE_EXHAUSTED, and the
     /// connection carries on; a huge unknown method path is quoted only in part.
-    func testNoFrameExceedsTheServersLimit() throws {
+    func testNoFrameExceedsTheServersLimit() async throws {
         let limit = 16 * 1024
-        let live = try LiveServer { $0.maxFrameSize = limit }
+        let live = try await LiveServer { $0.maxFrameSize = limit }
         defer { live.stop() }
         let client = try live.connect()
         let app = try live.createApplication(client, name: "small frames", callID: 1)
@@ -144,7 +144,7 @@ final class FrameBoundTests: XCTestCase {
         XCTAssertTrue(answer.message.hasSuffix("…"), answer.message)
     }
 
-    func testTheEncoderRefusesOversizedFrames() throws {
+    func testTheEncoderRefusesOversizedFrames() async throws {
         var output: [UInt8] = []
         XCTAssertFalse(HotFrames.appendResponseFrame(callID: 9, status: .ok, message: "", body: Array(repeating: 1, count: 200),
                                                      maxFrameSize: 100, to: &output))
@@ -166,7 +166,7 @@ final class FrameBoundTests: XCTestCase {
     /// With the limits, the largest answers fit the default frame: the category list of
     /// RegisterDevice (32 categories, each with 4 text-input buttons labelled in every language,
     /// every string at its longest) and a GetTags of 128 tags of empty list items.
-    func testTheLargestAnswersFitTheDefaultFrame() throws {
+    func testTheLargestAnswersFitTheDefaultFrame() async throws {
         let label = String(repeating: "L", count: Limits.maxLabelBytes)
         var button = Button()
         button.label = label
@@ -201,7 +201,7 @@ final class FrameBoundTests: XCTestCase {
     }
 
     /// Each limit's value is stated once in docs/PROTOCOL.md, and it is the one the code uses.
-    func testTheProtocolDocumentStatesEachLimit() throws {
+    func testTheProtocolDocumentStatesEachLimit() async throws {
         let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/PROTOCOL.md")
         let text = try String(contentsOf: doc, encoding: .utf8)

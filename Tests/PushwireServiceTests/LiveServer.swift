@@ -11,9 +11,9 @@ final class LiveServer {
     let port: UInt16
     private var stopped = false
 
-    init(configuration: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(configuration: (inout ServerConfiguration) -> Void = { _ in }) async throws {
         let dir = NSTemporaryDirectory() + "pushwire-live-\(getpid())-\(UUID().uuidString.prefix(8))"
-        services = try makePushwireServices(dataDirectory: dir, adminToken: "root")
+        services = try await makePushwireServices(dataDirectory: dir, adminToken: "root")
         var settings = ServerConfiguration(listen: try SocketAddress(parsing: "127.0.0.1:0"), threads: 1)
         configuration(&settings)
         server = Server(configuration: settings, logger: Logger(label: "test", level: .warning))

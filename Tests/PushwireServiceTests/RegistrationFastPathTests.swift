@@ -61,7 +61,7 @@ final class RegistrationFastPathTests: XCTestCase {
         XCTAssertNil(try h.categories.listCategoriesIfCached(ListCategoriesRequest(), caller: Caller(bearerToken: app.token)))
         let register = registration(app.code, "d1")
         _ = try await h.devices.registerDevice(register)  // the task path: it reads and caches
-        XCTAssertNotNil(try h.devices.registerDeviceIfUnchanged(register), "cached again by the read")
+        XCTAssertNotNil(try h.devices.cachedResponse(for: register), "cached again by the read")
         XCTAssertNotNil(try h.devices.syncCategoriesIfCached(sync))
 
         var upsert = upsertRequest(makeCategory("Rate", buttons: [makeButton(0, "Good")]))

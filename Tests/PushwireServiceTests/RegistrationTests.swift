@@ -107,14 +107,17 @@ final class RegistrationTests: XCTestCase {
 
     /// A `--sink` that cannot be opened is reported as the sink, not as the data directory, both by
     /// the services and in pushwired's startup log.
-    func testBadSinkIsReportedAsTheSink() throws {
+    func testBadSinkIsReportedAsTheSink() async throws {
         let dir = NSTemporaryDirectory() + "pushwire-sink-\(getpid())-\(UUID().uuidString.prefix(8))"
         let sink = dir + "/no/such/folder/sink.jsonl"
-        XCTAssertThrowsError(try makePushwireServices(dataDirectory: dir, adminToken: "root", sinkPath: sink)) { error in
+        do {
+            _ = try await makePushwireServices(dataDirectory: dir, adminToken: "root", sinkPath: sink)
+            XCTFail("a sink that cannot be opened must fail the start")
+        } catch {
             XCTAssertEqual("\(error)", "cannot open sink file \(sink): No such file or directory")
         }
         // The store was closed again: the directory opens at once.
-        try makePushwireServices(dataDirectory: dir, adminToken: "root").close()
+        try await makePushwireServices(dataDirectory: dir, adminToken: "root").close()
 
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let process = Process()
