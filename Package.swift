@@ -7,6 +7,8 @@
 //   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
 //   CPushwireLinux    a C shim for epoll, eventfd, accept4 and a thread's niceness (not exported by Swift's Glibc)
 //   PushwireRuntime   epoll event loops, the RPC server and the client transport
+//   PushwireJSONBridge proto3 JSON ↔ protobuf for any message of the contract (the CLI's and the HTTP door's)
+//   CHTTPParser       Node's http_parser, a Debian system library (apt: libhttp-parser-dev)
 //   PushwireClient    the typed Swift client
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
 //   PushwireStore     the store contract: the protocols every engine meets, their records and errors (no engine)
@@ -19,10 +21,11 @@
 //   CNGHTTP2          libnghttp2 (HTTP/2 framing), a Debian system library (apt: libnghttp2-dev)
 //   PushwireAPNs      the APNs gateway: HTTP/2 on libnghttp2 + libssl (or libcurl), JWT on libcrypto
 //   PushwireService   the push domain: applications, devices, categories, messages, handlers
+//   PushwirePushwoosh the Pushwoosh-compatible API (/json/1.3/…) over the HTTP door, calling the methods above
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
 //   pushwired, pushwire, pushwire-bench, pushwire-codec-bench, pushwire-apns-bench: thin executables
 // Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
-// Python clients.
+// Python clients. Fuzz/ holds the libFuzzer targets, declared only when Scripts/fuzz builds them.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = []
@@ -71,12 +74,21 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"])]
         ),
+        // libhttp-parser-dev ships no pkg-config file: the module map names the header and library.
+        .systemLibrary(
+            name: "CHTTPParser",
+            providers: [.apt(["libhttp-parser-dev"])]
+        ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
         // CPushwireLinux: epoll, eventfd, accept4 and a thread's niceness, which Swift's Glibc module does not export.
         .target(name: "CPushwireLinux"),
-        .target(name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux"], swiftSettings: swiftSettings),
-        .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire"], swiftSettings: swiftSettings),
+        // PushwireJSONBridge: proto3 JSON ↔ protobuf, one implementation for the CLI and the server.
+        .target(name: "PushwireJSONBridge", dependencies: ["PushwireWire", "CProtobufC"], swiftSettings: swiftSettings),
+        .target(
+            name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser"],
+            swiftSettings: swiftSettings),
+        .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", swiftSettings: swiftSettings),
@@ -89,8 +101,10 @@ let package = Package(
             dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
+        // PushwirePushwoosh: Pushwoosh's /json/1.3 API on the HTTP door, translated to Pushwire's methods.
+        .target(name: "PushwirePushwoosh", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireAPNs", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
@@ -113,8 +127,33 @@ let package = Package(
         .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
         .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),
+        .testTarget(name: "PushwireJSONBridgeTests", dependencies: ["PushwireJSONBridge", "PushwireProtoC", "CProtobufC"]),
         .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
         .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "pushwire"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets of Fuzz/ (docs/FUZZING.md): declared only when PUSHWIRE_FUZZ is set, which
+// Scripts/fuzz does when it builds them with `-sanitize=fuzzer,address -parse-as-library
+// -enable-testing`; an ordinary build neither sees nor compiles them. Each is an executable whose
+// entry point hands libFuzzer's driver the target's `LLVMFuzzerTestOneInput`.
+if Context.environment["PUSHWIRE_FUZZ"] != nil {
+    package.targets.append(.target(name: "CFuzzer", path: "Fuzz/CFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzer", "PushwireWire", "CProtobufC"], path: "Fuzz/Support"))
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("frame-decoder", ["PushwireWire"]),
+        ("wire-validator", ["PushwireWire", "CProtobufC"]),
+        ("scanned-request", ["PushwireRuntime", "PushwireWire"]),
+        ("register-device-scanner", ["PushwireService", "PushwireWire"]),
+        ("hot-frames", ["PushwireWire"]),
+        ("json-text-reader", ["PushwireJSON"]),
+        ("custom-data", ["PushwireService", "PushwireJSON"]),
+        ("proto-json", ["PushwireJSONBridge", "PushwireWire", "CProtobufC"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: "fuzz-\(target.name)", dependencies: ["FuzzSupport"] + target.dependencies, path: "Fuzz/Targets/\(target.name)"
+        ))
+    }
+}

@@ -2,8 +2,9 @@
 """A local double of Apple's APNs provider API, for Pushwire's tests and benchmarks.
 
 A real HTTP/2-over-TLS server (the `h2` package on asyncio). It checks what APNs checks — the ES256
-provider token against the app's public key and the claims, the path, the apns-* headers, the
-payload size — answers like APNs, and appends one JSON line per answered request to --log.
+provider token against the app's public key and the claims, the path, the apns-* headers (push
+type alert or background; a background push at priority 5 with `content-available` and no
+alert, sound or badge), the payload size — answers like APNs, and appends one JSON line per answered request to --log.
 
 Misbehaviour on demand:
   --rule TOKEN=STATUS:REASON[:RETRY_AFTER[:TIMES]]
@@ -120,12 +121,23 @@ class Double:
             return 404, "BadPath", None, True
         if headers.get("apns-topic") != self.args.topic:
             return 400, "BadTopic" if "apns-topic" in headers else "MissingTopic", None, True
-        if headers.get("apns-push-type") != "alert":
+        push_type = headers.get("apns-push-type")
+        if push_type not in ("alert", "background"):
             return 400, "InvalidPushType", None, True
         if not UUID_RE.match(headers.get("apns-id", "")):
             return 400, "BadMessageId", None, True
-        if headers.get("apns-priority") not in ("5", "10"):
+        if headers.get("apns-priority") not in ("1", "5", "10"):
             return 400, "BadPriority", None, True
+        if push_type == "background":
+            # Apple: background pushes go at priority 5, with content-available and nothing shown.
+            try:
+                aps = json.loads(body).get("aps", {})
+            except ValueError:
+                return 400, "BadPayload", None, True
+            if headers.get("apns-priority") != "5":
+                return 400, "BadPriority", None, True
+            if aps.get("content-available") != 1 or any(k in aps for k in ("alert", "sound", "badge")):
+                return 400, "InvalidPushType", None, True
         if not re.match(r"^[0-9]+$", headers.get("apns-expiration", "")):
             return 400, "BadExpirationDate", None, True
         if len(headers.get("apns-collapse-id", "").encode()) > 64:

@@ -1,5 +1,5 @@
 /*
- * The raw SQLite ceiling for durable device upserts: what PushwireStore's group-commit writer is
+ * The raw SQLite ceiling for durable device upserts: what PushwireSQLiteStore's group-commit writer is
  * measured against (issue 5, item 8).
  *
  * Same durability as the store (WAL, synchronous=FULL: every COMMIT is fsynced), same table shape

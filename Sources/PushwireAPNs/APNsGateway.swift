@@ -46,7 +46,8 @@ public final class APNsGateway: NotificationGateway {
                     clients.append(try HTTP2Client(baseURL: baseURL, topic: credentials.topic, configuration: perConnection, tokens: tokens))
                 case .nghttp2:
                     guard let endpoint = APNsEndpoint(baseURL: baseURL) else { throw .transport("not an https://host[:port] URL: \(baseURL)") }
-                    clients.append(try NGHTTP2Client(endpoint: endpoint, topic: credentials.topic, configuration: perConnection, tokens: tokens))
+                    clients.append(try NGHTTP2Client(endpoint: endpoint, profile: APNsProfile(topic: credentials.topic, tokens: tokens),
+                                                     configuration: perConnection))
                 }
             } catch {
                 for client in clients { client.stop() }

@@ -18,7 +18,6 @@ enum APNsRequest {
         [
             ("authorization", "bearer \(token)"),
             ("apns-topic", topic),
-            ("apns-push-type", "alert"),
             ("content-type", "application/json"),
         ]
     }
@@ -27,6 +26,7 @@ enum APNsRequest {
     static func ownHeaders(for job: APNsJob) -> [(name: String, value: String)] {
         let notification = job.notification
         var headers: [(name: String, value: String)] = [
+            ("apns-push-type", notification.pushType),
             ("apns-priority", String(notification.priority)),
             ("apns-expiration", String(notification.expiration)),
             ("apns-id", job.apnsID),

@@ -3,7 +3,7 @@ import Glibc
 import PushwireDelivery
 import Synchronization
 
-/// One HTTP/2 connection to an APNs host on libnghttp2 + OpenSSL, driven by a thread of its own:
+/// One HTTP/2 connection to a push service's host (APNs or FCM, as its `HTTP2PushProfile` says) on libnghttp2 + OpenSSL, driven by a thread of its own:
 /// jobs queue here, go out as streams while the connection has room, and come back through their
 /// completions. Requests that got no answer (connection refused or lost, GOAWAY above the
 /// server's last stream id, timeout) are sent again on a new connection after a backoff.
@@ -16,9 +16,8 @@ import Synchronization
 final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private let inbox = JobInbox()
     private let endpoint: APNsEndpoint
-    private let topic: String
+    private let profile: any HTTP2PushProfile
     private let configuration: APNsConfiguration
-    private let tokens: ProviderTokenCache
     private let tlsContext: OpaquePointer
     private let connectionRetries = Atomic<Int>(0)
     /// The wake-up pipe: `submit` and `stop` write a byte, the thread polls the read end.
@@ -33,11 +32,10 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private var nextTimeoutScan = ContinuousClock.now
 
     /// Sets up TLS and starts the thread; the connection opens when the first job arrives.
-    init(endpoint: APNsEndpoint, topic: String, configuration: APNsConfiguration, tokens: ProviderTokenCache) throws(APNsGatewayError) {
+    init(endpoint: APNsEndpoint, profile: any HTTP2PushProfile, configuration: APNsConfiguration) throws(APNsGatewayError) {
         self.endpoint = endpoint
-        self.topic = topic
+        self.profile = profile
         self.configuration = configuration
-        self.tokens = tokens
         do {
             tlsContext = try TLSSocket.makeContext(caFile: configuration.caFile)
         } catch {
@@ -174,11 +172,12 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private func startStreams(on connection: NGHTTP2Connection) {
         var room = connection.room
         guard room > 0, queueHead < queue.count else { return }
-        guard let token = tokens.current() else {
+        let (current, failure) = profile.currentToken()
+        guard let token = current else {
             let waiting = queue[queueHead...]
             queue = []
             queueHead = 0
-            for job in waiting { job.completion(.retry(reason: "could not sign the provider token", after: nil)) }
+            for job in waiting { job.completion(.retry(reason: failure, after: nil)) }
             return
         }
         let deadline = ContinuousClock.now + configuration.requestTimeout
@@ -186,7 +185,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             let job = queue[queueHead]
             queueHead += 1
             let stream = NGHTTP2Stream(job: job, token: token, deadline: deadline)
-            if connection.start(stream, path: APNsRequest.path(for: job.notification), topic: topic) {
+            if connection.start(stream, path: profile.path(for: job.notification), profile: profile) {
                 room -= 1
             } else {
                 unanswered(job, reason: "nghttp2 refused the request")
@@ -218,12 +217,12 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     private func answered(_ stream: NGHTTP2Stream) {
         var job = stream.job
-        switch APNsResponse.verdict(status: stream.status, body: stream.body, apnsID: job.apnsID, retryAfter: stream.retryAfter) {
+        switch profile.verdict(status: stream.status, body: stream.body, job: job, retryAfter: stream.retryAfter) {
         case .outcome(let outcome):
             job.completion(outcome)
         case .refreshTokenAndRetry:
-            guard !job.refreshedToken, tokens.replace(expired: stream.token) != nil else {
-                job.completion(.retry(reason: "ExpiredProviderToken", after: .seconds(60)))
+            guard !job.refreshedToken, profile.replace(rejected: stream.token) != nil else {
+                job.completion(profile.rejectedTokenOutcome)
                 return
             }
             // The next round starts it with the new current token.

@@ -106,7 +106,7 @@ final class NGHTTP2Connection {
 
     /// Queues the request for `stream` (HEADERS, then the payload as DATA). Returns false if
     /// nghttp2 refused it; the stream is then not in the table.
-    func start(_ stream: NGHTTP2Stream, path: String, topic: String) -> Bool {
+    func start(_ stream: NGHTTP2Stream, path: String, profile: any HTTP2PushProfile) -> Bool {
         guard let session else { return false }
         // The pseudo-headers but :path, and the headers shared by every request with this provider
         // token, are laid out once per token; only :path and the notification's own headers are
@@ -117,11 +117,11 @@ final class NGHTTP2Connection {
             sharedHeaders.append(":method", "POST")
             sharedHeaders.append(":scheme", "https")
             sharedHeaders.append(":authority", authority)
-            for header in APNsRequest.sharedHeaders(topic: topic, token: stream.token) { sharedHeaders.append(header.name, header.value) }
+            for header in profile.sharedHeaders(token: stream.token) { sharedHeaders.append(header.name, header.value) }
         }
         ownHeaders.removeAll()
         ownHeaders.append(":path", path)
-        for header in APNsRequest.ownHeaders(for: stream.job) {
+        for header in profile.ownHeaders(for: stream.job) {
             ownHeaders.append(header.name, header.value, indexed: header.name != "apns-id")
         }
         entries.removeAll(keepingCapacity: true)

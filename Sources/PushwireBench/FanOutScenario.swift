@@ -20,6 +20,8 @@ struct FanOutOptions {
     var timeoutSeconds = 600.0
     var serverPID: Int32?
     var json = false
+    /// `--yes`: see `WriteGuard`.
+    var yes = false
 }
 
 let fanOutUsage = """
@@ -28,7 +30,7 @@ let fanOutUsage = """
     USAGE: pushwire-bench fanout [--devices N] [--application CODE [--token T]] [options]
 
     OPTIONS:
-      --target host:port     server address (default 127.0.0.1:7355)
+      --server host:port     server address (default 127.0.0.1:7355; --target is another name)
       --devices N            register N iOS devices (fo-00000000…, languages en/de/fr in turn)
                              before the clock starts; 0 (default) uses the devices the
                              application already holds
@@ -40,6 +42,9 @@ let fanOutUsage = """
       --timeout D            give up after D (default 600s)
       --server-pid P         also report pushwired's RSS before and its peak during the fan-out
       --json                 print the result as JSON
+      --yes                  go ahead although it writes into --application CODE (registering
+                             devices, rotating its token when --token is not given), or the
+                             server holds applications that are not pushwire-bench's
       --help                 this text
 
     The message has de and fr translations; pushwired's gateway decides where it goes (start it
@@ -56,7 +61,7 @@ func runFanOut(_ arguments: [String]) -> Int32 {
             print(fanOutUsage)
             return 0
         }
-        printError("pushwire-bench fanout: \(error.message)\n\n\(fanOutUsage)")
+        printError("pushwire-bench fanout: \(error.message)\nsee 'pushwire-bench fanout --help'")
         return 64
     }
     do {
@@ -64,7 +69,7 @@ func runFanOut(_ arguments: [String]) -> Int32 {
         return 0
     } catch {
         printError("pushwire-bench fanout: \(error)")
-        return 1
+        return (error as? SetupError)?.usage == true ? 64 : 1
     }
 }
 
@@ -73,7 +78,8 @@ func parseFanOutOptions(_ arguments: [String]) throws(UsageError) -> FanOutOptio
     var args = FlagScanner(arguments)
     while let flag = args.next() {
         switch flag {
-        case "--target": options.target = try args.value(flag)
+        case "--server", "--target": options.target = try args.value(flag)
+        case "--yes": options.yes = true
         case "--devices":
             let text = try args.value(flag)
             guard let n = Int(text), n >= 0 else { throw UsageError(message: "--devices: expected a count, got '\(text)'") }
@@ -104,6 +110,11 @@ struct FanOutRun {
 
     func run() throws {
         let caller = try SetupCaller(target: options.target)
+        var plan = ["send one message to every device"]
+        if options.devices > 0 { plan.insert("register \(options.devices) devices", at: 0) }
+        if options.application != nil && options.token == nil { plan.insert("rotate its access token", at: 0) }
+        try WriteGuard.check(plan.joined(separator: ", "), application: options.application, confirmed: options.yes, caller: caller,
+                             adminToken: options.application == nil ? try resolveAdminToken(adminOptions()) : nil)
         let (application, token) = try applicationAndToken(caller)
         if options.devices > 0 {
             let start = monotonicNanos()

@@ -62,6 +62,10 @@ struct Options {
     var timeoutMS: UInt32 = 0
     var listen = "127.0.0.1:0"
     var serveLoopback = false
+    /// `--yes`: write into an application that is not the bench's own, or beside real data.
+    var yes = false
+    /// `--version`: print the version and exit.
+    var showVersion = false
 }
 
 /// A usage error: printed with a hint and exit status 64.
@@ -106,7 +110,8 @@ let usage = """
                                                        template vs the generated wrappers
 
     OPTIONS:
-      --target host:port     server address (default 127.0.0.1:7355; [::1]:port for IPv6)
+      --server host:port     server address (default 127.0.0.1:7355; [::1]:port for IPv6);
+                             --target is another name for it
       --connections N        TCP connections (default 4)
       --concurrency K        calls in flight per connection (default 16)
       --duration D           measure for D (10s, 500ms, 2m; default 10s)
@@ -124,7 +129,11 @@ let usage = """
       --application CODE     use this application (with --token T for its access token)
       --admin-token T        else create one with Admin/CreateApplication (printed on stderr)
       --data-dir D           read the admin token from D/admin-token (pushwired's data directory)
+      --yes                  go ahead although the scenario writes into --application CODE, or
+                             the server holds applications that are not pushwire-bench's: without
+                             it the bench says what it would create and exits 64
       --help                 this text
+      --version              the version
 
     A live progress line is shown on standard error when it is a terminal.
     Exit status: 0 when every call succeeded, 1 on errors or failures, 64 on usage errors.
@@ -190,12 +199,19 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
         guard let method = args.next(), !method.hasPrefix("--") else { throw UsageError(message: "call: missing <method>") }
         callMethod = method
     case "--help", "-h", "help": throw UsageError(message: "")
+    case "--version":
+        options.showVersion = true
+        return options
     default: throw UsageError(message: "unknown scenario '\(first)'")
     }
 
     while let flag = args.next() {
         switch flag {
-        case "--target": options.target = try args.value(flag)
+        case "--server", "--target": options.target = try args.value(flag)
+        case "--yes": options.yes = true
+        case "--version":
+            options.showVersion = true
+            return options
         case "--connections": options.connections = try args.positiveInt(flag)
         case "--concurrency":
             options.concurrency = try args.positiveInt(flag)

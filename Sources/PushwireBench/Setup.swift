@@ -16,6 +16,8 @@ struct BenchSetup {
 /// A failed setup step: printed, exit status 1.
 struct SetupError: Error, CustomStringConvertible {
     var description: String
+    /// A refusal the command line can lift (`--yes`): exit status 64 rather than 1.
+    var usage = false
 }
 
 /// A blocking one-call-at-a-time connection for the few setup calls, made with the generated
@@ -127,6 +129,10 @@ func prepareApplication(_ options: Options) throws(SetupError) -> BenchSetup {
     let caller = try SetupCaller(target: options.target)
     var application = options.application
     var token = options.token
+    if let plan = writePlan(options) {
+        try WriteGuard.check(plan, application: application, confirmed: options.yes, caller: caller,
+                             adminToken: application == nil ? try resolveAdminToken(options) : nil)
+    }
     if application == nil {
         guard let admin = try resolveAdminToken(options) else {
             throw SetupError(description: "\(options.scenarioName): give --application CODE [--token T], or --admin-token T / --data-dir D to create one")
@@ -140,6 +146,20 @@ func prepareApplication(_ options: Options) throws(SetupError) -> BenchSetup {
     guard let application, !application.isEmpty else { throw SetupError(description: "CreateApplication returned no code") }
     let sync = try caller.call(Methods.Devices.syncCategories, SyncCategoriesRequest(application: application, knownVersion: 0), token: token)
     return BenchSetup(application: application, token: token, categoriesVersion: sync.version)
+}
+
+/// What the scenario writes besides its application, for `WriteGuard`; nil when it writes nothing.
+func writePlan(_ options: Options) -> String? {
+    var parts: [String] = []
+    for (kind, _) in options.kinds {
+        switch kind {
+        case .register(let pool?): parts.append("register \(pool) devices")
+        case .register(nil): parts.append("register a new device per call (named <n>-bench-\(benchRunID))")
+        case .send: parts.append("create a message per call")
+        case .ping, .unary, .sync: break
+        }
+    }
+    return parts.isEmpty ? nil : parts.joined(separator: " and ")
 }
 
 /// This run's id: 8 hex digits that differ between runs, so `register` makes new hwids each run.

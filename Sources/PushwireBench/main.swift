@@ -18,8 +18,13 @@ do {
         print(usage)
         exit(0)
     }
-    printError("pushwire-bench: \(error.message)\n\n\(usage)")
+    printError("pushwire-bench: \(error.message)\nsee 'pushwire-bench --help'")
     exit(64)
+}
+
+if options.showVersion {
+    print("pushwire-bench \(PushwireVersion.current)")
+    exit(0)
 }
 
 if options.scenarioName == "encode-cost" {
@@ -43,7 +48,7 @@ do {
     plan = try makePlan(options, setup: setup)
 } catch {
     printError("pushwire-bench: \(error)")
-    exit(1)
+    exit(error.usage ? 64 : 1)
 }
 let threadCount = min(options.connections, options.threads ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2))
 

@@ -11,32 +11,50 @@ enum AppCommands {
     static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         switch subcommand {
         case "create":
-            try scanned.allow(apnsOptions.union(["--name"]), command: command)
+            try scanned.allow(apnsOptions.union(["--name", "--fcm-service-account"]), command: command)
             _ = try scanned.positionals([], command: command)
             var request = CreateApplicationRequest()
             request.name = try scanned.required("--name", command: command)
             request.apns = try apns(scanned, command: command)
+            request.fcm = try fcm(scanned, command: command)
             return .createApplication(request)
         case "list":
             try scanned.allow([], command: command)
             _ = try scanned.positionals([], command: command)
             return .listApplications
         default:
-            try scanned.allow(apnsOptions.union(["--name", "--rotate-token", "--clear-apns"]), command: command)
+            try scanned.allow(apnsOptions.union(["--name", "--rotate-token", "--clear-apns", "--fcm-service-account", "--clear-fcm"]),
+                              command: command)
             var request = UpdateApplicationRequest()
             request.application = try scanned.positionals(["<code>"], command: command)[0]
             request.name = try scanned.value("--name", command: command) ?? ""
             request.apns = try apns(scanned, command: command)
             request.clearApns = scanned.switches.contains("--clear-apns")
             request.rotateAccessToken = scanned.switches.contains("--rotate-token")
+            request.fcm = try fcm(scanned, command: command)
+            request.clearFcm = scanned.switches.contains("--clear-fcm")
             if request.apns != nil && request.clearApns {
                 throw UsageError(message: "--clear-apns cannot be combined with APNs settings", command: command)
             }
-            if request.name.isEmpty && request.apns == nil && !request.clearApns && !request.rotateAccessToken {
-                throw UsageError(message: "nothing to change: give --name, --rotate-token, --clear-apns or APNs settings", command: command)
+            if request.fcm != nil && request.clearFcm {
+                throw UsageError(message: "--clear-fcm cannot be combined with --fcm-service-account", command: command)
+            }
+            if request.name.isEmpty && request.apns == nil && !request.clearApns && !request.rotateAccessToken
+                && request.fcm == nil && !request.clearFcm {
+                throw UsageError(message: "nothing to change: give --name, --rotate-token, --clear-apns, --clear-fcm, APNs settings or --fcm-service-account",
+                                 command: command)
             }
             return .updateApplication(request)
         }
+    }
+
+    /// The FCM settings from `--fcm-service-account <file.json>` (a Firebase service account's
+    /// key file, sent as it is; the server checks it), or none.
+    private static func fcm(_ scanned: ScannedArguments, command: String) throws(UsageError) -> FcmSettings? {
+        guard let file = try scanned.value("--fcm-service-account", command: command) else { return nil }
+        var settings = FcmSettings()
+        settings.serviceAccountJSON = try ValueSyntax.readFile(file, option: "--fcm-service-account", command: command)
+        return settings
     }
 
     /// The APNs settings from the flags: none, or all of team id, key id, topic and key file

@@ -1,3 +1,5 @@
+import PushwireClient
+
 /// A command line that cannot be run as given; exits 64 (EX_USAGE) with the message.
 struct UsageError: Error {
     var message: String
@@ -13,6 +15,9 @@ struct GlobalOptions {
     var json = false
     /// The admin token for `app` and `demo` (`--admin-token`, `$PUSHWIRE_ADMIN_TOKEN`).
     var adminToken: String?
+    /// pushwired's data directory, where the admin token is read when not given
+    /// (`--data-dir`, `$PUSHWIRE_DATA_DIR`, default `./data`).
+    var dataDirectory = "data"
 }
 
 /// The parsed command line.
@@ -39,8 +44,10 @@ struct Invocation {
         var options = GlobalOptions(server: environment["PUSHWIRE_SERVER"] ?? "127.0.0.1:7355",
                                     token: environment["PUSHWIRE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
         options.adminToken = environment["PUSHWIRE_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if let directory = environment["PUSHWIRE_DATA_DIR"], !directory.isEmpty { options.dataDirectory = directory }
         if GroupCommand.group(in: arguments) != nil {
             let command = try GroupCommand.parse(arguments, options: &options)
+            try checkServer(command, options)
             return Invocation(command: command, options: options)
         }
         let scanned = try OptionScanner.scan(arguments, options: &options)
@@ -84,6 +91,19 @@ struct Invocation {
         default:
             throw UsageError(message: "unknown command '\(subcommand)'", command: nil)
         }
+        try checkServer(command, options)
         return Invocation(command: command, options: options)
+    }
+
+    /// A malformed `--server` (or `$PUSHWIRE_SERVER`), e.g. a host without a port, is a usage
+    /// error before anything connects; commands that do not connect do not care.
+    private static func checkServer(_ command: Command, _ options: GlobalOptions) throws(UsageError) {
+        switch command {
+        case .help, .version, .methods(local: true): return
+        default: break
+        }
+        if let problem = ClientConnection.addressProblem(options.server) {
+            throw UsageError(message: "--server: \(problem)", command: nil)
+        }
     }
 }

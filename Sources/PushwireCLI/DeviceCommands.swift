@@ -1,7 +1,7 @@
 import PushwireClient
 import PushwireWire
 
-/// `pushwire device register|unregister|tags` and `pushwire category sync`: what a device does,
+/// `pushwire device register|track|unregister|tags` and `pushwire category sync`: what a device does,
 /// by application code (no token needed).
 enum DeviceCommands {
     /// Turns the options of `device (and `category sync`) <subcommand>` into its request.
@@ -15,10 +15,7 @@ enum DeviceCommands {
             var request = RegisterDeviceRequest()
             request.application = application
             request.hwid = try scanned.required("--hwid", command: command)
-            // `--token` is the global access-token option; for a device it can only mean the push token.
-            let pushTokens = scanned.values("--token") + scanned.values("--push-token")
-            guard pushTokens.count <= 1 else { throw UsageError(message: "the push token is given more than once", command: command) }
-            request.pushToken = pushTokens.first ?? ""
+            request.pushToken = try scanned.value("--push-token", command: command) ?? ""
             request.deviceType = try ValueSyntax.deviceType(try scanned.value("--type", command: command) ?? "ios", option: "--type", command: command)
             request.language = try scanned.value("--language", command: command) ?? ""
             if let timezone = try scanned.value("--timezone", command: command) {
@@ -35,6 +32,8 @@ enum DeviceCommands {
             }
             request.knownCategoriesVersion = try version(scanned, command: command)
             return .registerDevice(request)
+        case "track":
+            return .trackAction(try trackRequest(application: application, scanned, command: command))
         case "unregister":
             try scanned.allow(["--app", "--hwid"], command: command)
             var request = UnregisterDeviceRequest()
@@ -87,6 +86,37 @@ enum DeviceCommands {
         }
     }
 
+    /// `device track`: an open without `--button`, a tap of button `--button` (of the message's
+    /// category, `--category`) with it, and the text typed into a text-input button with `--text`.
+    private static func trackRequest(application: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> TrackActionRequest {
+        try scanned.allow(["--app", "--hwid", "--message", "--button", "--category", "--text"], command: command)
+        var request = TrackActionRequest()
+        request.application = application
+        request.hwid = try scanned.required("--hwid", command: command)
+        request.messageCode = try scanned.required("--message", command: command)
+        guard let button = try scanned.value("--button", command: command) else {
+            if scanned.values("--category").first != nil || scanned.values("--text").first != nil {
+                throw UsageError(message: "--category and --text describe a button tap: give --button too", command: command)
+            }
+            request.kind = .open
+            return request
+        }
+        guard let buttonID = UInt32(button) else {
+            throw UsageError(message: "--button expects the button's id (0, 1, …), got '\(button)'", command: command)
+        }
+        guard let categoryText = try scanned.value("--category", command: command) else {
+            throw UsageError(message: "a button tap needs --category: the id of the message's category ('message details' shows it)", command: command)
+        }
+        guard let categoryID = UInt32(categoryText), categoryID > 0 else {
+            throw UsageError(message: "--category expects the category's id, got '\(categoryText)'", command: command)
+        }
+        request.kind = .button
+        request.buttonID = buttonID
+        request.categoryID = categoryID
+        request.textInput = try scanned.value("--text", command: command) ?? ""
+        return request
+    }
+
     private static func version(_ scanned: ScannedArguments, command: String) throws(UsageError) -> UInt64 {
         guard let text = try scanned.value("--known-version", command: command) else { return 0 }
         guard let version = UInt64(text) else {
@@ -114,13 +144,24 @@ enum DeviceCommands {
         switch operation {
         case .registerDevice(let request):
             let response = try await session.call(Methods.Devices.registerDevice, request, token: nil)
+            if request.pushToken.isEmpty {
+                // The server accepts it (a device may register before it has a token), but no
+                // message reaches it: say so rather than let a send look like it went nowhere.
+                printError("warning: \(request.hwid) has no push token (--push-token): it is never sent a notification until it registers with one")
+            }
             if json { return Session.printJSON(response) }
             print("registered \(request.hwid) in \(request.application); categories v\(response.categoriesVersion)")
             if response.categoriesNotModified {
-                print("categories not modified since v\(request.knownCategoriesVersion)")
+                print("categories v\(response.categoriesVersion) not modified")
             } else if !response.iosCategories.isEmpty {
                 print("ios categories:\n" + Render.categories(response.iosCategories))
             }
+        case .trackAction(let request):
+            let response = try await session.call(Methods.Devices.trackAction, request, token: nil)
+            if json { return Session.printJSON(response) }
+            let what = request.kind == .open ? "an open" : "a tap of button \(request.buttonID)"
+            print(response.recorded ? "recorded \(what) of message \(request.messageCode) by \(request.hwid)"
+                                    : "already recorded: \(what) of message \(request.messageCode) by \(request.hwid)")
         case .unregisterDevice(let request):
             let response = try await session.call(Methods.Devices.unregisterDevice, request, token: nil)
             if json { return Session.printJSON(response) }
@@ -137,7 +178,7 @@ enum DeviceCommands {
             let response = try await session.call(Methods.Devices.syncCategories, request, token: nil)
             if json { return Session.printJSON(response) }
             if response.notModified {
-                print("not modified: v\(response.version) is current")
+                print("categories v\(response.version) not modified")
             } else {
                 print("categories v\(response.version):\n" + Render.categories(response.categories))
             }

@@ -7,6 +7,8 @@ enum GroupCommand: Equatable {
     case listApplications
     case updateApplication(UpdateApplicationRequest)
     case registerDevice(RegisterDeviceRequest)
+    /// `device track`: an open or a button tap, as a device reports it.
+    case trackAction(TrackActionRequest)
     case unregisterDevice(UnregisterDeviceRequest)
     /// `device tags` with changes.
     case setTags(SetTagsRequest)
@@ -26,14 +28,14 @@ enum GroupCommand: Equatable {
     /// The group commands and their subcommands, for dispatch and `--help`.
     static let groups: [String: [String]] = [
         "app": ["create", "list", "update"],
-        "device": ["register", "unregister", "tags"],
+        "device": ["register", "track", "unregister", "tags"],
         "category": ["upsert", "delete", "list", "sync"],
-        "message": ["send", "details", "delete"],
+        "message": ["send", "details", "cancel", "delete"],
         "demo": [],
     ]
 
     /// The global options that take a value; skipped when looking for the command name.
-    private static let globalValueOptions: Set<String> = ["--server", "-s", "--token", "--timeout", "--admin-token"]
+    private static let globalValueOptions: Set<String> = ["--server", "-s", "--token", "--timeout", "--admin-token", "--data-dir"]
 
     /// The group named by `arguments`, if its first word is one.
     static func group(in arguments: [String]) -> String? {

@@ -1,7 +1,7 @@
 /// The `--help` texts of the group commands (`app`, `device`, `category`, `message`, `demo`).
 extension Help {
     private static func page(_ body: String) -> String {
-        body + "\n\n" + globalOptions + "\n\n" + exitCodes
+        body + "\n\n" + globalPointer
     }
 
     /// The value syntax of `--tag` and `--set`.
@@ -37,28 +37,32 @@ extension Help {
             USAGE: pushwire app <create|list|update> [options] [global options]
 
             Manages applications with the admin token.
-              create   pushwire app create --name <name> [APNs options]
+              create   pushwire app create --name <name> [APNs options] [--fcm-service-account <file>]
               list     pushwire app list
-              update   pushwire app update <code> [--name <name>] [--rotate-token] [--clear-apns] [APNs options]
+              update   pushwire app update <code> [--name <name>] [--rotate-token] [--clear-apns] [--clear-fcm] [APNs options]
+                       [--fcm-service-account <file>]
 
             See 'pushwire app <subcommand> --help'.
             """)
         case "app create", "app update":
             let update = topic == "app update"
             return page("""
-            USAGE: pushwire \(update ? "app update <code> [--name <name>] [--rotate-token] [--clear-apns]" : "app create --name <name>") [APNs options] [global options]
+            USAGE: pushwire \(update ? "app update <code> [--name <name>] [--rotate-token] [--clear-apns] [--clear-fcm]" : "app create --name <name>") [APNs options] [--fcm-service-account <file>] [global options]
 
-            \(update ? "Renames an application, replaces or removes its APNs settings, or rotates its access\ntoken (the old token stops working at once; the new one is printed once)." : "Creates an application and prints its code and its access token. The token is shown\nonly once (the server keeps only its hash): store it. Every application starts with the\nYesNo category. Without APNs settings its messages go to the server's file sink.")
+            \(update ? "Renames an application, replaces or removes its APNs settings, or rotates its access\ntoken (the old token stops working at once; the new one is printed once)." : "Creates an application and prints its code and its access token. The token is shown\nonly once (the server keeps only its hash): store it. Every application starts with the\nYesNo category. Without APNs or FCM settings its messages go to the server's file sink.")
 
             OPTIONS:
-              --name <name>                 the operator's name for it (1–128 bytes)\(update ? "\n  --rotate-token                issue a new access token\n  --clear-apns                  remove the APNs settings (messages go to the file sink)" : "")
+              --name <name>                 the operator's name for it (1–128 bytes)\(update ? "\n  --rotate-token                issue a new access token\n  --clear-apns                  remove the APNs settings\n  --clear-fcm                   remove the FCM settings" : "")
               --apns-team-id <id>           APNs settings, all four together: the Apple team id,
               --apns-key-id <id>            the signing key's id,
               --apns-topic <bundle id>      the app's bundle id,
               --apns-key-file <file.p8>     the .p8 signing key (never returned by the server)
               --apns-environment <env>      sandbox or production (default: production)
+              --fcm-service-account <file>  a Firebase service account's JSON key file: Android devices
+                                            are sent through FCM with it (never returned by the server)
 
-            The admin token comes from --admin-token, $PUSHWIRE_ADMIN_TOKEN or ./data/admin-token.
+            The admin token comes from --admin-token, $PUSHWIRE_ADMIN_TOKEN or <data-dir>/admin-token
+            (--data-dir, $PUSHWIRE_DATA_DIR, default ./data).
             """)
         case "app list":
             return page("""
@@ -68,21 +72,27 @@ extension Help {
             """)
         case "device":
             return page("""
-            USAGE: pushwire device <register|unregister|tags> --app <code> --hwid <hwid> [options]
+            USAGE: pushwire device <register|track|unregister|tags> --app <code> --hwid <hwid> [options]
 
             Does what a device does, by application code (no token needed).
+              register     pushwire device register --app <code> --hwid <hwid> --push-token <hex> [options]
+              track        pushwire device track --app <code> --hwid <hwid> --message <code> [--button <id> --category <id>]
+              unregister   pushwire device unregister --app <code> --hwid <hwid>
+              tags         pushwire device tags --app <code> --hwid <hwid> [--set …] [--increment …] [--remove …]
             See 'pushwire device <subcommand> --help'.
             """)
         case "device register":
             return page("""
             USAGE: pushwire device register --app <code> --hwid <hwid> [options] [global options]
 
-            Creates or updates a device and prints the application's categories.
+            Creates or updates a device and prints the application's categories. A device without
+            a push token is stored but never sent a notification (a warning says so).
 
             OPTIONS:
               --app <code>             the application's code, e.g. A1B2C-3D4E5
               --hwid <hwid>            the device's hardware id (1–128 bytes)
-              --token, --push-token <hex>  the APNs push token (hex)
+              --push-token <hex>       the APNs push token (hex); --token is the global access
+                                       token, never the push token
               --type <platform>        ios (default), android, macos, safari, chrome, huawei, … or
                                        the Pushwoosh number
               --language <code>        ISO-639-1, e.g. en
@@ -94,6 +104,23 @@ extension Help {
                                        no categories are sent back
 
             \(tagSyntax)
+            """)
+        case "device track":
+            return page("""
+            USAGE: pushwire device track --app <code> --hwid <hwid> --message <code> [--button <id> --category <id> [--text <text>]]
+
+            Reports what the user did with a notification (Devices/TrackAction), as the app on the
+            device does: without --button, an open (the body was tapped); with it, a tap of that
+            button. A retried report is counted once.
+
+            OPTIONS:
+              --message <code>    the message code from the payload ("message send" prints it)
+              --button <id>       the id of the tapped button (0, 1, …; "category list" shows them)
+              --category <id>     the message's category id (aps.category; "message details" shows it)
+              --text <text>       what the user typed into a text-input button
+
+            EXAMPLE:
+              pushwire device track --app A1B2C-3D4E5 --hwid phone-1 --message <code> --button 0 --category 65
             """)
         case "device unregister":
             return page("""
@@ -160,16 +187,20 @@ extension Help {
             """)
         case "message":
             return page("""
-            USAGE: pushwire message <send|details|delete> --token <token> [options] [global options]
+            USAGE: pushwire message <send|details|cancel> --token <token> [options] [global options]
 
+              send      create a message (to devices, users, platforms, or every device)
+              details   its status, delivery counts, opens and taps per button
+              cancel    cancel a scheduled message that has not gone out ('delete' is the same)
             See 'pushwire message <subcommand> --help'.
             """)
         case "message send":
             return page("""
             USAGE: pushwire message send --token <token> (--file <msg.json> | --content <text> [options])
 
-            Creates a message and prints its code. Without targeting options it goes to every
-            registered device of the application; selectors combine with AND.
+            Creates a message and prints its code, and the named devices the application does not
+            know. Without targeting options it goes to every registered device of the application;
+            selectors combine with AND. Devices without a push token are not targeted.
 
             OPTIONS:
               --file <file>                a Notification, or a CreateMessageRequest with
@@ -198,13 +229,15 @@ extension Help {
             USAGE: pushwire message details --token <token> <message code> [global options]
 
             Prints the status (scheduled, sending, done, cancelled) and the counts: targeted, sent,
-            failed (by reason), invalid tokens, opened, taps per button with the button labels.
+            failed (by reason), invalid tokens, the same per platform (iOS, Android, …), opened, taps
+            per button with the button labels.
             """)
-        case "message delete":
+        case "message cancel", "message delete":
             return page("""
-            USAGE: pushwire message delete --token <token> <message code> [global options]
+            USAGE: pushwire message cancel --token <token> <message code> [global options]
 
-            Cancels a scheduled message that has not started going out.
+            Cancels a scheduled message that has not started going out (Messages/DeleteMessage);
+            'message delete' is another name for it. Its details then say "cancelled".
             """)
         case "demo":
             return page("""
@@ -212,7 +245,8 @@ extension Help {
 
             The tour to run first, against a running pushwired:
               1. creates an application (admin token: --admin-token, $PUSHWIRE_ADMIN_TOKEN or
-                 ./data/admin-token, which pushwired writes on first start),
+                 <data-dir>/admin-token, which pushwired writes on first start; --data-dir,
+                 $PUSHWIRE_DATA_DIR, default ./data),
               2. shows its predefined YesNo category,
               3. registers three iOS devices with languages en, fr and de,
               4. sends them a message with the YesNo category; without APNs credentials it goes

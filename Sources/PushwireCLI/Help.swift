@@ -18,12 +18,20 @@ enum Help {
                                 (default: $PUSHWIRE_SERVER or 127.0.0.1:7355)
       --token <token>           sent as "authorization: Bearer <token>" (default: $PUSHWIRE_TOKEN)
       --admin-token <token>     the admin token for app and demo (default: $PUSHWIRE_ADMIN_TOKEN,
-                                then ./data/admin-token)
+                                then <data-dir>/admin-token)
+      --data-dir <path>         pushwired's data directory, where it keeps admin-token
+                                (default: $PUSHWIRE_DATA_DIR or ./data)
       --timeout <seconds>       deadline of the connection and of each call (default: 10)
       --json                    machine-readable output: one JSON document on stdout,
                                 errors as {"error": {"code", "status", "message"}}
       -h, --help                show help
       --version                 show the version
+    """
+
+    /// What a subcommand's help says instead of repeating the global options.
+    static let globalPointer = """
+    Global options (--server, --token, --admin-token, --data-dir, --timeout, --json) and exit
+    codes: see 'pushwire --help'.
     """
 
     static let overview = """
@@ -37,7 +45,7 @@ enum Help {
       call      call a method with a JSON request, print the JSON response
       ping      measure the round trip of Ping frames
       app       create, list and update applications (admin token)
-      device    register and unregister devices, set and read their tags
+      device    register devices, report their opens and taps, set and read their tags
       category  upsert, delete, list and sync categories of action buttons
       message   send messages, read their details, cancel scheduled ones
       demo      the tour: app, YesNo category, three devices, a message, taps, statistics
@@ -60,9 +68,7 @@ enum Help {
             OPTIONS:
               --service <name>   a service such as pushwire.v1.Devices (default: the whole server)
 
-            \(globalOptions)
-
-            \(exitCodes)
+            \(globalPointer)
             """
         case "methods":
             return """
@@ -74,9 +80,7 @@ enum Help {
             OPTIONS:
               --local   list the methods this client knows, without asking a server
 
-            \(globalOptions)
-
-            \(exitCodes)
+            \(globalPointer)
             """
         case "call":
             return """
@@ -92,15 +96,14 @@ enum Help {
 
             OPTIONS:
               -d, --data <json>   the request; '@file' reads a file, '-' reads stdin (default: {})
-              --emit-defaults     print fields that are at their default value too
+              --emit-defaults     print fields that are at their default value too (0, false, "",
+                                  []), which proto3 JSON leaves out otherwise
 
             EXAMPLE:
               pushwire call Devices/RegisterDevice --token $APP_TOKEN \\
                 --data '{"application":"ABCDE-12345","hwid":"h1","pushToken":"…","deviceType":"DEVICE_TYPE_IOS"}'
 
-            \(globalOptions)
-
-            \(exitCodes)
+            \(globalPointer)
             """
         case "ping":
             return """
@@ -111,9 +114,7 @@ enum Help {
             OPTIONS:
               --count <n>   how many pings (default: 1)
 
-            \(globalOptions)
-
-            \(exitCodes)
+            \(globalPointer)
             """
         default:
             return command.flatMap(groupText(for:)) ?? overview

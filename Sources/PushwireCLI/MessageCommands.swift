@@ -2,7 +2,7 @@ import Foundation
 import PushwireClient
 import PushwireWire
 
-/// `pushwire message send|details|delete`, with the application's access token.
+/// `pushwire message send|details|cancel` (`delete` is another name for `cancel`), with the application's access token.
 enum MessageCommands {
     private static let notificationOptions: Set<String> = [
         "--content", "--title", "--subtitle", "--category", "--device", "--user", "--platform", "--language-content",
@@ -33,7 +33,7 @@ enum MessageCommands {
             var request = GetMessageDetailsRequest()
             request.messageCode = try scanned.positionals(["<message code>"], command: command)[0]
             return .getMessageDetails(request)
-        default:
+        default: // "cancel" or "delete"
             try scanned.allow([], command: command)
             var request = DeleteMessageRequest()
             request.messageCode = try scanned.positionals(["<message code>"], command: command)[0]
@@ -154,6 +154,17 @@ enum MessageCommands {
     }
 
     /// The details as a short report; also what `pushwire demo` ends with.
+    /// A device type as `message details` names it.
+    static func platformName(_ type: DeviceType) -> String {
+        switch type {
+        case .ios: "iOS"
+        case .android: "Android"
+        case .macos: "macOS"
+        case .safari: "Safari"
+        default: "device type \(type.rawValue)"
+        }
+    }
+
     static func describe(_ details: GetMessageDetailsResponse) -> String {
         let status: String
         switch details.status {
@@ -173,6 +184,13 @@ enum MessageCommands {
         lines.append("  sent:      \(details.sent)")
         lines.append("  failed:    \(details.failed) (invalid tokens: \(details.invalidTokens))")
         for failure in details.failures { lines.append("    \(failure.reason): \(failure.count)") }
+        if !details.platforms.isEmpty {
+            lines.append("  platforms:")
+            for counts in details.platforms {
+                lines.append("    \(platformName(counts.deviceType)): targeted \(counts.targeted), sent \(counts.sent), "
+                             + "failed \(counts.failed) (invalid tokens: \(counts.invalidTokens))")
+            }
+        }
         lines.append("  opened:    \(details.opened)")
         if !details.taps.isEmpty {
             lines.append("  taps:")

@@ -32,7 +32,7 @@ struct ScannedArguments {
 
     /// Rejects options that `command` does not take.
     func allow(_ names: Set<String>, command: String) throws(UsageError) {
-        for name in flags.map(\.name) + switches where name != "--token" && !names.contains(name) {
+        for name in flags.map(\.name) + switches where !names.contains(name) {
             throw UsageError(message: "'\(command)' does not take \(name)", command: command)
         }
     }
@@ -60,10 +60,10 @@ enum OptionScanner {
         "--app-version", "--tag", "--set", "--increment", "--remove", "--known-version", "--file", "--button",
         "--id", "--content", "--title", "--subtitle", "--category", "--device", "--platform", "--language-content",
         "--language-title", "--data", "--send-at", "--transaction-id", "--badge", "--sound", "--thread-id",
-        "--service", "--count",
+        "--service", "--count", "--fcm-service-account", "--message", "--text",
     ]
     /// Options that take no value.
-    static let switchOptions: Set<String> = ["--rotate-token", "--clear-apns", "--trim", "--emit-defaults", "--local", "--version"]
+    static let switchOptions: Set<String> = ["--rotate-token", "--clear-apns", "--clear-fcm", "--trim", "--emit-defaults", "--local", "--version"]
 
     /// Scans `arguments`, applying the global options to `options`.
     static func scan(_ arguments: [String], options: inout GlobalOptions) throws(UsageError) -> ScannedArguments {
@@ -89,11 +89,8 @@ enum OptionScanner {
             switch name {
             case "-h", "--help": scanned.wantsHelp = true
             case "--server", "-s": options.server = try value(name, inline: inline)
-            case "--token":
-                // Global (the access token), but `device register` reads it as the push token.
-                let token = try value(name, inline: inline)
-                options.token = token
-                scanned.flags.append((name, token))
+            case "--token": options.token = try value(name, inline: inline)
+            case "--data-dir": options.dataDirectory = try value(name, inline: inline)
             case "--timeout":
                 let text = try value(name, inline: inline)
                 guard let seconds = Double(text), seconds > 0, seconds < 1e9 else {

@@ -58,15 +58,17 @@ struct Session {
         }
     }
 
-    /// The admin token: `--admin-token`, `$PUSHWIRE_ADMIN_TOKEN`, or `./data/admin-token` (where
-    /// `pushwired` started in the same directory keeps it).
+    /// The admin token: `--admin-token`, `$PUSHWIRE_ADMIN_TOKEN`, or `<data-dir>/admin-token`
+    /// (`--data-dir`, `$PUSHWIRE_DATA_DIR`, default `./data`: where `pushwired` keeps it).
     static func adminToken(_ options: GlobalOptions, command: String) throws(UsageError) -> String {
         if let token = options.adminToken, !token.isEmpty { return token }
-        if let data = FileManager.default.contents(atPath: "data/admin-token") {
+        let path = options.dataDirectory + "/admin-token"
+        if let data = FileManager.default.contents(atPath: path) {
             let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if !token.isEmpty { return token }
         }
-        throw UsageError(message: "needs the admin token: --admin-token, $PUSHWIRE_ADMIN_TOKEN or ./data/admin-token", command: command)
+        throw UsageError(message: "needs the admin token: --admin-token, $PUSHWIRE_ADMIN_TOKEN, or --data-dir/$PUSHWIRE_DATA_DIR "
+                             + "naming pushwired's data directory (no readable \(path))", command: command)
     }
 }
 

@@ -6,15 +6,62 @@ import Darwin
 import PushwireJSON
 import Synchronization
 
-/// The gateway of apps without APNs credentials (and of `pushwired --sink FILE`): appends one JSON
-/// line per notification to a file, so the whole pipeline runs and can be inspected without Apple.
+/// The gateway of apps without push credentials (and of `pushwired --sink FILE`): appends one JSON
+/// line per notification to a file, so the whole pipeline runs and can be inspected without Apple
+/// or Google.
 ///
-/// A line: `{"delivery_id":7,"message_code":"…","token":"…","priority":10,"expiration":0,
-/// "collapse_id":"","payload":{…}}` — `payload` is the rendered APNs payload, embedded as JSON.
+/// A line: `{"delivery_id":7,"message_code":"…","token":"…","platform":"ios","priority":10,
+/// "expiration":0,"collapse_id":"","payload":{…}}` — `platform` names the device's platform
+/// (`PushPlatform.name`), `payload` is what its service would get, embedded as JSON: the APNs
+/// payload, or for Android the FCM `message` object without its token.
 /// A batch is written with one `write(2)` on an `O_APPEND` descriptor, so lines of concurrent
 /// batches never interleave and a `kill -9` cannot lose a line that `deliver` reported as sent
 /// (the page cache outlives the process; `fsyncEachBatch` also survives a power loss).
+///
+/// For operators: `reopenAll()` (pushwired calls it on SIGHUP) reopens every sink at its path, so
+/// logrotate can move the file away and signal; with a `Rotation` the sink itself renames the file
+/// to `<path>.1` (shifting older ones to `.2` … and dropping the oldest) once it reaches a size.
 public final class FileSinkGateway: NotificationGateway {
+    /// Rotation by size: past `maxBytes` the file becomes `<path>.1` and a new one is started;
+    /// `keep` rotated files are kept (`.1` the newest).
+    public struct Rotation: Sendable, Equatable {
+        /// The size at which the file is rotated, checked after each batch (so a file ends up
+        /// to one batch larger).
+        public var maxBytes: Int64
+        /// How many rotated files to keep (at least 1).
+        public var keep: Int
+
+        /// Creates a rotation policy.
+        public init(maxBytes: Int64, keep: Int = 5) {
+            self.maxBytes = maxBytes
+            self.keep = max(1, keep)
+        }
+    }
+
+    /// The rotation of sinks opened from now on; set once by pushwired (`--sink-max-bytes`)
+    /// before the services open their sink, so that the setting needs no path through them.
+    public static let defaultRotation = Mutex<Rotation?>(nil)
+
+    /// Every open sink, for `reopenAll()`.
+    private static let openSinks = Mutex<[ObjectIdentifier: WeakSink]>([:])
+
+    private struct WeakSink: @unchecked Sendable {
+        // @unchecked: only read under `open`'s lock; the sink itself is Sendable.
+        weak var sink: FileSinkGateway?
+    }
+
+    /// Reopens every open sink at its path (after logrotate moved the file away).
+    /// - Returns: the sinks that could not be reopened, with the reason; they keep writing to
+    ///   the file they had.
+    @discardableResult
+    public static func reopenAll() -> [OpenError] {
+        let sinks = openSinks.withLock { $0.values.compactMap(\.sink) }
+        var failures: [OpenError] = []
+        for sink in sinks {
+            do { try sink.reopen() } catch { failures.append(error) }
+        }
+        return failures
+    }
     /// Why the sink cannot be opened.
     public struct OpenError: Error, Sendable, CustomStringConvertible {
         /// The file's path.
@@ -27,26 +74,75 @@ public final class FileSinkGateway: NotificationGateway {
     /// The file's path.
     public let path: String
     private let fsyncEachBatch: Bool
-    /// The descriptor; the lock makes one batch's write and the failure bookkeeping atomic.
-    private let descriptor: Mutex<Int32>
+    private let rotation: Rotation?
+    /// The open file; the lock makes one batch's write, a rotation and a reopen atomic.
+    private let descriptor: Mutex<OpenFile>
 
-    /// Opens (creating) `path` for appending.
-    /// - Throws: `OpenError` when the file cannot be opened.
-    public init(path: String, fsyncEachBatch: Bool = false) throws(OpenError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        if fd < 0 { throw OpenError(path: path, code: errno) }
-        self.path = path
-        self.fsyncEachBatch = fsyncEachBatch
-        self.descriptor = Mutex(fd)
+    private struct OpenFile {
+        var fd: Int32
+        /// Its size as far as this process knows (it is the only writer).
+        var size: Int64
     }
 
-    deinit { descriptor.withLock { _ = close($0) } }
+    /// Opens (creating) `path` for appending.
+    /// - Parameter rotation: rotate by size (default: `defaultRotation`), nil: never.
+    /// - Throws: `OpenError` when the file cannot be opened.
+    public init(path: String, fsyncEachBatch: Bool = false,
+                rotation: Rotation? = FileSinkGateway.defaultRotation.withLock { $0 }) throws(OpenError) {
+        self.path = path
+        self.fsyncEachBatch = fsyncEachBatch
+        self.rotation = rotation
+        self.descriptor = Mutex(try FileSinkGateway.openFile(path))
+        let id = ObjectIdentifier(self)
+        FileSinkGateway.openSinks.withLock { $0[id] = WeakSink(sink: self) }
+    }
+
+    deinit {
+        let id = ObjectIdentifier(self)
+        FileSinkGateway.openSinks.withLock { _ = $0.removeValue(forKey: id) }
+        descriptor.withLock { _ = close($0.fd) }
+    }
+
+    private static func openFile(_ path: String) throws(OpenError) -> OpenFile {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        if fd < 0 { throw OpenError(path: path, code: errno) }
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? Int64(info.st_size) : 0
+        return OpenFile(fd: fd, size: size)
+    }
+
+    /// Opens the path anew and writes there from now on (the old descriptor is closed): after
+    /// logrotate renamed the file, new lines go to a new file at the path.
+    /// - Throws: `OpenError`; the sink then keeps the file it had.
+    public func reopen() throws(OpenError) {
+        let fresh = try FileSinkGateway.openFile(path)
+        descriptor.withLock { file in
+            close(file.fd)
+            file = fresh
+        }
+    }
+
+    /// Renames the file to `.1` (older ones up by one, the oldest dropped) and starts a new one.
+    /// Called under the lock, after a batch was written whole.
+    private func rotate(_ file: inout OpenFile, keep: Int) {
+        for index in stride(from: keep - 1, through: 1, by: -1) {
+            rename("\(path).\(index)", "\(path).\(index + 1)")
+        }
+        guard rename(path, "\(path).1") == 0, let fresh = try? FileSinkGateway.openFile(path) else {
+            // Could not rotate (a read-only directory…): keep appending to the file we have.
+            return
+        }
+        close(file.fd)
+        file = fresh
+    }
 
     /// Appends the batch; every notification is `.sent` once its line is written, or `.retry` when
     /// the write failed (a full disk).
     public func deliver(_ batch: [OutgoingNotification]) async -> [DeliveryOutcome] {
         let text = FileSinkGateway.lines(batch)
-        let failure: Int32? = descriptor.withLock { fd in
+        let rotation = self.rotation
+        let failure: Int32? = descriptor.withLock { file in
+            let fd = file.fd
             var offset = 0
             while offset < text.count {
                 let written = text.withUnsafeBytes { buffer -> Int in
@@ -60,6 +156,8 @@ public final class FileSinkGateway: NotificationGateway {
                 offset += written
             }
             if fsyncEachBatch, fsync(fd) != 0 { return errno }
+            file.size += Int64(text.count)
+            if let rotation, file.size >= rotation.maxBytes { rotate(&file, keep: rotation.keep) }
             return nil
         }
         if let failure {
@@ -106,6 +204,9 @@ public final class FileSinkGateway: NotificationGateway {
             text.append(contentsOf: parts.code)
             text.append(contentsOf: #","token":"#.utf8)
             JSONText.appendString(batch[index].deviceToken, to: &text)
+            text.append(contentsOf: #","platform":""#.utf8)
+            text.append(contentsOf: PushPlatform.name(deviceType: batch[index].deviceType).utf8)
+            text.append(UInt8(ascii: "\""))
             text.append(contentsOf: parts.tail)
         }
         return text

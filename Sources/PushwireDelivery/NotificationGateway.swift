@@ -8,12 +8,18 @@ public struct OutgoingNotification: Sendable, Equatable {
     public var deviceToken: String
     /// The rendered payload (JSON), at most `NotificationLimits.maxPayloadBytes` bytes.
     public var payload: [UInt8]
-    /// `apns-priority`: 10 sends at once, 5 lets the device save power.
+    /// `apns-priority`: 10 sends at once, 5 lets the device save power, 1 is the lowest.
     public var priority: Int
     /// `apns-expiration` in seconds since 1970 (from the notification's `ios_ttl`); 0 means none.
     public var expiration: Int64
     /// `apns-collapse-id`, at most 64 bytes; empty for none.
     public var collapseID: String
+    /// The device's platform (Pushwoosh device type: 1 iOS, 3 Android, …): which push service
+    /// carries it (`PushPlatform`), and what `payload` holds — an APNs payload, or for FCM the
+    /// `message` object of an HTTP v1 send request without its `token`.
+    public var deviceType: Int32
+    /// `apns-push-type`: `alert`, or `background` for a silent notification.
+    public var pushType: String
 
     /// Creates a notification.
     public init(
@@ -23,8 +29,12 @@ public struct OutgoingNotification: Sendable, Equatable {
         payload: [UInt8],
         priority: Int = 10,
         expiration: Int64 = 0,
-        collapseID: String = ""
+        collapseID: String = "",
+        deviceType: Int32 = PushPlatform.iOS,
+        pushType: String = "alert"
     ) {
+        self.pushType = pushType
+        self.deviceType = deviceType
         self.deliveryID = deliveryID
         self.messageCode = messageCode
         self.deviceToken = deviceToken

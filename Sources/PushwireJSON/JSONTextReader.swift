@@ -26,6 +26,12 @@ public struct JSONTextReader {
     /// Whether every byte has been consumed.
     public var isAtEnd: Bool { position == bytes.count }
 
+    /// The next byte, not consumed; nil at the end.
+    public func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    /// Consumes one byte (nothing at the end).
+    public mutating func skip() { if position < bytes.count { position += 1 } }
+
     /// Consumes `text` if the input continues with exactly it.
     public mutating func literal(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount

@@ -46,6 +46,8 @@ final class GroupCommitWriter: Sendable {
         var writes = 0
         /// How long a COMMIT takes (writing the transaction's pages to the log).
         var commitDuration = SmoothedDuration()
+        /// Time spent in COMMIT, summed (for the metrics' commit latency).
+        var commitNanoseconds: UInt64 = 0
         /// How long a background job takes to run.
         var backgroundJobDuration = SmoothedDuration()
 
@@ -92,7 +94,16 @@ final class GroupCommitWriter: Sendable {
 
     /// Committed transactions and committed writes so far.
     var statistics: StoreStatistics {
-        state.withLock { StoreStatistics(transactions: $0.transactions, writes: $0.writes) }
+        state.withLock { StoreStatistics(transactions: $0.transactions, writes: $0.writes, commitNanoseconds: $0.commitNanoseconds) }
+    }
+
+    /// Whether writes can succeed: not after a failed fsync (final), not while the disk is full
+    /// (until a write succeeds again), nor once closed.
+    var health: StoreHealth {
+        if let failure = syncer.failure { return .notServing(reason: failure.description) }
+        if let full = writeHealth.notServingReason { return .notServing(reason: full) }
+        if state.withLock({ $0.closed }) { return .notServing(reason: StoreError.closed.description) }
+        return .serving
     }
 
     /// Whether writes can succeed: not after a failed fsync (final), not while the disk is full
@@ -431,6 +442,7 @@ final class GroupCommitWriter: Sendable {
         let took = DispatchTime.now().uptimeNanoseconds - startedAt
         state.withLock { state in
             state.transactions += 1
+            state.commitNanoseconds &+= took
             state.commitDuration.add(took)
         }
         syncer.submit(completions)

@@ -3,7 +3,7 @@ import PushwireStore
 extension SQLiteStore {
     private static let applicationColumns = """
         id, code, name, access_token_hash, apns_team_id, apns_key_id, apns_topic, apns_private_key, \
-        apns_environment, categories_version, created_at
+        apns_environment, categories_version, created_at, fcm_service_account
         """
 
     static func readApplication(_ row: Statement) -> ApplicationRecord {
@@ -12,7 +12,7 @@ extension SQLiteStore {
             environment: Int32(truncatingIfNeeded: row.int(8)))
         return ApplicationRecord(
             id: row.int(0), code: row.text(1), name: row.text(2), accessTokenHash: row.blob(3), apns: apns,
-            categoriesVersion: UInt64(bitPattern: row.int(9)), createdAt: row.int(10))
+            fcmServiceAccount: row.isNull(11) ? nil : row.text(11), categoriesVersion: UInt64(bitPattern: row.int(9)), createdAt: row.int(10))
     }
 
     static func application(code: String, on connection: SQLiteConnection) throws(StoreError) -> ApplicationRecord? {
@@ -36,12 +36,12 @@ extension SQLiteStore {
             try sql { () throws(SQLiteError) in
                 try connection.statement("""
                     INSERT INTO applications (code, name, access_token_hash, apns_team_id, apns_key_id, apns_topic,
-                        apns_private_key, apns_environment, categories_version, created_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                        apns_private_key, apns_environment, categories_version, created_at, fcm_service_account)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                     """)
                     .bind([.text(application.code), .text(application.name), .blob(application.accessTokenHash)]
                         + SQLiteStore.apnsValues(application.apns)
-                        + [.int(1), .int(application.createdAt)])
+                        + [.int(1), .int(application.createdAt), application.fcmServiceAccount.map(SQLValue.text) ?? .null])
                     .run()
                 created.id = connection.lastInsertRowID
             }
@@ -60,14 +60,16 @@ extension SQLiteStore {
             if let name = update.name { application.name = name }
             if let apns = update.apns { application.apns = apns }
             if let hash = update.accessTokenHash { application.accessTokenHash = hash }
+            if let fcm = update.fcmServiceAccount { application.fcmServiceAccount = fcm }
             try sql { () throws(SQLiteError) in
                 try connection.statement("""
                     UPDATE applications SET name = ?2, access_token_hash = ?3, apns_team_id = ?4, apns_key_id = ?5,
-                        apns_topic = ?6, apns_private_key = ?7, apns_environment = ?8
+                        apns_topic = ?6, apns_private_key = ?7, apns_environment = ?8, fcm_service_account = ?9
                     WHERE id = ?1
                     """)
                     .bind([.int(application.id), .text(application.name), .blob(application.accessTokenHash)]
-                        + SQLiteStore.apnsValues(application.apns))
+                        + SQLiteStore.apnsValues(application.apns)
+                        + [application.fcmServiceAccount.map(SQLValue.text) ?? .null])
                     .run()
             }
             return application

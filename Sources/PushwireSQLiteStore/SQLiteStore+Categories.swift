@@ -21,6 +21,15 @@ extension SQLiteStore {
         (try? JSONDecoder().decode([ButtonRecord].self, from: Data(text.utf8))) ?? []
     }
 
+    private static func categoryCount(applicationID: Int64, on connection: SQLiteConnection) throws(StoreError) -> Int {
+        try sql { () throws(SQLiteError) in
+            let row = try connection.statement("SELECT count(*) FROM categories WHERE app_id = ?1")
+            try row.bind(.int(applicationID))
+            defer { row.reset() }
+            return try row.step() ? Int(row.int(0)) : 0
+        }
+    }
+
     /// Checks that the category exists and belongs to the application.
     private static func checkOwner(categoryID: UInt32, applicationID: Int64, on connection: SQLiteConnection) throws(StoreError) {
         let owner: Int64? = try sql { () throws(SQLiteError) in
@@ -55,6 +64,13 @@ extension SQLiteStore {
         try await writer.write { connection throws(StoreError) -> (CategoryRecord, UInt64) in
             var stored = category
             if category.id == 0 {
+                let count = try SQLiteStore.categoryCount(applicationID: applicationID, on: connection)
+                if count >= StoreLimits.maxCategoriesPerApplication {
+                    throw .limitReached("""
+                        the application has \(count) categories, the most it may hold (\(StoreLimits.maxCategoriesPerApplication)): \
+                        delete one or replace one by its category_id
+                        """)
+                }
                 stored = try SQLiteStore.insertCategory(category, applicationID: applicationID, on: connection)
             } else {
                 try SQLiteStore.checkOwner(categoryID: category.id, applicationID: applicationID, on: connection)

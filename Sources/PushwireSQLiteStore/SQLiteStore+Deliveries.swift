@@ -80,7 +80,8 @@ extension SQLiteStore {
         var targets: [TargetDevice] = []
         targets.reserveCapacity(min(limit, 1024))
         while try row.step() {
-            targets.append(TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3)))
+            targets.append(TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3),
+                                     deviceType: Int32(truncatingIfNeeded: row.int(4))))
         }
         return targets
     }
@@ -93,7 +94,7 @@ extension SQLiteStore {
         // 10 devices of an application with a million used to read a million rows.
         let cursorTerm = explicit ? "+hwid > ?2" : "hwid > ?2"
         return """
-            SELECT hwid, push_token, language, badge FROM devices
+            SELECT hwid, push_token, language, badge, device_type FROM devices
             WHERE app_id = ?1 AND \(cursorTerm) AND push_token <> '' AND push_token <> dead_token\(clause)
             ORDER BY hwid LIMIT ?3
             """
@@ -162,7 +163,7 @@ extension SQLiteStore {
             }
             list.append(0x5D)
             let row = try connection.statement("""
-                SELECT hwid, push_token, language, badge FROM devices
+                SELECT hwid, push_token, language, badge, device_type FROM devices
                 WHERE app_id = ?1 AND hwid IN (SELECT value FROM json_each(?2)) AND push_token <> '' AND push_token <> dead_token
                 """)
             try row.bind(1, applicationID)
@@ -170,7 +171,8 @@ extension SQLiteStore {
             defer { row.reset() }
             devices.reserveCapacity(hwids.count)
             while try row.step() {
-                let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3))
+                let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3),
+                                     deviceType: Int32(truncatingIfNeeded: row.int(4)))
                 devices[Key(hwid: device.hwid)] = device
             }
         }
@@ -258,11 +260,12 @@ extension SQLiteStore {
     public func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
-                let row = try connection.statement("SELECT hwid, push_token, language, badge FROM devices WHERE app_id = ?1 AND hwid = ?2")
+                let row = try connection.statement("SELECT hwid, push_token, language, badge, device_type FROM devices WHERE app_id = ?1 AND hwid = ?2")
                 try row.bind(.int(applicationID), .text(hwid))
                 defer { row.reset() }
                 guard try row.step() else { return nil }
-                return TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3))
+                return TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3),
+                                     deviceType: Int32(truncatingIfNeeded: row.int(4)))
             }
         }
     }
@@ -272,11 +275,14 @@ extension SQLiteStore {
             try sql { () throws(SQLiteError) in
                 // The batch handed over last, if its outcomes were never recorded, then the retries.
                 let row = try connection.statement("""
-                    SELECT d.id, d.hwid, d.attempt, d.state FROM messages m JOIN deliveries d
-                        ON d.id BETWEEN m.open_from AND m.open_to AND d.message_id = m.id AND d.state = 0
-                    WHERE m.id = ?1
-                    UNION ALL
-                    SELECT id, hwid, attempt, state FROM deliveries WHERE message_id = ?1 AND state = 3
+                    SELECT o.id, o.hwid, o.attempt, o.state, COALESCE(v.device_type, 0) FROM (
+                        SELECT d.id, d.hwid, d.attempt, d.state, m.app_id FROM messages m JOIN deliveries d
+                            ON d.id BETWEEN m.open_from AND m.open_to AND d.message_id = m.id AND d.state = 0
+                        WHERE m.id = ?1
+                        UNION ALL
+                        SELECT d.id, d.hwid, d.attempt, d.state, m.app_id FROM deliveries d JOIN messages m ON m.id = d.message_id
+                        WHERE d.message_id = ?1 AND d.state = 3
+                    ) o LEFT JOIN devices v ON v.app_id = o.app_id AND v.hwid = o.hwid
                     ORDER BY 1
                     """)
                 try row.bind(.int(messageID))
@@ -284,7 +290,8 @@ extension SQLiteStore {
                 var open: [OpenDeliveryRecord] = []
                 while try row.step() {
                     open.append(OpenDeliveryRecord(deliveryID: UInt64(row.int(0)), hwid: row.text(1), attempt: Int(row.int(2)),
-                                                   handedOver: row.int(3) == DeliveryState.handedOver.rawValue))
+                                                   handedOver: row.int(3) == DeliveryState.handedOver.rawValue,
+                                                   deviceType: Int32(truncatingIfNeeded: row.int(4))))
                 }
                 return open
             }
@@ -325,7 +332,12 @@ extension SQLiteStore {
                 ids.reserveCapacity(steps.count)
                 var records = NewRecords()
                 for (step, plain) in zip(steps, plainSteps) {
-                    ids.append(plain ? [] : try SQLiteStore.apply(step, on: connection, records: &records))
+                    if plain {
+                        records.addPlatformCounts(step)
+                        ids.append([])
+                    } else {
+                        ids.append(try SQLiteStore.apply(step, on: connection, records: &records))
+                    }
                 }
                 for (sent, messageIDs) in plainBySent { try SQLiteStore.finishAllSent(messageIDs, sent: sent, on: connection) }
                 try records.insert(on: connection)
@@ -410,6 +422,14 @@ extension SQLiteStore {
             return first
         }
 
+        /// The per-platform counters of the job's steps, written by `insert` with one statement.
+        var platformCounts: [(messageID: Int64, counts: PlatformCountRecord)] = []
+
+        /// Adds what `step` adds to its message's per-platform counters.
+        mutating func addPlatformCounts(_ step: FanOutStep) {
+            for counts in step.platformCounts { platformCounts.append((step.messageID, counts)) }
+        }
+
         /// Adds a record (its id is the next of those reserved).
         mutating func add(messageID: Int64, hwid: String, attempt: Int) {
             messageIDs.append(messageID)
@@ -417,8 +437,9 @@ extension SQLiteStore {
             attempts.append(Int64(attempt))
         }
 
-        /// Inserts every record added.
+        /// Inserts every record added, and adds the per-platform counters.
         func insert(on connection: SQLiteConnection) throws(SQLiteError) {
+            try SQLiteStore.writePlatformCounts(platformCounts, on: connection)
             guard let firstID else { return }
             // Every hwid's bytes in one buffer, bound without copies (a malloc and a copy in
             // SQLite per record otherwise), as `DeviceUpsert` does.
@@ -462,6 +483,36 @@ extension SQLiteStore {
             if let failure { throw failure }
         }
     }
+
+    /// Adds the job's per-platform counters, all of them with one statement (a JSON array of
+    /// `[message id, device type, targeted, sent, failed, invalid tokens]` rows): one statement
+    /// per message and platform would double the statements a small message's steps execute.
+    private static func writePlatformCounts(_ counts: [(messageID: Int64, counts: PlatformCountRecord)],
+                                            on connection: SQLiteConnection) throws(SQLiteError) {
+        if counts.isEmpty { return }
+        var list: [UInt8] = [0x5B]
+        list.reserveCapacity(2 + counts.count * 24)
+        for (index, entry) in counts.enumerated() {
+            if index > 0 { list.append(0x2C) }
+            let c = entry.counts
+            list.append(contentsOf: "[\(entry.messageID),\(c.deviceType),\(c.targeted),\(c.sent),\(c.failed),\(c.invalidTokens)]".utf8)
+        }
+        list.append(0x5D)
+        // `WHERE true`: SQLite's parser needs it to read ON CONFLICT after a SELECT.
+        let upsert = try connection.statement(SQLiteStore.platformCountsSQL)
+        try upsert.bind(1, String(decoding: list, as: UTF8.self))
+        try upsert.run()
+    }
+
+    /// `writePlatformCounts`' statement.
+    static let platformCountsSQL: StaticString = """
+            INSERT INTO message_platforms (message_id, device_type, targeted, sent, failed, invalid_tokens)
+            SELECT value ->> 0, value ->> 1, SUM(value ->> 2), SUM(value ->> 3), SUM(value ->> 4), SUM(value ->> 5)
+            FROM json_each(?1) WHERE true GROUP BY value ->> 0, value ->> 1
+            ON CONFLICT (message_id, device_type) DO UPDATE SET targeted = targeted + excluded.targeted,
+                sent = sent + excluded.sent, failed = failed + excluded.failed,
+                invalid_tokens = invalid_tokens + excluded.invalid_tokens
+        """
 
     /// Delivery records per multi-row INSERT (a power of two).
     static let rowsPerInsert = 256
@@ -522,6 +573,7 @@ extension SQLiteStore {
         try update.run()
         // Cancelled (or gone) before it started: nothing written, nothing to hand over.
         if step.startsSending, connection.changes == 0 { return [] }
+        records.addPlatformCounts(step)
 
         var failuresByReason: [String: Int64] = [:]
         // Looked up only when a record changes state: a step whose devices were all sent (the

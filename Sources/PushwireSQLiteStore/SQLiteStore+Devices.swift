@@ -18,9 +18,13 @@ extension SQLiteStore {
                           .int(now))
                     .run()
             }
+            guard !tags.isEmpty else { return }
+            let before = try SQLiteStore.readTags(applicationID: device.applicationID, hwid: device.hwid, on: connection)
             for change in tags {
                 try SQLiteStore.apply(change, applicationID: device.applicationID, hwid: device.hwid, on: connection)
             }
+            try StoreLimits.checkTags(after: SQLiteStore.readTags(applicationID: device.applicationID, hwid: device.hwid, on: connection),
+                                      before: before, hwid: device.hwid)
         }
     }
 
@@ -61,10 +65,13 @@ extension SQLiteStore {
             guard try SQLiteStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection) else {
                 throw .notFound("device \(hwid)")
             }
+            let before = try SQLiteStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
             for change in changes {
                 try SQLiteStore.apply(change, applicationID: applicationID, hwid: hwid, on: connection)
             }
-            return try SQLiteStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
+            let tags = try SQLiteStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
+            try StoreLimits.checkTags(after: tags, before: before, hwid: hwid)
+            return tags
         }
     }
 

@@ -259,6 +259,18 @@ extension SQLiteStore: MessageStore {
                     }
                 }
                 taps.reset()
+                let platforms = try connection.statement("""
+                    SELECT device_type, targeted, sent, failed, invalid_tokens FROM message_platforms
+                    WHERE message_id = ?1 ORDER BY device_type
+                    """)
+                try platforms.bind(.int(messageID))
+                while try platforms.step() {
+                    stats.platforms.append(PlatformCountRecord(
+                        deviceType: Int32(truncatingIfNeeded: platforms.int(0)), targeted: UInt64(clamping: platforms.int(1)),
+                        sent: UInt64(clamping: platforms.int(2)), failed: UInt64(clamping: platforms.int(3)),
+                        invalidTokens: UInt64(clamping: platforms.int(4))))
+                }
+                platforms.reset()
                 return stats
             }
         }

@@ -112,6 +112,21 @@ enum Schema {
         DROP INDEX messages_due;
         CREATE INDEX messages_due ON messages (status, send_at_ms) WHERE status IN (1, 2);
         """,
+        // 4: FCM credentials (a Firebase service account's JSON key file) per application, and a
+        // message's counters per platform (device type), which GetMessageDetails shows beside the
+        // totals kept in `messages`.
+        """
+        ALTER TABLE applications ADD COLUMN fcm_service_account TEXT;
+        CREATE TABLE message_platforms (
+            message_id INTEGER NOT NULL,
+            device_type INTEGER NOT NULL,
+            targeted INTEGER NOT NULL DEFAULT 0,
+            sent INTEGER NOT NULL DEFAULT 0,
+            failed INTEGER NOT NULL DEFAULT 0,
+            invalid_tokens INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (message_id, device_type)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The newest schema version this binary understands.

@@ -22,16 +22,19 @@ public struct AdminService: Sendable {
         try registry.authorizeAdmin(caller)
         try AdminService.checkName(request.name)
         let apns = try request.apns.map { settings throws(RPCError) in try WireConversions.apns(settings, currentKey: nil) }
+        let fcm = try request.fcm.map { settings throws(RPCError) in try WireConversions.fcm(settings) }
         let token = Credentials.newAccessToken()
         // A code collision is astronomically unlikely (36^10 codes); retry a few times anyway.
         for attempt in 1...5 {
             let record = ApplicationRecord(
                 id: 0, code: Credentials.newApplicationCode(), name: request.name, accessTokenHash: SHA256.hash(token),
-                apns: apns, categoriesVersion: 1, createdAt: Int64(Date().timeIntervalSince1970))
+                apns: apns, fcmServiceAccount: fcm, categoriesVersion: 1, createdAt: Int64(Date().timeIntervalSince1970))
             do {
                 let created = try await registry.store.createApplication(record, initialCategories: [CategoryValidation.yesNo])
                 registry.directory.install(created)
                 await registry.refreshCategories(code: created.code)
+                registry.log.action("application created", by: "admin",
+                                    ["application": created.code, "name": created.name, "apns": created.apns == nil ? "none" : "set"])
                 var response = CreateApplicationResponse()
                 response.application = WireConversions.application(created)
                 response.accessToken = token
@@ -44,7 +47,7 @@ public struct AdminService: Sendable {
         throw RPCError(.internalError, "could not allocate an application code")
     }
 
-    /// Renames, replaces or clears APNs settings, or rotates the access token.
+    /// Renames, replaces or clears APNs or FCM settings, or rotates the access token.
     public func updateApplication(_ request: UpdateApplicationRequest, caller: Caller) async throws(RPCError) -> UpdateApplicationResponse {
         try registry.authorizeAdmin(caller)
         let current = try registry.application(code: request.application)
@@ -59,6 +62,12 @@ public struct AdminService: Sendable {
         } else if let settings = request.apns {
             update.apns = .some(try WireConversions.apns(settings, currentKey: current.apns?.privateKeyP8))
         }
+        if request.clearFcm {
+            if request.fcm != nil { throw RPCError(.invalidArgument, "fcm and clear_fcm cannot both be set") }
+            update.fcmServiceAccount = .some(nil)
+        } else if let settings = request.fcm {
+            update.fcmServiceAccount = .some(try WireConversions.fcm(settings))
+        }
         var token = ""
         if request.rotateAccessToken {
             token = Credentials.newAccessToken()
@@ -68,6 +77,12 @@ public struct AdminService: Sendable {
             try await registry.store.updateApplication(code: request.application, update)
         }
         registry.directory.install(updated)
+        var changed: [String] = []
+        if update.name != nil { changed.append("name") }
+        if request.clearApns { changed.append("apns cleared") } else if request.apns != nil { changed.append("apns") }
+        if request.rotateAccessToken { changed.append("access token rotated") }
+        registry.log.action(request.rotateAccessToken ? "application updated; access token rotated" : "application updated", by: "admin",
+                            ["application": updated.code, "changed": changed.joined(separator: ", ")])
         var response = UpdateApplicationResponse()
         response.application = WireConversions.application(registry.directory.application(code: updated.code) ?? updated)
         response.accessToken = token

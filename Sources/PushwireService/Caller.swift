@@ -7,20 +7,37 @@ public struct Caller: Sendable, Equatable {
     /// act on the token's application; naming another one there is PERMISSION_DENIED.
     public var applicationCode: String?
 
+    /// Why the metadata names no caller unambiguously, when it does not: more than one
+    /// `authorization` (or `application`) entry. Every authorization check answers UNAUTHENTICATED
+    /// with this message before looking at a token, so that no entry's order decides who calls.
+    public var ambiguity: String?
+
     /// Creates a caller directly.
     public init(bearerToken: String? = nil, applicationCode: String? = nil) {
         self.bearerToken = bearerToken
         self.applicationCode = applicationCode
     }
 
-    /// Reads the caller from metadata entries (keys compared case-insensitively).
+    /// Reads the caller from metadata entries: the one rule of docs/PROTOCOL.md ("Metadata and
+    /// authentication"). Keys are compared exactly (`Authorization` is an unknown key, ignored like
+    /// any other); each of `authorization` and `application` may appear at most once, since with
+    /// two a proxy and the server could each read a different one.
     public init(metadata: [(key: String, value: String)]) {
+        var authorizations = 0, applications = 0
         for (key, value) in metadata {
-            if Self.isName(key, "authorization") {
+            if key == "authorization" {
+                authorizations += 1
                 if let token = Self.bearerToken(in: value) { bearerToken = token.isEmpty ? nil : token }
-            } else if Self.isName(key, "application") {
+            } else if key == "application" {
+                applications += 1
                 applicationCode = value
             }
+        }
+        if authorizations > 1 || applications > 1 {
+            bearerToken = nil
+            applicationCode = nil
+            let (count, key) = authorizations > 1 ? (authorizations, "authorization") : (applications, "application")
+            ambiguity = "the request carries \(count) \(key) metadata entries; send exactly one"
         }
     }
 
@@ -46,12 +63,8 @@ public struct Caller: Sendable, Equatable {
         }
     }
 
-    /// Whether `key` is `name` (lower-case ASCII letters) in any case.
-    private static func isName(_ key: String, _ name: StaticString) -> Bool {
-        var key = key
-        return key.withUTF8 { isName($0, name) }
-    }
-
+    /// Whether `bytes` spell `name` (lower-case ASCII letters) in any case: for the auth scheme,
+    /// which HTTP compares case-insensitively (metadata keys are compared exactly).
     private static func isName(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
         guard bytes.count == name.utf8CodeUnitCount else { return false }
         let letters = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)

@@ -19,6 +19,8 @@ public struct CategoriesService: Sendable {
         }
         registry.directory.categoriesChanged(code: application.code, version: version)
         await registry.refreshCategories(code: application.code)
+        registry.log.action(record.id == 0 ? "category created" : "category replaced", by: application.code,
+                            ["category": String(stored.id), "name": stored.name, "categories_version": String(version)])
         var response = UpsertCategoryResponse()
         response.category = WireConversions.category(stored)
         response.categoriesVersion = version
@@ -34,6 +36,8 @@ public struct CategoriesService: Sendable {
         }
         registry.directory.categoriesChanged(code: application.code, version: version)
         await registry.refreshCategories(code: application.code)
+        registry.log.action("category deleted", by: application.code,
+                            ["category": String(request.categoryID), "categories_version": String(version)])
         var response = DeleteCategoryResponse()
         response.categoriesVersion = version
         return response

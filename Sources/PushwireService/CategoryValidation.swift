@@ -24,7 +24,7 @@ enum CategoryValidation {
             var languages = Set<String>()
             for localized in button.localizedLabels {
                 guard LanguageCodes.isValid(localized.language) else {
-                    throw invalid("button \(button.id): \"\(localized.language)\" is not an ISO-639-1 language code")
+                    throw invalid("button \(button.id): \"\(RPCError.echo(localized.language))\" is not an ISO-639-1 language code")
                 }
                 guard languages.insert(localized.language).inserted else {
                     throw invalid("button \(button.id): two labels for language \(localized.language)")

@@ -43,7 +43,7 @@ enum DeviceValidation {
             throw invalid("push_token is longer than \(Limits.maxPushTokenBytes) bytes")
         }
         if !request.language.isEmpty && !isLanguageCode(request.language) {
-            throw invalid("language \"\(request.language)\" is not an ISO-639-1 code (two lower-case letters, e.g. \"en\")")
+            throw invalid("language \"\(RPCError.echo(request.language))\" is not an ISO-639-1 code (two lower-case letters, e.g. \"en\")")
         }
         if abs(Int64(request.timezone)) > Int64(Limits.maxTimezoneSeconds) {
             throw invalid("timezone \(request.timezone) is outside ±\(Limits.maxTimezoneSeconds) seconds")

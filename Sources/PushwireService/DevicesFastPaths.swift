@@ -6,63 +6,44 @@ import PushwireWire
 /// application version. Each path handles only the common, valid case and declines the rest to
 /// the regular handler (`DevicesService.syncCategories`, `registerDevice`), which therefore
 /// remains the one place that reports errors: unknown application, invalid fields, and so on.
+/// Their scanners read exactly what the regular decoder reads or decline (`FastPathDifferential`).
 extension DevicesService {
     /// SyncCategories: `not_modified` or the full set, from the cached encodings; a copy of a
     /// cached array per call. Declines an unknown application, a request it cannot read in place
     /// and an application whose categories are not cached (the regular path reads and caches them).
     public func syncCategoriesFastPath(_ message: UnsafeRawBufferPointer) -> RawAnswer {
-        var reader = HotFrames.Reader(message)
-        var application = UnsafeRawBufferPointer(start: nil, count: 0)
-        var knownVersion: UInt64 = 0
-        while !reader.atEnd {
-            guard let (field, wireType) = reader.tag() else { return .decline }
-            switch (field, wireType) {
-            case (1, 2):  // application
-                guard let text = reader.submessage() else { return .decline }
-                application = text.bytes
-            case (2, 0):  // known_version
-                guard let value = reader.varint() else { return .decline }
-                knownVersion = value
-            default:
-                return .decline
-            }
-        }
-        guard let code = Self.asciiString(application),
-              let encoded = registry.directory.encodedResponses(code: code) else { return .decline }
-        return .response(encoded.sync(knownVersion: knownVersion))
+        guard let request = SyncCategoriesScanner.scan(message),
+              let encoded = registry.directory.encodedResponses(code: request.application) else { return .decline }
+        return .response(encoded.sync(knownVersion: request.knownVersion))
     }
 
-    /// RegisterDevice without tags: an unchanged device (its fingerprint matches) is answered at
-    /// once; any other is written through the store's callback path, straight from the syncer's
-    /// acknowledgement of the commit back to the event loop, without a task. Declines tags (whose comparison needs a read),
-    /// anything invalid, and an application whose categories are not cached.
+    /// RegisterDevice without tags, decided by `decide` like the regular path: an unchanged device
+    /// is answered at once; any other is written through the store's callback path, straight from
+    /// the syncer's acknowledgement of the commit back to the event loop, without a task. Declines
+    /// tags (whose comparison needs a read), anything `decide` refuses (the regular path reports
+    /// it), and an application whose categories are not cached.
     public func registerDeviceFastPath(_ message: UnsafeRawBufferPointer) -> RawAnswer {
-        guard let request = RegisterDeviceScanner.scan(message) else { return .decline }
+        guard let request = RegisterDeviceScanner.scan(message), request.tags.isEmpty else { return .decline }
         let directory = registry.directory
         let generation = directory.categoriesGeneration
-        // The regular path's `prepare`, with one directory lookup instead of two (and no copy of
-        // the application record): the same checks, in `DeviceValidation.device`. An unknown
-        // application has no encoded answers, so it is declined here and reported there.
-        guard request.tags.isEmpty, let encoded = directory.encodedResponses(code: request.application),
-              let device = try? DeviceValidation.device(request, applicationID: encoded.applicationID) else { return .decline }
-        let applicationID = encoded.applicationID
-        let key = RegistrationFingerprints.key(applicationID: applicationID, hwid: device.hwid)
-        let fingerprint = RegistrationFingerprints.fingerprint(device, tags: [])
-        let fingerprints = registry.fingerprints
-        // An unchanged device is answered now; any other's write begins here (the runtime
-        // starts a `.later` call at once), which saves a second lock and lookup.
-        if fingerprints.matchesElseBeginWrite(key: key, fingerprint: fingerprint) {
-            return .response(encoded.register(knownVersion: request.knownCategoriesVersion))
+        // The regular path looks the application up, then reads its categories; one lookup here
+        // (and no copy of the application record). An unknown application has no encoded answers,
+        // so it is declined here and reported there.
+        guard let encoded = directory.encodedResponses(code: request.application) else { return .decline }
+        let prepared: PreparedRegistration
+        switch decide(request, applicationID: encoded.applicationID) {
+        case .refused: return .decline
+        case .unchanged: return .response(encoded.register(knownVersion: request.knownCategoriesVersion))
+        case .write(let write): prepared = write
         }
-        let store = registry.store
         let code = request.application, knownVersion = request.knownCategoriesVersion
-        return .later { complete in
-            store.upsertDevice(device) { error in
+        return .later { [self] complete in
+            startWrite(prepared) { result in
                 // On the store's syncer thread, once the row is durable: hand over at once (it
                 // completes a whole batch in turn); the rest runs on the loop.
-                complete {
-                    fingerprints.endWrite(key: key, fingerprint: error == nil ? fingerprint : nil)
-                    if let error { return .failure(error.rpcError) }
+                complete { [self] in
+                    finishWrite(prepared, after: result)
+                    if case .failure(let error) = result { return .failure(error) }
                     if directory.categoriesGeneration == generation {
                         return .success(encoded.register(knownVersion: knownVersion))
                     }
@@ -77,10 +58,11 @@ extension DevicesService {
         }
     }
 
-    /// The bytes as a `String` when they are ASCII (always valid UTF-8); nil otherwise, so that
-    /// other text is checked by the regular decoder.
+    /// The bytes as a `String` when they are ASCII without NUL (always valid UTF-8, and what the
+    /// wire validator accepts in a string); nil otherwise, so that other text is checked by the
+    /// regular decoder — a hwid `a\0b` stored here could never be named by GetTags or removed.
     static func asciiString(_ bytes: UnsafeRawBufferPointer) -> String? {
-        for byte in bytes where byte >= 0x80 { return nil }
+        for byte in bytes where byte >= 0x80 || byte == 0 { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -19,61 +19,83 @@ public struct DevicesService: Sendable {
         case written
     }
 
-    /// The cheap synchronous part of a registration, for the event loop: answers at once when the
-    /// device is unchanged according to its fingerprint and the categories are cached (no store
-    /// access), else returns nil and `registerDevice` does the rest in a task.
-    public func registerDeviceIfUnchanged(_ request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse? {
-        let prepared = try prepare(request)
-        guard registry.fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) else { return nil }
-        return try cachedResponse(for: request)
+    /// Creates or updates the device and returns the application's categories (unless the device
+    /// already holds their version). An unchanged device is not written. The regular door of
+    /// RegisterDevice (the raw fast path is the other): it decides in `decide`, like the fast path.
+    /// Runs on the event loop and does not block there; `complete` is called once, from any thread.
+    public func registerDevice(_ request: RegisterDeviceRequest,
+                               complete: @escaping @Sendable (Result<RegisterDeviceResponse, RPCError>) -> Void) {
+        registerDeviceReportingOutcome(request) { complete($0.map(\.response)) }
     }
 
-    /// Creates or updates the device and returns the application's categories (unless the device
-    /// already holds their version). An unchanged device is not written.
+    /// `registerDevice(_:complete:)`, awaited.
     public func registerDevice(_ request: RegisterDeviceRequest) async throws(RPCError) -> RegisterDeviceResponse {
         try await registerDeviceReportingOutcome(request).0
     }
 
     func registerDeviceReportingOutcome(_ request: RegisterDeviceRequest) async throws(RPCError) -> (RegisterDeviceResponse, RegistrationOutcome) {
-        let prepared = try prepare(request)
-        let fingerprints = registry.fingerprints
-        if fingerprints.matches(key: prepared.key, fingerprint: prepared.fingerprint) {
-            return (try await response(for: request), .unchangedCached)
+        let result: Result<(response: RegisterDeviceResponse, outcome: RegistrationOutcome), RPCError> = await withCheckedContinuation { continuation in
+            registerDeviceReportingOutcome(request) { continuation.resume(returning: $0) }
         }
-        if try await isStored(prepared.device, tags: prepared.tags) {
-            fingerprints.rememberStored(key: prepared.key, fingerprint: prepared.fingerprint)
-            return (try await response(for: request), .unchangedStored)
-        }
-        fingerprints.beginWrite(key: prepared.key)
-        do {
-            try await registry.store.upsertDevice(prepared.device, tags: prepared.tags)
+        let answer = try result.get()
+        return (answer.response, answer.outcome)
+    }
+
+    func registerDeviceReportingOutcome(
+        _ request: RegisterDeviceRequest,
+        complete: @escaping @Sendable (Result<(response: RegisterDeviceResponse, outcome: RegistrationOutcome), RPCError>) -> Void
+    ) {
+        let application: ApplicationRecord
+        do throws(RPCError) {
+            // The hwid is checked before the application is looked up, so that an empty one is
+            // INVALID_ARGUMENT whether or not the application exists.
+            try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
+            application = try registry.application(code: request.application)
         } catch {
-            fingerprints.endWrite(key: prepared.key, fingerprint: nil)
-            throw error.rpcError
+            complete(.failure(error))
+            return
         }
-        fingerprints.endWrite(key: prepared.key, fingerprint: prepared.fingerprint)
-        return (try await response(for: request), .written)
+        switch decide(request, applicationID: application.id) {
+        case .refused(let error):
+            complete(.failure(error))
+        case .unchanged:
+            // From the cache on the loop; categories not cached are read in a task, off it.
+            do throws(RPCError) {
+                if let response = try cachedResponse(for: request) {
+                    complete(.success((response, .unchangedCached)))
+                    return
+                }
+            } catch {
+                complete(.failure(error))
+                return
+            }
+            Task { complete(await self.answer(request, .unchangedCached)) }
+        case .write(let prepared):
+            startWrite(prepared) { result in
+                // Off the syncer (the answer may read the categories): a task.
+                Task {
+                    self.finishWrite(prepared, after: result)
+                    switch result {
+                    case .success(let outcome): complete(await self.answer(request, outcome))
+                    case .failure(let error): complete(.failure(error))
+                    }
+                }
+            }
+        }
     }
 
-    private struct Prepared {
-        var device: DeviceRecord
-        var tags: [TagChange]
-        var key: Int
-        var fingerprint: Int
-    }
-
-    private func prepare(_ request: RegisterDeviceRequest) throws(RPCError) -> Prepared {
-        try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
-        let application = try registry.application(code: request.application)
-        let device = try DeviceValidation.device(request, applicationID: application.id)
-        let tags = try DeviceValidation.tagSets(request.tags)
-        return Prepared(device: device, tags: tags,
-                        key: RegistrationFingerprints.key(applicationID: application.id, hwid: device.hwid),
-                        fingerprint: RegistrationFingerprints.fingerprint(device, tags: tags))
+    /// The answer to `request` after `outcome`, its categories read if they are not cached.
+    private func answer(_ request: RegisterDeviceRequest, _ outcome: RegistrationOutcome) async
+        -> Result<(response: RegisterDeviceResponse, outcome: RegistrationOutcome), RPCError> {
+        do throws(RPCError) {
+            return .success((try await response(for: request), outcome))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Whether the store already holds exactly this device and these tag values.
-    private func isStored(_ device: DeviceRecord, tags: [TagChange]) async throws(RPCError) -> Bool {
+    func isStored(_ device: DeviceRecord, tags: [TagChange]) async throws(RPCError) -> Bool {
         let stored = try await storeCall { () async throws(StoreError) in
             try await registry.store.device(applicationID: device.applicationID, hwid: device.hwid)
         }
@@ -89,13 +111,15 @@ public struct DevicesService: Sendable {
         return wanted.allSatisfy { byName[$0.key] == $0.value }
     }
 
-    private func response(for request: RegisterDeviceRequest) async throws(RPCError) -> RegisterDeviceResponse {
+    /// The answer to a registration: not modified, or the categories (read if not cached).
+    func response(for request: RegisterDeviceRequest) async throws(RPCError) -> RegisterDeviceResponse {
         if let response = notModifiedResponse(for: request) { return response }
         return Self.response(try await registry.categories(code: request.application))
     }
 
-    /// `response(for:)` from the cache alone; nil when the categories are not cached.
-    private func cachedResponse(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse? {
+    /// `response(for:)` from the cache alone, for the event loop; nil when the categories are
+    /// not cached.
+    func cachedResponse(for request: RegisterDeviceRequest) throws(RPCError) -> RegisterDeviceResponse? {
         if let response = notModifiedResponse(for: request) { return response }
         return try registry.cachedCategories(code: request.application).map(Self.response)
     }
@@ -177,7 +201,7 @@ public struct DevicesService: Sendable {
     private func notModifiedResponse(for request: SyncCategoriesRequest) throws(RPCError) -> SyncCategoriesResponse? {
         if request.application.isEmpty { throw RPCError(.invalidArgument, "application is empty: pass the application code, e.g. A1B2C-3D4E5") }
         guard let version = registry.categoriesVersion(code: request.application) else {
-            throw RPCError(.notFound, "application \(request.application) not found")
+            throw RPCError(.notFound, "application \(RPCError.echo(request.application)) not found")
         }
         guard request.knownVersion == version else { return nil }
         var response = SyncCategoriesResponse()

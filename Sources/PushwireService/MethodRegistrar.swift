@@ -58,9 +58,8 @@ extension MethodRegistrar {
     public func addRawFastPath<Request, Response>(_ method: MethodDescriptor<Request, Response>, _ handler: @escaping RawHandler) {}
 
     /// A handler with a cheap path that may answer on the event loop (`fast` returns a response)
-    /// and an awaiting path for the rest (`fast` returns nil). RegisterDevice uses it: an
-    /// unchanged device is answered from its fingerprint, a new or changed one waits for the
-    /// group commit.
+    /// and an awaiting path for the rest (`fast` returns nil), e.g. an answer from a cache on the
+    /// loop and a store write in a task.
     ///
     /// This default runs both in a task; a registrar that can answer on the loop and hop off it
     /// only when needed overrides it.

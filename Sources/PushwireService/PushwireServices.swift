@@ -16,31 +16,43 @@ public final class PushwireServices: Sendable {
     /// `pushwire.v1.Messages` and `Devices/TrackAction`, with their delivery pipeline (Messages/).
     public let messages: MessagesService
     private let store: any PushwireStore
+    /// The store, for the operations endpoints (PushwireServices+Operations.swift).
+    var operationsStore: any PushwireStore { store }
 
     /// Builds the services over `store`, an engine `pushwired` chose and opened, and loads the
     /// applications and their categories; the services close the store in `close()`.
     /// - Parameters:
-    ///   - sinkPath: the file sink of applications without APNs settings (`/dev/null`: dropped).
+    ///   - sinkPath: the file sink of applications without push credentials (`/dev/null`: dropped).
     ///   - apnsURL: replaces Apple's base URL for every application with APNs settings (e.g.
     ///     `https://127.0.0.1:8443`, a local APNs double); nil: each app's environment decides.
     ///   - apnsCAFile: a PEM file of CA certificates APNs connections trust instead of the system's;
     ///     TLS verification stays on either way.
-    /// - Throws: `StoreError` with a message for a person (the store could not be read, the sink
-    ///   file cannot be opened); the store is closed then.
+    ///   - fcmURL: replaces FCM's base URL (`https://fcm.googleapis.com`) for every application
+    ///     with FCM credentials (a local FCM double).
+    ///   - fcmCAFile: CA certificates FCM connections and OAuth2 token requests trust instead of
+    ///     the system's.
+    /// - Throws: `ServicesStartupError` with a message for a person: the store's (`StoreError`)
+    ///   or the sink file's; the store is closed then.
     public init(store: some PushwireStore & MessageStore, adminToken: String, sinkPath: String,
-                apnsURL: String? = nil, apnsCAFile: String? = nil) async throws(StoreError) {
+                apnsURL: String? = nil, apnsCAFile: String? = nil, fcmURL: String? = nil, fcmCAFile: String? = nil) async throws(ServicesStartupError) {
         self.store = store
         do {
             registry = try await Registry(store: store, adminToken: adminToken)
-            messages = try MessagesService.start(registry: registry, store: store, sinkPath: sinkPath,
-                                                 apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile))
         } catch {
             store.close()
-            throw error
+            throw .dataDirectory(error)
         }
         admin = AdminService(registry: registry)
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
+        do {
+            messages = try MessagesService.start(registry: registry, store: store, sinkPath: sinkPath,
+                                                 apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile),
+                                                 fcm: APNsConfiguration(baseURLOverride: fcmURL, caFile: fcmCAFile))
+        } catch {
+            store.close()
+            throw .sink(error)
+        }
     }
 
     /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
@@ -60,10 +72,11 @@ public final class PushwireServices: Sendable {
         server.addOnLoop(Methods.Admin.listApplications) { context, request throws(RPCError) in
             try admin.listApplications(request, caller: Caller(metadata: context))
         }
-        server.addOnLoopWithFallback(
-            Methods.Devices.registerDevice,
-            fast: { _, request throws(RPCError) in try devices.registerDeviceIfUnchanged(request) },
-            slow: { _, request async throws(RPCError) in try await devices.registerDevice(request) })
+        // Two doors, one decision (`DevicesService.decide`): this handler for requests decoded by
+        // protobuf-c, the raw fast path for those read in place.
+        server.addCallback(Methods.Devices.registerDevice) { _, request, complete in
+            devices.registerDevice(request, complete: complete)
+        }
         server.addRawFastPath(Methods.Devices.registerDevice) { devices.registerDeviceFastPath($0) }
         server.addRawFastPath(Methods.Devices.syncCategories) { devices.syncCategoriesFastPath($0) }
         server.addAsync(Methods.Devices.unregisterDevice) { _, request async throws(RPCError) in
@@ -100,5 +113,29 @@ public final class PushwireServices: Sendable {
     public func close() {
         messages.pipeline.requestStop()
         store.close()
+    }
+}
+
+/// Why the services could not start: the data directory or the sink file, each named as such.
+public enum ServicesStartupError: Error, Sendable, CustomStringConvertible {
+    /// The data directory (or its database) cannot be opened.
+    case dataDirectory(StoreError)
+    /// The `--sink` file cannot be opened.
+    case sink(FileSinkGateway.OpenError)
+
+    /// What went wrong, for a person: printed as is by `pushwired`.
+    public var description: String {
+        switch self {
+        case .dataDirectory(let error): error.description
+        case .sink(let error): error.description
+        }
+    }
+
+    /// What could not be opened, for the log line's message.
+    public var what: String {
+        switch self {
+        case .dataDirectory: "the data directory"
+        case .sink: "the sink file"
+        }
     }
 }

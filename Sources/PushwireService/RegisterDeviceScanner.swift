@@ -5,9 +5,11 @@ import PushwireWire
 /// of an event loop's time per new registration in `perf`).
 ///
 /// Strict on purpose, like `ScannedRequest`: it accepts only what the regular decoder accepts and
-/// reads identically — fields 1–8 and 10, each at most once, with their proto3 wire types, and
-/// text that is plain ASCII (always valid UTF-8). Anything else (tags, unknown or repeated fields,
-/// other text) is nil, and the call takes the regular path, which decodes and reports it.
+/// reads identically — fields 1–8 and 10, each at most once, with their proto3 wire types, keys
+/// and lengths of at most 5 bytes, and text that is plain ASCII without NUL (always valid UTF-8).
+/// Anything else (tags, unknown or repeated fields, other text) is nil, and the call takes the
+/// regular path, which decodes and reports it. `FastPathDifferential.registerDeviceMismatch`
+/// states the rule as a function; `FastPathDifferentialTests` runs it over generated messages.
 enum RegisterDeviceScanner {
     static func scan(_ message: UnsafeRawBufferPointer) -> RegisterDeviceRequest? {
         var reader = HotFrames.Reader(message)

@@ -4,6 +4,8 @@ import PushwireWire
 /// The state the registration services share: the store, the application directory, the
 /// fingerprints of registered devices, and the admin token's hash.
 public final class Registry: Sendable {
+    /// Admin actions and delivery summaries for the operator; silent until `log.use(logger)`.
+    public let log = OperatorLog()
     let store: any PushwireStore
     let directory: ApplicationDirectory
     let fingerprints: RegistrationFingerprints
@@ -27,9 +29,15 @@ public final class Registry: Sendable {
         }
     }
 
-    /// Checks the admin token. No token, or one that is nobody's → UNAUTHENTICATED; an
+    /// Checks the admin token. Ambiguous metadata (two `authorization` entries), no token, or one that is nobody's → UNAUTHENTICATED; an
     /// application's token → PERMISSION_DENIED.
+    /// Whether `hash` is the admin token's hash (compared in constant time).
+    func isAdminToken(hash: [UInt8]) -> Bool {
+        Credentials.constantTimeEqual(hash, adminTokenHash)
+    }
+
     func authorizeAdmin(_ caller: Caller) throws(RPCError) {
+        if let ambiguity = caller.ambiguity { throw RPCError(.unauthenticated, ambiguity) }
         guard let token = caller.bearerToken else {
             throw RPCError(.unauthenticated, "the Admin service needs authorization: Bearer <admin token>")
         }
@@ -41,10 +49,11 @@ public final class Registry: Sendable {
         throw RPCError(.unauthenticated, "invalid admin token")
     }
 
-    /// The application whose access token the caller presents. No token, or one that is nobody's
+    /// The application whose access token the caller presents. Ambiguous metadata, no token, or one that is nobody's
     /// → UNAUTHENTICATED; the admin token, or a token of another application than the one named
     /// in the `application` metadata → PERMISSION_DENIED.
     func authorizeApplication(_ caller: Caller) throws(RPCError) -> ApplicationRecord {
+        if let ambiguity = caller.ambiguity { throw RPCError(.unauthenticated, ambiguity) }
         guard let token = caller.bearerToken else {
             throw RPCError(.unauthenticated, "this method needs authorization: Bearer <application access token>")
         }
@@ -56,7 +65,7 @@ public final class Registry: Sendable {
             throw RPCError(.unauthenticated, "invalid access token")
         }
         if let named = caller.applicationCode, named != application.code {
-            throw RPCError(.permissionDenied, "the access token does not belong to application \(named)")
+            throw RPCError(.permissionDenied, "the access token does not belong to application \(RPCError.echo(named))")
         }
         return application
     }
@@ -65,7 +74,7 @@ public final class Registry: Sendable {
     func application(code: String) throws(RPCError) -> ApplicationRecord {
         if code.isEmpty { throw RPCError(.invalidArgument, "application is empty: pass the application code, e.g. A1B2C-3D4E5") }
         guard let application = directory.application(code: code) else {
-            throw RPCError(.notFound, "application \(code) not found")
+            throw RPCError(.notFound, "application \(RPCError.echo(code)) not found")
         }
         return application
     }
@@ -88,7 +97,7 @@ public final class Registry: Sendable {
     func categories(code: String) async throws(RPCError) -> (categories: [Category], version: UInt64) {
         switch directory.categories(code: code) {
         case .unknownApplication:
-            throw RPCError(.notFound, "application \(code) not found")
+            throw RPCError(.notFound, "application \(RPCError.echo(code)) not found")
         case .known(_, let version, let cached?):
             return (cached, version)
         case .known(let applicationID, _, nil):

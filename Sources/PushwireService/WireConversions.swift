@@ -87,7 +87,30 @@ enum WireConversions {
             application.apns = settings
             application.hasApnsKey = !apns.privateKeyP8.isEmpty
         }
+        // The stored file was checked when it was stored; the key is never shown.
+        if let json = record.fcmServiceAccount {
+            application.hasFcmCredentials = true
+            if let account = try? FCMServiceAccount(json: json) {
+                application.fcmProjectID = account.projectID
+                application.fcmClientEmail = account.clientEmail
+            }
+        }
         return application
+    }
+
+    /// Checks FCM settings from a request: the service account's key file must parse and its
+    /// key sign RS256. Returns the file's text, stored as it came.
+    static func fcm(_ settings: FcmSettings) throws(RPCError) -> String {
+        let json = settings.serviceAccountJSON
+        if json.utf8.count > Limits.maxServiceAccountBytes {
+            throw RPCError(.invalidArgument, "fcm.service_account_json is longer than \(Limits.maxServiceAccountBytes) bytes")
+        }
+        do {
+            _ = try FCMServiceAccount(json: json)
+        } catch {
+            throw RPCError(.invalidArgument, "fcm.service_account_json: \(error.description)")
+        }
+        return json
     }
 
     /// Checks APNs settings from a request. `current` is the stored key, kept when the request

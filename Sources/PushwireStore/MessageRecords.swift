@@ -130,13 +130,17 @@ public struct TargetDevice: Sendable, Equatable {
     public var language: String
     /// The badge the device shows, as Pushwire last set it.
     public var badge: Int64
+    /// The platform's wire number (Pushwoosh codes: 1 iOS, 3 Android, …): which push service it
+    /// is delivered through.
+    public var deviceType: Int32
 
     /// Creates a target.
-    public init(hwid: String, pushToken: String, language: String, badge: Int64) {
+    public init(hwid: String, pushToken: String, language: String, badge: Int64, deviceType: Int32 = 1) {
         self.hwid = hwid
         self.pushToken = pushToken
         self.language = language
         self.badge = badge
+        self.deviceType = deviceType
     }
 }
 
@@ -147,13 +151,16 @@ public struct OpenDeliveryRecord: Sendable, Equatable {
     public var attempt: Int
     /// True when handed over without an outcome (a crash); false when waiting for a retry.
     public var handedOver: Bool
+    /// The device's platform as stored now (0 when the device is gone), for the per-platform counts.
+    public var deviceType: Int32
 
     /// Creates a record.
-    public init(deliveryID: UInt64, hwid: String, attempt: Int, handedOver: Bool) {
+    public init(deliveryID: UInt64, hwid: String, attempt: Int, handedOver: Bool, deviceType: Int32 = 0) {
         self.deliveryID = deliveryID
         self.hwid = hwid
         self.attempt = attempt
         self.handedOver = handedOver
+        self.deviceType = deviceType
     }
 }
 
@@ -222,11 +229,16 @@ public struct FanOutStep: Sendable, Equatable {
     /// Moves a scheduled message to sending first; when it is no longer scheduled or sending
     /// (cancelled), the step writes nothing and hands nothing over.
     public var startsSending: Bool
+    /// What this step adds to the message's counters per platform (device type): its targets
+    /// and its results, split by the devices' platforms. Added to the per-platform counters;
+    /// the totals come from `targetedIncrement` and `results` as before.
+    public var platformCounts: [PlatformCountRecord]
 
     /// Creates a step.
     public init(messageID: Int64, applicationID: Int64, results: [DeliveryResultRecord] = [], handOver: [NewDeliveryRecord] = [],
                 cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false,
-                stillWithGateway: [UInt64] = [], startsSending: Bool = false) {
+                stillWithGateway: [UInt64] = [], startsSending: Bool = false, platformCounts: [PlatformCountRecord] = []) {
+        self.platformCounts = platformCounts
         self.messageID = messageID
         self.applicationID = applicationID
         self.results = results
@@ -242,7 +254,7 @@ public struct FanOutStep: Sendable, Equatable {
     public static func == (a: FanOutStep, b: FanOutStep) -> Bool {
         a.messageID == b.messageID && a.applicationID == b.applicationID && a.results == b.results && a.handOver == b.handOver
             && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish && a.stillWithGateway == b.stillWithGateway
-            && a.startsSending == b.startsSending
+            && a.startsSending == b.startsSending && a.platformCounts == b.platformCounts
             && a.badges.map(\.hwid) == b.badges.map(\.hwid) && a.badges.map(\.badge) == b.badges.map(\.badge)
     }
 }
@@ -267,6 +279,27 @@ public struct ActionRecord: Sendable, Equatable {
     }
 }
 
+/// A message's counters for the devices of one platform (device type), or what one fan-out step
+/// adds to them.
+public struct PlatformCountRecord: Sendable, Equatable, Hashable {
+    /// The platform's wire number (Pushwoosh codes).
+    public var deviceType: Int32
+    public var targeted: UInt64
+    public var sent: UInt64
+    public var failed: UInt64
+    /// Dead or invalid tokens, included in `failed`.
+    public var invalidTokens: UInt64
+
+    /// Creates counts.
+    public init(deviceType: Int32, targeted: UInt64 = 0, sent: UInt64 = 0, failed: UInt64 = 0, invalidTokens: UInt64 = 0) {
+        self.deviceType = deviceType
+        self.targeted = targeted
+        self.sent = sent
+        self.failed = failed
+        self.invalidTokens = invalidTokens
+    }
+}
+
 /// What became of a message.
 public struct MessageStatisticsRecord: Sendable, Equatable {
     public var targeted: UInt64 = 0
@@ -278,6 +311,8 @@ public struct MessageStatisticsRecord: Sendable, Equatable {
     public var opened: UInt64 = 0
     /// Tap counts by button id.
     public var taps: [UInt32: UInt64] = [:]
+    /// The counters per platform, in device type order.
+    public var platforms: [PlatformCountRecord] = []
 
     /// Creates empty statistics.
     public init() {}
@@ -285,6 +320,6 @@ public struct MessageStatisticsRecord: Sendable, Equatable {
     public static func == (a: MessageStatisticsRecord, b: MessageStatisticsRecord) -> Bool {
         a.targeted == b.targeted && a.sent == b.sent && a.failed == b.failed && a.invalidTokens == b.invalidTokens
             && a.failures.map(\.reason) == b.failures.map(\.reason) && a.failures.map(\.count) == b.failures.map(\.count)
-            && a.opened == b.opened && a.taps == b.taps
+            && a.opened == b.opened && a.taps == b.taps && a.platforms == b.platforms
     }
 }

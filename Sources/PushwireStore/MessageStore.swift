@@ -82,7 +82,8 @@ public protocol MessageStore: Sendable {
 
     /// The message's attempt records that have no final outcome, by ascending id: those handed
     /// over without an outcome (`handedOver`: its last step's records and `stillWithGateway`)
-    /// and those waiting for a retry (retry-pending, not yet replaced).
+    /// and those waiting for a retry (retry-pending, not yet replaced); each with its device's
+    /// platform as stored now (0 when the device is gone).
     func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord]
 
     /// Records the outcomes of delivered attempts and hands over new attempts, in one

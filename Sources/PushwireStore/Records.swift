@@ -33,6 +33,9 @@ public struct ApplicationRecord: Sendable, Equatable {
     public var accessTokenHash: [UInt8]
     /// APNs settings, when set.
     public var apns: APNsSettingsRecord?
+    /// The Firebase service account's key file (JSON text) for FCM, when set; never returned by
+    /// the API. The service validated it when it was stored.
+    public var fcmServiceAccount: String?
     /// The version of the application's categories; bumped by every category change.
     public var categoriesVersion: UInt64
     /// Creation time, seconds since 1970.
@@ -40,12 +43,13 @@ public struct ApplicationRecord: Sendable, Equatable {
 
     /// Creates a record.
     public init(id: Int64, code: String, name: String, accessTokenHash: [UInt8], apns: APNsSettingsRecord?,
-                categoriesVersion: UInt64, createdAt: Int64) {
+                fcmServiceAccount: String? = nil, categoriesVersion: UInt64, createdAt: Int64) {
         self.id = id
         self.code = code
         self.name = name
         self.accessTokenHash = accessTokenHash
         self.apns = apns
+        self.fcmServiceAccount = fcmServiceAccount
         self.categoriesVersion = categoriesVersion
         self.createdAt = createdAt
     }
@@ -59,12 +63,16 @@ public struct ApplicationUpdate: Sendable, Equatable {
     public var apns: APNsSettingsRecord??
     /// A new access token hash (token rotation).
     public var accessTokenHash: [UInt8]?
+    /// A new FCM service account (JSON text): `.some(nil)` clears it, `nil` keeps it.
+    public var fcmServiceAccount: String??
 
     /// Creates an update.
-    public init(name: String? = nil, apns: APNsSettingsRecord?? = nil, accessTokenHash: [UInt8]? = nil) {
+    public init(name: String? = nil, apns: APNsSettingsRecord?? = nil, accessTokenHash: [UInt8]? = nil,
+                fcmServiceAccount: String?? = nil) {
         self.name = name
         self.apns = apns
         self.accessTokenHash = accessTokenHash
+        self.fcmServiceAccount = fcmServiceAccount
     }
 }
 

@@ -25,6 +25,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The change is not possible on the stored data (e.g. incrementing a string tag), or the
     /// call broke a precondition of its requirement.
     case invalidChange(String)
+    /// The write would pass one of `StoreLimits` (tags per device, categories per application);
+    /// nothing was changed.
+    case limitReached(String)
 
     // Engine failures: the request may be fine; the store could not carry it out. A write that
     // fails with one of these was not acknowledged, and wrote nothing.
@@ -53,6 +56,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongApplication(let what): "\(what) belongs to another application"
         case .conflict(let what): what
         case .invalidChange(let what): what
+        case .limitReached(let what): what
         case .unavailable(let what): "the store is unavailable: \(what)"
         case .storageFull(let what): "the store is out of space: \(what)"
         case .dataLoss(let what): "the store found damaged data: \(what)"

@@ -15,10 +15,14 @@ public struct StoreStatistics: Sendable, Equatable {
     public var transactions: Int
     /// Writes acknowledged (each call of a write requirement that succeeded counts once).
     public var writes: Int
+    /// Time the committed transactions spent in COMMIT, summed (0 where an engine does not
+    /// measure it).
+    public var commitNanoseconds: UInt64
 
     /// Creates statistics.
-    public init(transactions: Int, writes: Int) {
+    public init(transactions: Int, writes: Int, commitNanoseconds: UInt64 = 0) {
         self.transactions = transactions
         self.writes = writes
+        self.commitNanoseconds = commitNanoseconds
     }
 }

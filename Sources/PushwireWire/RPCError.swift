@@ -34,3 +34,22 @@ extension RPCError: Equatable {
         lhs.code == rhs.code && lhs.message == rhs.message
     }
 }
+
+extension RPCError {
+    /// A caller's value as quoted in an error message: at most `WireLimits.maxEchoedBytes` bytes,
+    /// cut at a character boundary and ended with "…" when longer, so that an error never grows
+    /// with the request (an UNIMPLEMENTED once echoed a 4 MiB method path).
+    public static func echo(_ value: String) -> String {
+        let limit = WireLimits.maxEchoedBytes
+        guard value.utf8.count > limit else { return value }
+        var cut = ""
+        var bytes = 0
+        for character in value {
+            let size = character.utf8.count
+            if bytes + size > limit { break }
+            cut.append(character)
+            bytes += size
+        }
+        return cut + "…"
+    }
+}

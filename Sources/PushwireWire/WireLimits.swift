@@ -9,4 +9,7 @@ public enum WireLimits {
     /// unpack into much larger C structs (2 bytes of input can become a 200-byte submessage), so
     /// decoding fails with `.outOfMemory` beyond this rather than letting a peer exhaust memory.
     public static let maxUnpackedBytes = 256 * 1024 * 1024
+
+    /// The most bytes of a caller's value that an error message quotes (`RPCError.echo`).
+    public static let maxEchoedBytes = 128
 }

@@ -2,14 +2,16 @@
 import Glibc
 #endif
 
-/// The admin token: given, or read from `<data-dir>/admin-token`, or generated there (mode 0600)
-/// on first start.
+/// The admin token: given, or read from `<data-dir>/admin-token`, or generated on first start and
+/// written there (mode 0600) once the server has started, so that a start that fails (a port in
+/// use, a bad flag) leaves no token behind that nobody saw.
 enum AdminToken {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    /// The token to use, and whether it was generated just now (so it is printed once).
+    /// The token to use, and whether it was generated just now (then `save` it once started, and
+    /// print it once).
     static func load(dataDirectory: String) throws(Failure) -> (token: String, generated: Bool) {
         if mkdir(dataDirectory, 0o700) != 0 && errno != EEXIST {
             throw Failure(description: "cannot create the data directory '\(dataDirectory)': \(String(cString: strerror(errno)))")
@@ -25,6 +27,12 @@ enum AdminToken {
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()
+        return (token, true)
+    }
+
+    /// Writes a generated `token` to `<data-dir>/admin-token` (mode 0600) and syncs it.
+    static func save(_ token: String, dataDirectory: String) throws(Failure) {
+        let path = dataDirectory + "/admin-token"
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw Failure(description: "cannot write '\(path)': \(String(cString: strerror(errno)))")
@@ -35,7 +43,6 @@ enum AdminToken {
         guard written == line.count, fsync(fd) == 0 else {
             throw Failure(description: "cannot write '\(path)': \(String(cString: strerror(errno)))")
         }
-        return (token, true)
     }
 
     private static func read(_ path: String) -> String? {

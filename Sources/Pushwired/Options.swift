@@ -1,14 +1,21 @@
+import PushwireDelivery
 import PushwirePostgresStore
 import PushwireRuntime
 
 /// pushwired's settings, from defaults, then the `--config` file, then the flags.
 struct Options {
-    var configuration = ServerConfiguration()
+    var configuration: ServerConfiguration = {
+        var configuration = ServerConfiguration()
+        configuration.http = HTTPConfiguration(listen: HTTPConfiguration.defaultListenAddress)
+        return configuration
+    }()
+    /// Whether `--http-listen` named the address; otherwise it follows `--listen` (see `usage`).
+    private var httpAddressGiven = false
     var dataDirectory = "./data"
     /// The PostgreSQL database to keep the store in (`--database-url`, else `PUSHWIRE_DATABASE_URL`);
     /// nil: SQLite in the data directory.
     var databaseURL: String?
-    /// The file sink of applications without APNs credentials; nil: `<data-dir>/sink.jsonl`.
+    /// The file sink of applications without push credentials; nil: `<data-dir>/sink.jsonl`.
     var sinkPath: String?
     var logLevel = Logger.Level.info
     var adminToken: String?
@@ -16,6 +23,14 @@ struct Options {
     var apnsURL: String?
     /// CA certificates (PEM) APNs connections trust instead of the system's.
     var apnsCAFile: String?
+    /// Replaces FCM's base URL (a local FCM double); nil: `https://fcm.googleapis.com`.
+    var fcmURL: String?
+    /// CA certificates (PEM) FCM connections and OAuth2 token requests trust instead of the system's.
+    var fcmCAFile: String?
+    /// `--sink-max-bytes` / `--sink-keep`: rotate the sink file by size; nil: never.
+    var sinkRotation: FileSinkGateway.Rotation?
+    /// `--log-format`: key=value text (default) or one JSON object per line.
+    var logFormat = Logger.Format.text
 
     /// A usage error: printed with the usage text, exit status 64.
     struct UsageError: Error {
@@ -33,12 +48,25 @@ struct Options {
 
     static let usage = """
         USAGE: pushwired [options]
+               pushwired backup --data-dir <dir> --to <file> [--force]
+               pushwired restore --from <file> --data-dir <dir> [--force]
 
-        Runs the Pushwire server.
+        Runs the Pushwire server; backup and restore copy its database (see
+        'pushwired backup --help').
 
         OPTIONS:
           --listen <address>             host:port to listen on: 127.0.0.1:7355 (default), [::1]:7355,
                                          0.0.0.0:7355; port 0 picks a free port
+          --http-listen <address|off>    host:port of the HTTP door (Connect JSON for every method,
+                                         the Pushwoosh API, /healthz, /metrics); off disables it
+                                         (default: 127.0.0.1, port --listen's + 1, i.e. 7356; a
+                                         free port when --listen's port is 0)
+          --http-max-body <bytes>        largest HTTP request body accepted (default: 4194304)
+          --http-request-timeout <dur>   time allowed to send one HTTP request (default: 10s)
+          --http-idle-timeout <duration> close HTTP keep-alive connections idle this long
+                                         (default: 60s)
+          --call-metrics <on|off>        count calls for /metrics (default: on; off only to
+                                         measure what counting costs)
           --threads <n>                  event-loop threads (default: one per core)
           --data-dir <path>              data directory (default: ./data); with SQLite, one pushwired
                                          at a time; with --database-url it holds only the admin
@@ -48,7 +76,11 @@ struct Options {
                                          with libpq parameters such as ?sslmode=require (default:
                                          $PUSHWIRE_DATABASE_URL; unset: SQLite)
           --sink <file>                  where notifications of apps without APNs credentials go, one
-                                         JSON line each (default: <data-dir>/sink.jsonl)
+                                         JSON line each (default: <data-dir>/sink.jsonl); reopened
+                                         on SIGHUP (for logrotate)
+          --sink-max-bytes <bytes>       rotate the sink file at this size: it becomes <file>.1
+                                         (older ones .2, .3, …) and a new file starts (default: never)
+          --sink-keep <n>                rotated sink files kept (default: 5)
           --max-frame-size <bytes>       largest frame accepted (default: 4194304)
           --max-calls-per-connection <n> calls in flight per connection (default: 1024)
           --max-connections <n>          open connections (default: 100000)
@@ -59,7 +91,8 @@ struct Options {
           --max-output-buffer <bytes>    responses buffered for a slow reader before its input
                                          is paused (default: 4194304)
           --log-level <level>            trace, debug, info, notice, warning, error, critical
-                                         (default: info)
+                                         (default: info); debug logs one line per call
+          --log-format <format>          text (key=value, default) or json (one object per line)
           --admin-token <token>          the admin token (default: <data-dir>/admin-token,
                                          generated on first start)
           --apns-url <url>               send every app's APNs requests to this https:// base URL
@@ -67,6 +100,12 @@ struct Options {
                                          https://127.0.0.1:8443)
           --apns-ca-file <file>          trust these PEM CA certificates for APNs instead of the
                                          system's; TLS verification is never turned off
+          --fcm-url <url>                send every app's FCM requests to this https:// base URL
+                                         instead of https://fcm.googleapis.com (e.g. a local FCM
+                                         double); OAuth2 tokens still come from each service
+                                         account's token_uri
+          --fcm-ca-file <file>           trust these PEM CA certificates for FCM and for the
+                                         service accounts' token URIs instead of the system's
           --config <file>                `key = value` lines with the same names as the flags
                                          (without --); flags override the file
           --check                        check the integrity of the --data-dir database and exit:
@@ -76,6 +115,8 @@ struct Options {
 
         Durations are a number of seconds or a number with ms, s, m or h: 500ms, 30s, 5m.
         SIGTERM or SIGINT drains gracefully and exits 0; a second signal exits at once (status 1).
+        SIGHUP reopens the sink file. Under systemd (Type=notify), pushwired reports READY=1 on
+        $NOTIFY_SOCKET once it listens. The log goes to stderr.
         """
 
     /// Parses the arguments (without the program name).
@@ -118,6 +159,11 @@ struct Options {
         }
         if let configPath { try options.applyFile(configPath, readFile: readFile) }
         for (name, value) in flags { try options.apply(name, value) }
+        if !options.httpAddressGiven, let http = options.configuration.http {
+            // Loopback whatever --listen says: the door is opened wider only on request.
+            let port = options.configuration.listen.port
+            options.configuration.http?.listen = http.listen.withPort(port == 0 ? 0 : min(port + 1, 65535))
+        }
         return check ? .check(options) : .run(options)
     }
 
@@ -153,6 +199,28 @@ struct Options {
             } catch {
                 throw UsageError(message: "--listen: \(error)")
             }
+        case "http-listen":
+            if value == "off" {
+                configuration.http = nil
+            } else {
+                do {
+                    let address = try SocketAddress(parsing: value)
+                    httpAddressGiven = true
+                    if configuration.http == nil {
+                        configuration.http = HTTPConfiguration(listen: address)
+                    } else {
+                        configuration.http?.listen = address
+                    }
+                } catch {
+                    throw UsageError(message: "--http-listen: \(error)")
+                }
+            }
+        case "call-metrics":
+            guard value == "on" || value == "off" else { throw UsageError(message: "--call-metrics: '\(value)' is not on or off") }
+            configuration.recordsCallMetrics = value == "on"
+        case "http-max-body": configuration.http?.maxBodyBytes = try Self.count(name, value, minimum: 1024)
+        case "http-request-timeout": configuration.http?.requestTimeout = try Self.duration(name, value)
+        case "http-idle-timeout": configuration.http?.idleTimeout = try Self.duration(name, value)
         case "threads": configuration.threads = try Self.count(name, value, minimum: 1)
         case "data-dir": dataDirectory = value
         case "database-url":
@@ -169,6 +237,17 @@ struct Options {
         case "preface-timeout": configuration.prefaceTimeout = try Self.duration(name, value)
         case "frame-timeout": configuration.incompleteFrameTimeout = try Self.duration(name, value)
         case "drain-timeout": configuration.drainTimeout = try Self.duration(name, value)
+        case "sink-max-bytes":
+            let bytes = try Self.count(name, value, minimum: 4096)
+            sinkRotation = FileSinkGateway.Rotation(maxBytes: Int64(bytes), keep: sinkRotation?.keep ?? 5)
+        case "sink-keep":
+            let keep = try Self.count(name, value, minimum: 1)
+            sinkRotation = FileSinkGateway.Rotation(maxBytes: sinkRotation?.maxBytes ?? Int64.max, keep: keep)
+        case "log-format":
+            guard let format = Logger.Format(rawValue: value) else {
+                throw UsageError(message: "--log-format: '\(value)' is not text or json")
+            }
+            logFormat = format
         case "log-level":
             guard let level = Logger.Level(name: value) else {
                 throw UsageError(message: "--log-level: '\(value)' is not one of trace, debug, info, notice, warning, error, critical")
@@ -186,6 +265,14 @@ struct Options {
         case "apns-ca-file":
             guard !value.isEmpty else { throw UsageError(message: "--apns-ca-file must not be empty") }
             apnsCAFile = value
+        case "fcm-url":
+            guard value.hasPrefix("https://"), value.count > "https://".count else {
+                throw UsageError(message: "--fcm-url: '\(value)' is not an https:// URL")
+            }
+            fcmURL = value
+        case "fcm-ca-file":
+            guard !value.isEmpty else { throw UsageError(message: "--fcm-ca-file must not be empty") }
+            fcmCAFile = value
         default:
             throw UsageError(message: "unknown option '--\(name)'")
         }

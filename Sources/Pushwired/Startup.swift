@@ -1,14 +1,15 @@
 import Dispatch
+import PushwireService
 import PushwireStore
 import Synchronization
 
 /// Runs `body` in a task and waits for it on the calling thread: for startup, where `pushwired`'s
 /// top-level code (no task of its own) must have the services before it starts the server.
-func waitForStartup<T: Sendable>(_ body: @escaping @Sendable () async throws(StoreError) -> T) -> Result<T, StoreError> {
-    let outcome = Mutex<Result<T, StoreError>?>(nil)
+func waitForStartup<T: Sendable>(_ body: @escaping @Sendable () async throws(ServicesStartupError) -> T) -> Result<T, ServicesStartupError> {
+    let outcome = Mutex<Result<T, ServicesStartupError>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
-        do throws(StoreError) {
+        do throws(ServicesStartupError) {
             let value = try await body()
             outcome.withLock { $0 = .success(value) }
         } catch {
@@ -17,5 +18,5 @@ func waitForStartup<T: Sendable>(_ body: @escaping @Sendable () async throws(Sto
         done.signal()
     }
     done.wait()
-    return outcome.withLock { $0 } ?? .failure(.internalError("startup ended without a result"))
+    return outcome.withLock { $0 } ?? .failure(.dataDirectory(.internalError("startup ended without a result")))
 }

@@ -3,6 +3,8 @@
 import Glibc
 #endif
 import PushwireAPNs
+import PushwireDelivery
+import PushwirePushwoosh
 import PushwireRuntime
 import PushwirePostgresStore
 import PushwireService
@@ -34,12 +36,17 @@ func databaseURLEnvironment() -> [String: String] {
     return ["PUSHWIRE_DATABASE_URL": String(cString: value)]
 }
 
+// `pushwired backup …` and `pushwired restore …` (BackupCommand.swift) run and exit.
+if CommandLine.arguments.count > 1, ["backup", "restore"].contains(CommandLine.arguments[1]) {
+    exit(BackupCommand.run(CommandLine.arguments[1], Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let command: Options.Command
 do {
     command = try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: databaseURLEnvironment(),
                                 readFile: readTextFile)
 } catch {
-    printError("pushwired: \(error.message)\n\n\(Options.usage)")
+    printError("pushwired: \(error.message)\nsee 'pushwired --help'")
     exit(64)
 }
 
@@ -66,39 +73,53 @@ case .check(let options):
         exit(1)
     }
 case .run(let options):
-    let logger = Logger(label: "pushwired", level: options.logLevel)
+    let logger = Logger(label: "pushwired", level: options.logLevel, format: options.logFormat)
     let adminToken: String
+    var generatedAdminToken = false
     if let given = options.adminToken {
         adminToken = given
     } else {
         do {
-            let loaded = try AdminToken.load(dataDirectory: options.dataDirectory)
-            adminToken = loaded.token
-            if loaded.generated {
-                logger.notice("generated an admin token", ["path": options.dataDirectory + "/admin-token"])
-                printLine("admin token: \(adminToken)")
-            }
+            (adminToken, generatedAdminToken) = try AdminToken.load(dataDirectory: options.dataDirectory)
         } catch {
             logger.critical("cannot set up the admin token", ["error": error.description])
             exit(1)
         }
+    }
+    do {
+        // Held until exit: a second pushwired, or a restore, on this directory is refused.
+        try DataDirectoryLock.acquire(options.dataDirectory)
+    } catch {
+        logger.critical("cannot use the data directory", ["error": error.description])
+        exit(1)
     }
     let server = Server(configuration: options.configuration, logger: logger)
     do {
         // First, before any thread starts (the store's, the loops'): every thread inherits the
         // blocked signal mask, so SIGTERM and SIGINT reach only the server's signal watcher.
         try server.handleTerminationSignals()
+        // SIGHUP: logrotate moved the sink file away; new lines go to a new file at its path.
+        try server.handleHangUp {
+            let failures = FileSinkGateway.reopenAll()
+            if failures.isEmpty {
+                logger.notice("SIGHUP: reopened the sink files")
+            } else {
+                for failure in failures { logger.error("SIGHUP: cannot reopen a sink file", ["error": failure.description]) }
+            }
+        }
     } catch {
-        logger.critical("cannot watch termination signals", ["error": "\(error)"])
+        logger.critical("cannot watch signals", ["error": "\(error)"])
         exit(1)
     }
+    FileSinkGateway.defaultRotation.withLock { $0 = options.sinkRotation }
     // A CA file that cannot be read or holds no certificate OpenSSL can load would fail every APNs
     // connection later, one message at a time; refuse to start instead.
-    if let caFile = options.apnsCAFile {
+    for (service, file) in [("APNs", options.apnsCAFile), ("FCM", options.fcmCAFile)] {
+        guard let caFile = file else { continue }
         do {
             try APNsConfiguration.checkCAFile(caFile)
         } catch {
-            logger.critical("cannot load the APNs CA file", ["path": caFile, "error": "\(error)"])
+            logger.critical("cannot load the \(service) CA file", ["path": caFile, "error": "\(error)"])
             exit(1)
         }
     }
@@ -134,25 +155,41 @@ case .run(let options):
         exit(1)
     }
     let sinkPath = options.sinkPath ?? options.dataDirectory + "/" + MessagesService.defaultSinkFileName
-    let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile
+    let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile, fcmURL = options.fcmURL, fcmCAFile = options.fcmCAFile
     let services: PushwireServices
-    switch waitForStartup({ () async throws(StoreError) in
-        try await PushwireServices(store: store, adminToken: adminToken, sinkPath: sinkPath, apnsURL: apnsURL, apnsCAFile: apnsCAFile)
+    switch waitForStartup({ () async throws(ServicesStartupError) in
+        try await PushwireServices(store: store, adminToken: adminToken, sinkPath: sinkPath, apnsURL: apnsURL, apnsCAFile: apnsCAFile,
+                                   fcmURL: fcmURL, fcmCAFile: fcmCAFile)
     }) {
     case .success(let started):
         services = started
     case .failure(let error):
-        logger.critical("cannot start the services", ["error": error.description])
+        logger.critical("cannot open \(error.what)", ["error": error.description])
         exit(1)
     }
     services.register(on: server)
+    services.registerOperations(on: server)
+    PushwooshAPI.register(on: server)
+    services.registry.log.use(logger)
+    let registry = services.registry
+    server.describeCalls { method, metadata, message in registry.describeCall(method: method, metadata: metadata, message: message) }
     // Health/Check answers NOT_SERVING while the store cannot write (a full disk, a failed fsync,
     // its database unreachable).
     server.reportHealth { services.isServing }
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])
+        if generatedAdminToken {
+            try AdminToken.save(adminToken, dataDirectory: options.dataDirectory)
+            let path = options.dataDirectory + "/admin-token"
+            logger.notice("generated an admin token", ["path": path])
+            // Shown to a person at a terminal; under systemd stdout is the journal, where a
+            // secret does not belong.
+            printLine(isatty(1) == 1 ? "admin token: \(adminToken) (kept in \(path))" : "admin token written to \(path)")
+        }
         printLine("listening on \(address)")
+        SystemdNotify.send("READY=1\nSTATUS=listening on \(address)\nMAINPID=\(getpid())")
+        if let http = server.httpAddress { printLine("HTTP listening on \(http)") }
     } catch {
         logger.critical("cannot start", ["error": "\(error)", "listen": options.configuration.listen.description])
         exit(1)

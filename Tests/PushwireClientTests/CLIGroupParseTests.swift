@@ -75,12 +75,56 @@ final class CLIGroupParseTests: XCTestCase {
         clear.application = "A1B2C-3D4E5"
         clear.clearApns = true
         XCTAssertEqual(try command(["app", "update", "--clear-apns", "A1B2C-3D4E5"]), .updateApplication(clear))
-        XCTAssertEqual(usageError(["app", "update", "A1B2C-3D4E5"]), "nothing to change: give --name, --rotate-token, --clear-apns or APNs settings")
+        XCTAssertEqual(usageError(["app", "update", "A1B2C-3D4E5"]),
+                       "nothing to change: give --name, --rotate-token, --clear-apns, --clear-fcm, APNs settings or --fcm-service-account")
         XCTAssertEqual(usageError(["app", "update", "--name", "x"]), "missing <code>")
+        var clearFCM = UpdateApplicationRequest()
+        clearFCM.application = "A1B2C-3D4E5"
+        clearFCM.clearFcm = true
+        XCTAssertEqual(try command(["app", "update", "A1B2C-3D4E5", "--clear-fcm"]), .updateApplication(clearFCM))
+    }
+
+    func testMessageDetailsShowTheCountsPerPlatform() {
+        var details = GetMessageDetailsResponse()
+        details.messageCode = "M"
+        details.status = .done
+        var ios = PlatformCount(), android = PlatformCount()
+        ios.deviceType = .ios
+        ios.targeted = 2
+        ios.sent = 2
+        android.deviceType = .android
+        android.targeted = 3
+        android.sent = 1
+        android.failed = 2
+        android.invalidTokens = 1
+        details.platforms = [ios, android]
+        let text = MessageCommands.describe(details)
+        XCTAssertTrue(text.contains("  platforms:\n    iOS: targeted 2, sent 2, failed 0 (invalid tokens: 0)\n"
+                                    + "    Android: targeted 3, sent 1, failed 2 (invalid tokens: 1)\n"), text)
+    }
+
+    func testAppFCMServiceAccount() throws {
+        let path = NSTemporaryDirectory() + "pushwire-cli-fcm-\(getpid()).json"
+        try Data(#"{"type":"service_account"}"#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var create = CreateApplicationRequest()
+        create.name = "x"
+        var settings = FcmSettings()
+        settings.serviceAccountJSON = #"{"type":"service_account"}"#
+        create.fcm = settings
+        XCTAssertEqual(try command(["app", "create", "--name", "x", "--fcm-service-account", path]), .createApplication(create))
+        var update = UpdateApplicationRequest()
+        update.application = "A1B2C-3D4E5"
+        update.fcm = settings
+        XCTAssertEqual(try command(["app", "update", "A1B2C-3D4E5", "--fcm-service-account", path]), .updateApplication(update))
+        XCTAssertEqual(usageError(["app", "update", "A1B2C-3D4E5", "--fcm-service-account", path, "--clear-fcm"]),
+                       "--clear-fcm cannot be combined with --fcm-service-account")
+        XCTAssertEqual(usageError(["app", "create", "--name", "x", "--fcm-service-account", "/nonexistent.json"]),
+                       "--fcm-service-account: cannot read '/nonexistent.json'")
     }
 
     func testDeviceRegister() throws {
-        let command = try self.command(["device", "register", "--app", "A1B2C-3D4E5", "--hwid", "h1", "--token", "abcd01",
+        let command = try self.command(["device", "register", "--app", "A1B2C-3D4E5", "--hwid", "h1", "--push-token", "abcd01",
                                         "--language", "fr", "--timezone", "+01:30", "--user", "u7", "--app-version", "2.4.1",
                                         "--tag", "plan=gold", "--tag", "age=int:42", "--tag", "vip=bool:true",
                                         "--tag", "since=date:2026-11-29", "--tag", "topics=list:a,b,c", "--tag", "url=https://x",
@@ -155,7 +199,7 @@ final class CLIGroupParseTests: XCTestCase {
         XCTAssertEqual(usageError(["device", "tags", "--app", "A", "--hwid", "h", "--set", "d=date:yesterday"]),
                        "--set: 'yesterday' is not a date (2026-11-29, 2026-11-29T18:30:00Z or unix seconds)")
         XCTAssertEqual(usageError(["device", "frobnicate"]), "unknown command 'device frobnicate'")
-        XCTAssertEqual(usageError(["device"]), "missing subcommand: register, unregister, tags")
+        XCTAssertEqual(usageError(["device"]), "missing subcommand: register, track, unregister, tags")
     }
 
     func testCategoryUpsertFromFlags() throws {
@@ -285,13 +329,14 @@ final class CLIGroupParseTests: XCTestCase {
         XCTAssertEqual(try command(["demo"]), .demo)
         XCTAssertEqual(try command(["--server", "127.0.0.1:9", "demo"]), .demo)
         XCTAssertEqual(usageError(["demo", "--name", "x"]), "'demo' does not take --name")
-        for topic in ["app", "app create", "app list", "app update", "device", "device register", "device unregister", "device tags",
+        for topic in ["app", "app create", "app list", "app update", "device", "device register", "device track", "device unregister", "device tags",
                       "category", "category upsert", "category delete", "category list", "category sync", "message", "message send",
-                      "message details", "message delete", "demo"] {
+                      "message details", "message cancel", "message delete", "demo"] {
             let words = topic.split(separator: " ").map(String.init)
             XCTAssertEqual(try Invocation.parse(words + ["--help"], environment: [:]).command, .help(topic: topic))
             XCTAssertEqual(try Invocation.parse(["help"] + words, environment: [:]).command, .help(topic: topic))
-            XCTAssertTrue(Help.text(for: topic).contains("USAGE: pushwire \(topic)"), topic)
+            // `message delete` is another name for `message cancel`, whose page it shows.
+            XCTAssertTrue(Help.text(for: topic).contains("USAGE: pushwire \(topic == "message delete" ? "message cancel" : topic)"), topic)
         }
     }
 }

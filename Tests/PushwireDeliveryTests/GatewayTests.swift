@@ -1,5 +1,5 @@
 import Foundation
-import PushwireDelivery
+@testable import PushwireDelivery
 import XCTest
 
 /// The two gateways that need no network: the file sink (`pushwired --sink FILE`, and the default
@@ -25,7 +25,7 @@ final class GatewayTests: XCTestCase {
         XCTAssertEqual(text.filter { $0 == "\n" }.count, 2, "one line each, newline-terminated")
         let lines = text.split(separator: "\n").map(String.init)
         let expected = #"{"delivery_id":1,"message_code":"3F9A1-0C77E2B4-91D0A6FF","token":""# + String(format: "%064x", 1)
-            + #"","priority":5,"expiration":1800000000,"collapse_id":"c\"q","payload":{"aps":{"alert":{"body":"hi"}}}}"#
+            + #"","platform":"ios","priority":5,"expiration":1800000000,"collapse_id":"c\"q","payload":{"aps":{"alert":{"body":"hi"}}}}"#
         XCTAssertEqual(lines[0], expected, "the payload is embedded as JSON, byte for byte")
         let second = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
         XCTAssertTrue(second["payload"] is NSNull, "an empty payload is written as null")
@@ -59,7 +59,7 @@ final class GatewayTests: XCTestCase {
         let expected = batch.map { n -> String in
             let payload = n.payload.isEmpty ? "null" : String(decoding: n.payload, as: UTF8.self)
             let token = n.deviceToken.replacingOccurrences(of: "\"", with: "\\\"")
-            return #"{"delivery_id":\#(n.deliveryID),"message_code":"\#(n.messageCode)","token":"\#(token)","priority":\#(n.priority),"#
+            return #"{"delivery_id":\#(n.deliveryID),"message_code":"\#(n.messageCode)","token":"\#(token)","platform":"ios","priority":\#(n.priority),"#
                 + #""expiration":\#(n.expiration),"collapse_id":"\#(n.collapseID)","payload":\#(payload)}"#
         }
         XCTAssertEqual(lines, expected)
@@ -111,5 +111,53 @@ final class GatewayTests: XCTestCase {
         let gateway = UnavailableGateway(reason: "APNsGatewayUnavailable")
         let outcomes = await gateway.deliver([notification(1), notification(2)])
         XCTAssertEqual(outcomes, Array(repeating: .retry(reason: "APNsGatewayUnavailable", after: nil), count: 2))
+    }
+}
+
+/// Routing by platform: each notification to its service's gateway, outcomes in the batch's order.
+final class PlatformRouterTests: XCTestCase {
+    /// Records what it was given and answers with `outcome`.
+    final class Recording: NotificationGateway, @unchecked Sendable {
+        let outcome: DeliveryOutcome
+        private let lock = NSLock()
+        private var received: [OutgoingNotification] = []
+        init(_ outcome: DeliveryOutcome) { self.outcome = outcome }
+        var tokens: [String] { lock.lock(); defer { lock.unlock() }; return received.map(\.deviceToken) }
+        func deliver(_ batch: [OutgoingNotification]) async -> [DeliveryOutcome] {
+            lock.withLock { received += batch }
+            return Array(repeating: outcome, count: batch.count)
+        }
+    }
+
+    private func batch(_ types: [Int32]) -> [OutgoingNotification] {
+        types.enumerated().map { OutgoingNotification(deliveryID: UInt64($0.offset), messageCode: "M", deviceToken: "t\($0.offset)",
+                                                      payload: Array("{}".utf8), deviceType: $0.element) }
+    }
+
+    func testEachPlatformGoesToItsOwnServiceAndOutcomesKeepTheBatchOrder() async {
+        let apns = Recording(.sent(apnsID: "a"))
+        let fcm = Recording(.failed(reason: "FromFCM"))
+        let router = PlatformRouter(gateways: [.apns: apns, .fcm: fcm])
+        let outcomes = await router.deliver(batch([1, 3, 7, 10, 3, 11]))
+        XCTAssertEqual(outcomes, [.sent(apnsID: "a"), .failed(reason: "FromFCM"), .sent(apnsID: "a"), .sent(apnsID: "a"),
+                                  .failed(reason: "FromFCM"), .failed(reason: "UnsupportedPlatform")])
+        XCTAssertEqual(apns.tokens, ["t0", "t2", "t3"], "iOS, macOS and Safari through APNs")
+        XCTAssertEqual(fcm.tokens, ["t1", "t4"], "Android through FCM")
+    }
+
+    func testAPlatformWithoutCredentialsIsCountedNotSentElsewhere() async {
+        let apns = Recording(.sent(apnsID: ""))
+        let router = PlatformRouter(gateways: [.apns: apns])
+        let outcomes = await router.deliver(batch([3, 1]))
+        XCTAssertEqual(outcomes, [.failed(reason: "NoCredentialsForPlatform"), .sent(apnsID: "")])
+        XCTAssertEqual(apns.tokens, ["t1"], "the Android device never reaches APNs")
+    }
+
+    func testTheSinkNamesEachLinesPlatform() throws {
+        let text = String(decoding: FileSinkGateway.lines(batch([1, 3, 7, 17])), as: UTF8.self)
+        let platforms = text.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["platform"] as? String
+        }
+        XCTAssertEqual(platforms, ["ios", "android", "macos", "type17"])
     }
 }

@@ -39,8 +39,8 @@ final class SQLiteStoreTests: XCTestCase {
                 return XCTFail("unexpected \(error)")
             }
             XCTAssertEqual(found, 99)
-            XCTAssertEqual(supported, 3)  // 2: messages (issue 6); 3: messages_due partial
-            XCTAssertTrue("\(error)".contains("99") && "\(error)".contains("version 3"), "\(error)")
+            XCTAssertEqual(supported, 4)  // 2: messages (issue 6); 3: messages_due partial; 4: FCM, per-platform counts
+            XCTAssertTrue("\(error)".contains("99") && "\(error)".contains("version 4"), "\(error)")
         }
     }
 

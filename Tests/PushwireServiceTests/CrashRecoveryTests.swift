@@ -67,14 +67,17 @@ final class CrashRecoveryTests: XCTestCase {
 
         let created = try CrashRecoveryTests.createApplication(named: "crash", through: client)
         let code = try XCTUnwrap(created.application?.code)
-        let token = created.accessToken
+        // Category upserts go round four applications, so that none passes the limit of
+        // categories per application (about 60 are acknowledged or in flight by the kill).
+        var tokens = [created.accessToken]
+        for i in 1..<4 { tokens.append(try CrashRecoveryTests.createApplication(named: "crash \(i)", through: client).accessToken) }
 
         // Load: 64 calls in flight on one connection, every 8th a category upsert; kill -9 once
         // 400 calls were acknowledged, while more are in flight.
         var devices: [UInt32: String] = [:]  // call id → hwid
-        var categories: [UInt32: String] = [:]  // call id → category name
+        var categories: [UInt32: (name: String, application: Int)] = [:]  // call id → category, application
         var acknowledgedDevices: [String] = []
-        var acknowledgedCategories: [String] = []
+        var acknowledgedCategories: [(name: String, application: Int)] = []
         var nextCallID: UInt32 = 10
         var inFlight = 0
         var killed = false
@@ -91,8 +94,9 @@ final class CrashRecoveryTests: XCTestCase {
                         category.buttons = [button]
                         var request = UpsertCategoryRequest()
                         request.category = category
-                        try client.sendRequest(callID: id, path: Methods.Categories.upsertCategory.path, request, token: token)
-                        categories[id] = category.name
+                        let application = Int(id / 8) % tokens.count
+                        try client.sendRequest(callID: id, path: Methods.Categories.upsertCategory.path, request, token: tokens[application])
+                        categories[id] = (category.name, application)
                     } else {
                         var request = RegisterDeviceRequest()
                         request.application = code
@@ -118,7 +122,7 @@ final class CrashRecoveryTests: XCTestCase {
             inFlight -= 1
             if response.code == 0 {
                 if let hwid = devices[response.callID] { acknowledgedDevices.append(hwid) }
-                if let name = categories[response.callID] { acknowledgedCategories.append(name) }
+                if let category = categories[response.callID] { acknowledgedCategories.append(category) }
             } else {
                 XCTFail("call \(response.callID) failed: \(response.code) \(response.message)")
             }
@@ -143,11 +147,15 @@ final class CrashRecoveryTests: XCTestCase {
             let tags = try reader.call(Methods.Devices.getTags, get, callID: callID)
             XCTAssertEqual(tags.tags.first?.value?.kind, .intValue(Int64(hwid.dropFirst(3)) ?? -1), hwid)
         }
-        let list = try reader.call(Methods.Categories.listCategories, ListCategoriesRequest(), token: token, callID: callID + 1)
-        let stored = Set(list.categories.map(\.name))
-        for name in acknowledgedCategories { XCTAssertTrue(stored.contains(name), "category \(name) was acknowledged but is lost") }
-        // Every acknowledged category change bumped the version durably.
-        XCTAssertGreaterThanOrEqual(list.categoriesVersion, UInt64(1 + acknowledgedCategories.count))
+        for (application, token) in tokens.enumerated() {
+            callID += 1
+            let list = try reader.call(Methods.Categories.listCategories, ListCategoriesRequest(), token: token, callID: callID)
+            let stored = Set(list.categories.map(\.name))
+            let acknowledged = acknowledgedCategories.filter { $0.application == application }.map(\.name)
+            for name in acknowledged { XCTAssertTrue(stored.contains(name), "category \(name) was acknowledged but is lost") }
+            // Every acknowledged category change bumped the version durably.
+            XCTAssertGreaterThanOrEqual(list.categoriesVersion, UInt64(1 + acknowledged.count))
+        }
         server.terminate()
         server.waitUntilExit()
     }

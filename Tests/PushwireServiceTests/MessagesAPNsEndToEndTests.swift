@@ -255,6 +255,43 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         XCTAssertEqual(claims["iss"] as? String, APNsDouble.teamID)
     }
 
+    /// Issue 18, item 3: a background push and an alert with the other APNs fields, as APNs wants them.
+    func testBackgroundAndPriorityAndTheAlertsOtherFieldsReachTheDouble() throws {
+        let double = try APNsDouble()
+        var server = try startServer(double: double)
+        defer { server.stop() }
+        let (code, token) = try createApplication(&server)
+        try register([Self.token(0)], application: code, on: &server)
+        var silent = PushwireWire.Notification()
+        silent.iosPushType = .background
+        silent.data = #"{"sync":"inbox"}"#
+        var rich = PushwireWire.Notification()
+        rich.content = "Rich"
+        rich.iosMutableContent = true
+        rich.iosPriority = 1
+        rich.iosRelevanceScore = 0.5
+        rich.iosFilterCriteria = "work"
+        rich.iosTargetContentID = "album"
+        for notification in [silent, rich] {
+            let details = try details(try createMessage(notification, &server, token: token), &server, token: token)
+            XCTAssertEqual(details.sent, 1, "\(failures(details))")
+        }
+        let records = double.records()
+        XCTAssertEqual(records.count, 2)
+        let background = try XCTUnwrap(records.first { Self.headers(of: $0)["apns-push-type"] == "background" })
+        XCTAssertEqual(Self.headers(of: background)["apns-priority"], "5")
+        let silentPayload = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try XCTUnwrap(background["body"] as? String).utf8)) as? [String: Any])
+        XCTAssertEqual(silentPayload["aps"] as? [String: Int], ["content-available": 1])
+        XCTAssertEqual(silentPayload["sync"] as? String, "inbox")
+        let alert = try XCTUnwrap(records.first { Self.headers(of: $0)["apns-push-type"] == "alert" })
+        XCTAssertEqual(Self.headers(of: alert)["apns-priority"], "1")
+        let aps = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(try XCTUnwrap(alert["body"] as? String).utf8)) as? [String: Any])?["aps"] as? [String: Any])
+        XCTAssertEqual(aps["mutable-content"] as? Int, 1)
+        XCTAssertEqual(aps["relevance-score"] as? Double, 0.5)
+        XCTAssertEqual(aps["filter-criteria"] as? String, "work")
+        XCTAssertEqual(aps["target-content-id"] as? String, "album")
+    }
+
     // MARK: - The answers
 
     func testEachAnswerHasItsDocumentedEffect() async throws {

@@ -70,7 +70,9 @@ final class MessagesRenderingTests: XCTestCase {
         // The widest badge and a real code still fit.
         let payload = PayloadRenderer.render(trimmed, texts: trimmed.texts(language: "de"), badge: Int64(UInt32.max), messageCode: MessageCodes.make())
         XCTAssertLessThanOrEqual(payload.count, NotificationLimits.maxPayloadBytes)
-        XCTAssertGreaterThan(payload.count, NotificationLimits.maxPayloadBytes - 2)
+        // Trimmed to fit the Android message of the same texts as well (`"android":{…}` makes it
+        // a few bytes longer than the APNs payload), so a little under the APNs limit.
+        XCTAssertGreaterThan(payload.count, NotificationLimits.maxPayloadBytes - 16)
         XCTAssertEqual(trimmed.texts(language: "en").body, "ok")
 
         var huge = note("x")

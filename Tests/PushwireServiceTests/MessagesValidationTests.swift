@@ -16,6 +16,15 @@ final class MessagesValidationTests: XCTestCase {
         var past = note("x")
         past.sendAtMS = DeliveryPipeline.nowMS() - 120_000
         await rejects(past, "in the past")
+        // How far ahead: a year is fine, INT64_MAX (or anything past 366 days) is refused.
+        for sendAt in [Int64.max, DeliveryPipeline.nowMS() + MessageLimits.maxScheduleAheadMS + 60_000] {
+            var far = note("x")
+            far.sendAtMS = sendAt
+            await rejects(far, "days ahead")
+        }
+        var nextYear = note("x")
+        nextYear.sendAtMS = DeliveryPipeline.nowMS() + 365 * 86_400_000
+        _ = try await h.create(nextYear, token: app.token)
         var data = note("x")
         data.data = "[1, 2]"
         await rejects(data, "JSON object")
@@ -30,7 +39,7 @@ final class MessagesValidationTests: XCTestCase {
         var many = CreateMessageRequest()
         many.notifications = Array(repeating: note("x"), count: 101)
         await assertRPCError(.invalidArgument, "1 to 100") { try await h.messages.createMessage(many, caller: Caller(bearerToken: app.token)) }
-        // A rejected request creates nothing.
+        // A rejected request creates nothing (the one accepted is due next year).
         await h.send()
         XCTAssertEqual(try h.sinkLines().count, 0)
     }

@@ -62,7 +62,8 @@ final class RawClient {
     }
 
     /// Sends a request frame without waiting for its response.
-    func sendRequest<Message: WireMessage>(callID: UInt32, path: String, _ message: Message, token: String? = nil) throws {
+    func sendRequest<Message: WireMessage>(callID: UInt32, path: String, _ message: Message, token: String? = nil,
+                                           metadata: [(key: String, value: String)] = []) throws {
         var request = Request()
         request.method = path
         request.message = message.encode()
@@ -72,6 +73,21 @@ final class RawClient {
             entry.value = "Bearer \(token)"
             request.metadata = [entry]
         }
+        request.metadata += metadata.map { Metadata(key: $0.key, value: $0.value) }
+        var frame = Frame()
+        frame.callID = callID
+        frame.kind = .request(request)
+        var bytes: [UInt8] = []
+        frame.encode(appendingTo: &bytes, lengthPrefixed: true)
+        try send(bytes)
+    }
+
+    /// Sends a request frame carrying `message` as given (any bytes), without waiting.
+    func sendRawRequest(callID: UInt32, path: String, message: [UInt8], metadata: [(key: String, value: String)] = []) throws {
+        var request = Request()
+        request.method = path
+        request.message = message
+        request.metadata = metadata.map { Metadata(key: $0.key, value: $0.value) }
         var frame = Frame()
         frame.callID = callID
         frame.kind = .request(request)
@@ -108,8 +124,9 @@ final class RawClient {
 
     /// One call, waited for.
     func call<Request: WireMessage, Response: WireMessage>(_ method: MethodDescriptor<Request, Response>, _ request: Request,
-                                                            token: String? = nil, callID: UInt32 = 1) throws -> Response {
-        try sendRequest(callID: callID, path: method.path, request, token: token)
+                                                            token: String? = nil, metadata: [(key: String, value: String)] = [],
+                                                            callID: UInt32 = 1) throws -> Response {
+        try sendRequest(callID: callID, path: method.path, request, token: token, metadata: metadata)
         let response = try nextResponse()
         guard response.code == 0 else {
             throw RPCError(StatusCode(wireValue: response.code), response.message)

@@ -36,9 +36,40 @@ final class RegistrationFastPathTests: XCTestCase {
         _ = try await h.devices.registerDevice(register)
         for known in [0, full.version, full.version + 7] {
             register.knownCategoriesVersion = known
-            let regular = try XCTUnwrap(try h.devices.registerDeviceIfUnchanged(register))
+            let (regular, outcome) = try await h.devices.registerDeviceReportingOutcome(register)
+            XCTAssertEqual(outcome, .unchangedCached)
             XCTAssertEqual(bytes(h.devices.registerDeviceFastPath(register.encode())), regular.encode(), "known \(known)")
         }
+    }
+
+    /// What the event loop answers comes from the caches alone: with the categories not cached
+    /// (a change through another path dropped them), every on-loop answer declines to the task
+    /// path, which reads the store and caches them; a change made here refreshes them at once.
+    func testTheLoopNeverReadsTheStore() async throws {
+        let h = try await Harness()
+        let app = try await h.createApplication()
+        let application = try XCTUnwrap(h.registry.directory.application(code: app.code))
+        // A change the service did not make (as another server's would be): the version moves,
+        // the cached list is dropped, and nothing is read yet.
+        let (_, version) = try await h.store.upsertCategory(applicationID: application.id,
+                                                            CategoryRecord(id: 0, name: "Other", buttons: [ButtonRecord(id: 0, label: "OK")]))
+        h.registry.directory.categoriesChanged(code: app.code, version: version)
+        var sync = SyncCategoriesRequest()
+        sync.application = app.code
+        XCTAssertNil(try h.devices.syncCategoriesIfCached(sync))
+        XCTAssertTrue(isDeclined(h.devices.syncCategoriesFastPath(sync.encode())))
+        XCTAssertNil(try h.categories.listCategoriesIfCached(ListCategoriesRequest(), caller: Caller(bearerToken: app.token)))
+        let register = registration(app.code, "d1")
+        _ = try await h.devices.registerDevice(register)  // the task path: it reads and caches
+        XCTAssertNotNil(try h.devices.cachedResponse(for: register), "cached again by the read")
+        XCTAssertNotNil(try h.devices.syncCategoriesIfCached(sync))
+
+        var upsert = upsertRequest(makeCategory("Rate", buttons: [makeButton(0, "Good")]))
+        upsert.category?.categoryID = 0
+        _ = try await h.categories.upsertCategory(upsert, caller: Caller(bearerToken: app.token))
+        let listed = try XCTUnwrap(try h.categories.listCategoriesIfCached(ListCategoriesRequest(), caller: Caller(bearerToken: app.token)),
+                                   "a change made here is read back into the cache before it is answered")
+        XCTAssertEqual(listed.categories.map(\.name), ["YesNo", "Other", "Rate"])
     }
 
     func testEveryErrorIsLeftToTheRegularPath() async throws {

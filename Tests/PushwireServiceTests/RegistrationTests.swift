@@ -104,4 +104,34 @@ final class RegistrationTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("corrupt"), "\(error)")
         }
     }
+
+    /// A `--sink` that cannot be opened is reported as the sink, not as the data directory, both by
+    /// the services and in pushwired's startup log.
+    func testBadSinkIsReportedAsTheSink() async throws {
+        let dir = NSTemporaryDirectory() + "pushwire-sink-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let sink = dir + "/no/such/folder/sink.jsonl"
+        do {
+            _ = try await makePushwireServices(dataDirectory: dir, adminToken: "root", sinkPath: sink)
+            XCTFail("a sink that cannot be opened must fail the start")
+        } catch {
+            XCTAssertEqual("\(error)", "cannot open sink file \(sink): No such file or directory")
+        }
+        // The store was closed again: the directory opens at once.
+        try await makePushwireServices(dataDirectory: dir, adminToken: "root").close()
+
+        guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dir, "--admin-token", "root", "--sink", sink]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1)
+        XCTAssertTrue(text.contains("cannot open the sink file"), text)
+        XCTAssertTrue(text.contains("cannot open sink file \(sink)"), text)
+        XCTAssertFalse(text.contains("data directory"), text)
+    }
 }

@@ -24,17 +24,19 @@ final class SHA256Tests: XCTestCase {
     }
 
     func testCallerFromMetadata() async {
-        XCTAssertEqual(Caller(metadata: [("Authorization", "Bearer abc"), ("application", "X")]),
+        XCTAssertEqual(Caller(metadata: [("authorization", "Bearer abc"), ("application", "X")]),
                        Caller(bearerToken: "abc", applicationCode: "X"))
+        // Keys are exact (docs/PROTOCOL.md): another spelling is an unknown key.
+        XCTAssertEqual(Caller(metadata: [("Authorization", "Bearer abc"), ("Application", "X")]), Caller())
         XCTAssertEqual(Caller(metadata: [("authorization", "Basic abc")]), Caller())
         XCTAssertEqual(Caller(metadata: [("authorization", "Bearer ")]), Caller())
-        XCTAssertEqual(Caller(metadata: [("AUTHORIZATION", "  bEaReR   tok en  ")]), Caller(bearerToken: "tok en"))
+        XCTAssertEqual(Caller(metadata: [("authorization", "  bEaReR   tok en  ")]), Caller(bearerToken: "tok en"))
         XCTAssertEqual(Caller(metadata: [("authorization", "Bearer")]), Caller(), "no token after the scheme")
         XCTAssertEqual(Caller(metadata: [("authorization", "Bearerabc")]), Caller(), "no space after the scheme")
         XCTAssertEqual(Caller(metadata: [("authorization", "Bearers abc")]), Caller(), "another scheme")
         XCTAssertEqual(Caller(metadata: [("authorisation", "Bearer abc"), ("applications", "X")]), Caller(),
                        "other keys are ignored")
-        XCTAssertEqual(Caller(metadata: [("Application", "Ä1")]), Caller(applicationCode: "Ä1"))
+        XCTAssertEqual(Caller(metadata: [("application", "Ä1")]), Caller(applicationCode: "Ä1"))
         XCTAssertEqual(Caller(metadata: [("authorization", "Bearer é")]), Caller(bearerToken: "é"))
     }
 }

@@ -26,8 +26,8 @@ extension StoreContractTests {
             let badge = try await store.target(applicationID: app.id, hwid: "a")
             XCTAssertEqual(badge?.badge, 3)
             var open = try await store.openDeliveries(messageID: message.id)
-            XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: batch1[0], hwid: "a", attempt: 1, handedOver: true),
-                                  OpenDeliveryRecord(deliveryID: batch1[1], hwid: "b", attempt: 1, handedOver: true)])
+            XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: batch1[0], hwid: "a", attempt: 1, handedOver: true, deviceType: 1),
+                                  OpenDeliveryRecord(deliveryID: batch1[1], hwid: "b", attempt: 1, handedOver: true, deviceType: 1)])
 
             // Batch 2 goes out while batch 1 is still with the gateway: both are open.
             let batch2 = try await store.recordFanOutStep(FanOutStep(
@@ -54,13 +54,13 @@ extension StoreContractTests {
                 DeliveryResultRecord(deliveryID: batch2[1], hwid: "d", result: .retryPending(reason: "TooManyRequests")),
             ]))
             open = try await store.openDeliveries(messageID: message.id)
-            XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: batch2[1], hwid: "d", attempt: 1, handedOver: false)])
+            XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: batch2[1], hwid: "d", attempt: 1, handedOver: false, deviceType: 1)])
 
             // The retry replaces the pending record; it fails for good.
             let retry = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id,
                                                                     handOver: [NewDeliveryRecord(hwid: "d", attempt: 2, replaces: batch2[1])]))
             open = try await store.openDeliveries(messageID: message.id)
-            XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: retry[0], hwid: "d", attempt: 2, handedOver: true)], "the pending one was replaced")
+            XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: retry[0], hwid: "d", attempt: 2, handedOver: true, deviceType: 1)], "the pending one was replaced")
             _ = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, results: [
                 DeliveryResultRecord(deliveryID: retry[0], hwid: "d", result: .failed(reason: "TooManyRequests", invalidToken: false, deadToken: nil)),
             ], finish: true))

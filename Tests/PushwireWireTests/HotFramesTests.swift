@@ -250,6 +250,21 @@ final class HotFrameScannerTests: XCTestCase {
         XCTAssertEqual(settings.encode().withUnsafeBytes { HotFrames.scan($0) }, .settings(maxConcurrentCalls: 1024))
     }
 
+    /// Found by the hot-frames fuzz target (docs/FUZZING.md): of two members of the frame's oneof
+    /// the last counts, as protobuf-c reads it; a cancel after a pong was scanned as the pong.
+    func testTheLastKindOfAFrameCounts() {
+        let frames: [([UInt8], HotFrames.Event)] = [
+            ([0x32, 0x00, 0x22, 0x00], .other),  // pong {}, then cancel {}
+            ([0x22, 0x00, 0x32, 0x00], .pong(payload: 0)),  // cancel {}, then pong {}
+            ([0x08, 0x05, 0x1A, 0x02, 0x0A, 0x00, 0x22, 0x00], .other),  // response, then cancel
+        ]
+        for (bytes, event) in frames {
+            let decoded = bytes.withUnsafeBytes { try? Frame(decoding: $0) }
+            XCTAssertNotNil(decoded, "\(bytes)")
+            XCTAssertEqual(bytes.withUnsafeBytes { HotFrames.scan($0) }, event, "\(bytes) decodes as \(String(describing: decoded))")
+        }
+    }
+
     func testMalformedBytesScanAsNil() {
         let cases: [[UInt8]] = [[0x1A, 0x05, 0x0A], [0x08], [0x00], [0x1A, 0x02, 0x0A, 0x09], [0x0F]]
         for bytes in cases {

@@ -42,7 +42,10 @@ typedef enum pw_error {
     PW_ERR_GOING_AWAY = -11,     /* the server sent GoAway and will not process this call:
                                     it is safe to retry it on a new connection */
     PW_ERR_UNKNOWN_CALL = -12,   /* no call with that id is in flight on this connection */
-    PW_ERR_IDS_EXHAUSTED = -13   /* all 2^32-1 call ids were used: open a new connection */
+    PW_ERR_IDS_EXHAUSTED = -13,  /* all 2^32-1 call ids were used: open a new connection */
+    PW_ERR_TLS = -14,            /* the TLS handshake failed or the server's certificate did not
+                                    verify (pw_connect_tls says why), or a TLS record was bad */
+    PW_ERR_NO_TLS = -15          /* this build has no TLS: build with `make TLS=1` */
 } pw_error;
 
 /* The 17 gRPC status codes, as carried in Status.code. */
@@ -103,6 +106,26 @@ const char *pw_status_name(uint32_t code);
  * is kept for PW_ERR_SYSTEM.
  */
 int pw_connect(const char *host, uint16_t port, int timeout_ms, pw_conn **out);
+
+/* How pw_connect_tls verifies the server. Verification is never optional. */
+typedef struct pw_tls_options {
+    const char *ca_file;     /* PEM CA certificates to trust; NULL: the system's bundle
+                                (/etc/ssl/certs/ca-certificates.crt) */
+    const char *server_name; /* the DNS name the certificate must carry, also sent as SNI;
+                                NULL: host. mbedtls 2.28 matches DNS names only, so connecting to
+                                an IP address needs a name here */
+    const char *client_cert; /* optional PEM client certificate (chain), presented if asked */
+    const char *client_key;  /* its PEM key; NULL: in client_cert's file */
+} pw_tls_options;
+
+/*
+ * pw_connect over TLS (TLS 1.2 or later, ALPN "pwire/1"): the handshake runs within timeout_ms
+ * before the preface. On PW_ERR_TLS, why (may be NULL) holds a one-line reason, e.g.
+ * "TLS: certificate verification failed for localhost: The certificate is not correctly signed
+ * by the trusted CA". Returns PW_ERR_NO_TLS in a build without TLS.
+ */
+int pw_connect_tls(const char *host, uint16_t port, int timeout_ms, const pw_tls_options *tls,
+                   pw_conn **out, char *why, size_t why_size);
 
 /* Closes the socket and frees everything the connection owns, including unclaimed answers.
  * NULL is ignored. */

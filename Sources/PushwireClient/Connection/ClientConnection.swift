@@ -36,6 +36,18 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
     /// True once the connection takes no new calls: closed, lost, or told to go away.
     public var isClosed: Bool { state.withLock { $0.closed != nil || $0.goAway != nil } }
 
+    /// Why `address` is not a `host:port` or `[v6-address]:port` that `connect` can try (e.g.
+    /// `invalid address '127.0.0.1': expected host:port`), or nil when it is; nothing is resolved
+    /// or connected, so that a command line can reject it as a usage error.
+    public static func addressProblem(_ address: String) -> String? {
+        do {
+            _ = try HostPort(parsing: address)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     /// Connects, exchanges prefaces and reads the server's Settings.
     /// - Parameters:
     ///   - address: `host:port`, `[v6-address]:port`, or a hostname resolved with getaddrinfo.

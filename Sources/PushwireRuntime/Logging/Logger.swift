@@ -5,8 +5,18 @@ import Synchronization
 
 /// A small logger shaped like apple/swift-log: levels trace…critical, key=value metadata, one line
 /// per event on stderr:
-/// `2026-11-29T21:05:03.123Z info pushwired: listening address=127.0.0.1:7355 threads=2`.
+/// `2026-11-29T21:05:03.123Z info pushwired: listening address=127.0.0.1:7355 threads=2`, or with
+/// `.json` one object per line for log shippers:
+/// `{"time":"2026-11-29T21:05:03.123Z","level":"info","label":"pushwired","message":"listening","address":"127.0.0.1:7355"}`.
 public struct Logger: Sendable {
+    /// How a line is written.
+    public enum Format: String, Sendable, CaseIterable {
+        /// `time level label: message key=value …`.
+        case text
+        /// One JSON object per line: `time`, `level`, `label`, `message`, then the metadata keys.
+        case json
+    }
+
     /// How severe an event is; events below the logger's level are dropped.
     public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
         case trace, debug, info, notice, warning, error, critical
@@ -37,11 +47,14 @@ public struct Logger: Sendable {
     public var label: String
     /// The lowest level printed.
     public var level: Level
+    /// Text or JSON lines.
+    public var format: Format
 
     /// Creates a logger.
-    public init(label: String, level: Level = .info) {
+    public init(label: String, level: Level = .info, format: Format = .text) {
         self.label = label
         self.level = level
+        self.format = format
     }
 
     // Lines from many threads must not interleave.
@@ -50,10 +63,26 @@ public struct Logger: Sendable {
     /// Logs `message` with `metadata` at `level` if the logger's level lets it through.
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: KeyValuePairs<String, String> = [:]) {
         guard level >= self.level else { return }
-        var line = Self.timestamp()
-        line += " \(level) \(label): \(message())"
-        for (key, value) in metadata {
-            line += " \(key)=\(Self.quoted(value))"
+        write(level, message(), metadata.lazy.map { (key: $0.key, value: $0.value) })
+    }
+
+    private func write<Pairs: Sequence>(_ level: Level, _ message: String, _ metadata: Pairs) where Pairs.Element == (key: String, value: String) {
+        var line: String
+        switch format {
+        case .text:
+            line = Self.timestamp()
+            line += " \(level) \(label): \(message)"
+            for (key, value) in metadata {
+                line += " \(key)=\(Self.quoted(value))"
+            }
+        case .json:
+            line = "{\"time\":\"\(Self.timestamp())\",\"level\":\"\(level)\",\"label\":\(Self.jsonString(label)),\"message\":\(Self.jsonString(message))"
+            for (key, value) in metadata {
+                // A key that would repeat one of the line's own would make the object ambiguous.
+                let name = Self.reservedJSONKeys.contains(key) ? "meta_" + key : key
+                line += ",\(Self.jsonString(name)):\(Self.jsonString(value))"
+            }
+            line += "}"
         }
         line += "\n"
         Self.outputLock.withLock { _ in
@@ -72,6 +101,12 @@ public struct Logger: Sendable {
                 offset += written
             }
         }
+    }
+
+    /// Logs `message` with `metadata` (in order) at `level`: for metadata built at run time.
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [(String, String)]) {
+        guard level >= self.level else { return }
+        write(level, message(), metadata.lazy.map { (key: $0.0, value: $0.1) })
     }
 
     /// Logs at `.trace`.
@@ -103,6 +138,28 @@ public struct Logger: Sendable {
             }
         }
         return escaped + "\""
+    }
+
+    /// The keys every JSON line has; metadata by these names is written as `meta_<name>`.
+    static let reservedJSONKeys: Set<String> = ["time", "level", "label", "message"]
+
+    /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     /// `2026-11-29T21:05:03.123Z`.

@@ -77,19 +77,24 @@ extension Connection {
         guard callID != 0, !goAwaySent,
               inFlight.isEmpty || (inFlight[callID] == nil && inFlight.count < shared.configuration.maxConcurrentCallsPerConnection)
         else { return false }
+        // Before the handler: the request's bytes are the frame's, valid only until it returns.
+        let logEntry = shared.callLog.map { log in
+            log.start(method: String(decoding: request.method, as: UTF8.self), metadata: [], message: Array(request.message))
+        }
         switch handler(request.message) {
         case .decline:
             return false
         case .response(let body):
             if callID > highestCallID { highestCallID = callID }
             respond(callID: callID, status: .ok, message: "", body: body)
+            if let log = shared.callLog, let logEntry { log.finish(logEntry, status: .ok, peer: peer) }
             return true
         case .later(let start):
             if callID > highestCallID { highestCallID = callID }
             var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
             if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
             let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
-            let call = InFlightCall()
+            let call = InFlightCall(logEntry: logEntry)
             track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
             let loop = owner.loop
             start { [self] answer in
@@ -144,9 +149,14 @@ extension Connection {
             return
         }
         guard let method = shared.table.methods[request.method] else {
-            respond(callID: callID, status: .unimplemented, message: "unknown method \(request.method)")
+            respond(callID: callID, status: .unimplemented, message: "unknown method \(RPCError.echo(request.method))")
+            // The path as the answer quotes it: cut, so that a 4 MiB path is not a 4 MiB line.
+            if let log = shared.callLog {
+                log.finish(log.start(method: RPCError.echo(request.method), metadata: [], message: []), status: .unimplemented, peer: peer)
+            }
             return
         }
+        let logEntry = shared.callLog.map { $0.start(method: request.method, metadata: request.metadata, message: request.message) }
         if callID > highestCallID { highestCallID = callID }
         var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
         if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
@@ -160,9 +170,10 @@ extension Connection {
                 deadlineNanos: deadline, cancellation: nil)
             let result = handler(context, request.message)
             respond(callID: callID, status: result.status, message: result.message, body: result.body)
+            if let log = shared.callLog, let logEntry { log.finish(logEntry, status: result.status, peer: peer) }
 
         case .offLoop(let handler):
-            startOffLoop(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+            startOffLoop(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, logEntry: logEntry)
 
         case .onLoopOrOffLoop(let fast, let slow):
             let context = RequestContext(
@@ -170,8 +181,9 @@ extension Connection {
                 deadlineNanos: deadline, cancellation: nil)
             if let result = fast(context, request.message) {
                 respond(callID: callID, status: result.status, message: result.message, body: result.body)
+                if let log = shared.callLog, let logEntry { log.finish(logEntry, status: result.status, peer: peer) }
             } else {
-                startOffLoop(slow, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+                startOffLoop(slow, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, logEntry: logEntry)
             }
         }
     }
@@ -179,9 +191,10 @@ extension Connection {
     /// Tracks the call as in flight, arms its deadline and hands it to `handler`; the outcome hops
     /// back to this connection's loop.
     private func startOffLoop(
-        _ handler: RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64
+        _ handler: RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64,
+        logEntry: CallLog.Entry?
     ) {
-        let call = InFlightCall()
+        let call = InFlightCall(logEntry: logEntry)
         track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
         let context = RequestContext(
             callID: callID, method: request.method, metadata: request.metadata, peer: peer,
@@ -225,11 +238,14 @@ extension Connection {
         inFlight[callID] = nil
         call.cancellation.set()
         respond(callID: callID, status: status, message: message, body: body)
+        if let log = shared.callLog, let entry = call.logEntry { log.finish(entry, status: status, peer: peer) }
         scheduleFlush()
         if goAwaySent, inFlight.isEmpty { closeWhenFlushed = true }
     }
 
     private func respond(callID: UInt32, status: StatusCode, message: String, body: [UInt8] = []) {
-        HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body, to: &output)
+        // Never a frame above our own limit: an answer that would be is RESOURCE_EXHAUSTED instead.
+        HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body,
+                                      maxFrameSize: shared.configuration.maxFrameSize, to: &output)
     }
 }

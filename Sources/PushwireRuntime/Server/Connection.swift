@@ -8,6 +8,12 @@ import PushwireWire
 /// lets a late result, a deadline and a Cancel find out whether they are still the first.
 final class InFlightCall: Sendable {
     let cancellation = CancellationFlag()
+    /// For the debug call log; nil when it is off.
+    let logEntry: CallLog.Entry?
+
+    init(logEntry: CallLog.Entry? = nil) {
+        self.logEntry = logEntry
+    }
 }
 
 /// One client connection: the preface, the frame decoder, the calls in flight, and one output

@@ -34,9 +34,9 @@ public typealias RawHandler = @Sendable (UnsafeRawBufferPointer) -> RawAnswer
 /// with protobuf-c nor building the `Request` wrapper and its metadata array.
 ///
 /// Strict on purpose: anything but one well-formed `Frame { call_id, request { method,
-/// timeout_ms, metadata (ASCII), message } }` is not scanned (nil), and such a frame takes the
-/// regular path, whose decoder reports what is wrong with it. So the fast path never accepts a
-/// frame the regular path would reject.
+/// timeout_ms, metadata (ASCII, no NUL), message } }` is not scanned (nil), and such a frame takes
+/// the regular path, whose decoder reports what is wrong with it. So the fast path never accepts a
+/// frame the regular path would reject (`RawFrameDifferential` states the rule as a function).
 struct ScannedRequest {
     var callID: UInt32 = 0
     var method = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -70,7 +70,9 @@ struct ScannedRequest {
             guard let (field, wireType) = reader.tag() else { return false }
             switch (field, wireType) {
             case (1, 2):
-                guard !sawMethod, let path = reader.submessage() else { return false }
+                // Only fast paths' paths (ASCII) will match, but the scan stays as strict as the
+                // decoder on its own, which refuses a NUL here (RawFrameDifferential).
+                guard !sawMethod, let path = reader.submessage(), Self.isPlainASCII(path.bytes) else { return false }
                 method = path.bytes
                 sawMethod = true
             case (2, 0):
@@ -79,7 +81,8 @@ struct ScannedRequest {
                 sawTimeout = true
             case (3, 2):
                 // The fast paths ignore metadata, but the regular decoder checks it: only plain
-                // ASCII key/value pairs pass here, which that check accepts too.
+                // ASCII key/value pairs without NUL pass here, which that check accepts too (a
+                // NUL in a string is a frame the decoder refuses, answered with GoAway).
                 guard let entry = reader.submessage(), Self.isASCIIMetadata(entry) else { return false }
             case (4, 2):
                 guard !sawMessage, let body = reader.submessage() else { return false }
@@ -95,9 +98,15 @@ struct ScannedRequest {
     private static func isASCIIMetadata(_ entry: HotFrames.Reader) -> Bool {
         var reader = entry
         while !reader.atEnd {
-            guard let (field, wireType) = reader.tag(), field <= 2, wireType == 2, let text = reader.submessage() else { return false }
-            for byte in text.bytes where byte >= 0x80 { return false }
+            guard let (field, wireType) = reader.tag(), field <= 2, wireType == 2, let text = reader.submessage(),
+                  isPlainASCII(text.bytes) else { return false }
         }
+        return true
+    }
+
+    /// ASCII without NUL: text the decoder accepts in a string field whatever else it holds.
+    private static func isPlainASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for byte in bytes where byte >= 0x80 || byte == 0 { return false }
         return true
     }
 }

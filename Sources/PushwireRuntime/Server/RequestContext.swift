@@ -29,12 +29,6 @@ public struct RequestContext: Sendable {
         metadata.first { $0.key == key }?.value
     }
 
-    /// The token of an `authorization: Bearer <token>` metadata entry, if present.
-    public var bearerToken: String? {
-        guard let value = metadata("authorization"), value.hasPrefix("Bearer ") else { return nil }
-        return String(value.dropFirst("Bearer ".count))
-    }
-
     /// Time left before the deadline; `nil` when the call has none, `.zero` once it has passed.
     public var timeRemaining: Duration? {
         guard let deadlineNanos else { return nil }

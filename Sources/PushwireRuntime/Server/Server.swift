@@ -27,8 +27,13 @@ public final class Server: Sendable {
     public let logger: Logger
     private let phase: Mutex<Phase>
     private let signalWatcher = Mutex<SignalWatcher?>(nil)
+    private let hangUpWatcher = Mutex<SignalWatcher?>(nil)
+    /// Names the application of each call in the debug call log (`describeCalls`).
+    private let callDescriber = Mutex<CallLog.Describe?>(nil)
     /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
     private let rawFastPaths = Mutex<[String: RawHandler]>([:])
+    /// HTTP routes, health checks, metrics collectors, and the HTTP door once started (Server+HTTP.swift).
+    let extensions = ServerExtensions()
     private let healthProbe = Mutex<(@Sendable () -> Bool)?>(nil)
 
     /// Creates a server; it listens once `start()` is called.
@@ -141,9 +146,16 @@ public final class Server: Sendable {
         let threads = max(1, configuration.threads)
         let reference = SharedReference()
         reference.isServing = healthProbe.withLock { $0 }
-        let table = MethodTable(BuiltinServices.adding(to: methods, state: reference), rawFastPaths: rawFastPaths.withLock { $0 })
-        let shared = ServerShared(configuration: configuration, table: table, logger: logger)
+        let allMethods = BuiltinServices.adding(to: methods, state: reference)
+        let callMetrics = CallMetrics(paths: allMethods.keys.sorted())
+        let fastPaths = rawFastPaths.withLock { $0 }
+        let table = configuration.recordsCallMetrics
+            ? MethodTable(InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
+                          rawFastPaths: InstrumentedMethods.wrap(fastPaths, metrics: callMetrics))
+            : MethodTable(allMethods, rawFastPaths: fastPaths)
+        let shared = ServerShared(configuration: configuration, table: table, logger: logger, describeCall: callDescriber.withLock { $0 })
         reference.shared = shared
+        let metrics = extensions.makeMetrics(calls: callMetrics, shared: shared)
 
         var loops: [LoopServer] = []
         var address = configuration.listen
@@ -158,6 +170,7 @@ public final class Server: Sendable {
                 loops.append(try LoopServer(loop: loop, shared: shared, listenerFD: fd))
             }
             shared.balancer.install(loops)
+            try extensions.openHTTPDoor(configuration.http, loops: loops, table: table, metrics: metrics, shared: shared, logger: logger)
             for loopServer in loops {
                 try loopServer.loop.start()
                 started += 1
@@ -173,6 +186,7 @@ public final class Server: Sendable {
                     loopServer.loop.discardRegistrations()
                 }
             }
+            extensions.closeHTTPDoorAfterFailedStart()
             throw error
         }
         phase.withLock { $0 = .running(shared: shared, loops: loops, address: address) }
@@ -226,6 +240,7 @@ public final class Server: Sendable {
         if shared.draining.exchange(true, ordering: .relaxed) { return }
         logger.info("shutting down", ["drain_timeout_ms": "\(configuration.drainTimeout.milliseconds32)"])
         let timeout = configuration.drainTimeout.nanoseconds
+        extensions.drainHTTPDoor()
         for loopServer in loops {
             loopServer.loop.execute { loopServer.beginDrain(timeoutNanos: timeout) }
         }
@@ -235,6 +250,7 @@ public final class Server: Sendable {
     public func shutdownNow() {
         guard case .running(let shared, let loops, _) = phase.withLock({ $0 }) else { return }
         shared.draining.store(true, ordering: .relaxed)
+        extensions.closeHTTPDoor()
         for loopServer in loops {
             loopServer.loop.execute { loopServer.closeAll() }
         }
@@ -244,6 +260,7 @@ public final class Server: Sendable {
     public func waitUntilStopped() {
         guard case .running(_, let loops, _) = phase.withLock({ $0 }) else { return }
         for loopServer in loops { loopServer.loop.join() }
+        extensions.releaseHTTPDoor()
         phase.withLock { $0 = .stopped }
         signalWatcher.withLock { $0 = nil }
         logger.info("stopped")
@@ -265,5 +282,20 @@ public final class Server: Sendable {
             }
         }
         signalWatcher.withLock { $0 = watcher }
+    }
+
+    /// With the logger at `debug`, each call gets a line (method, status, duration, peer); `describe`
+    /// adds the application it acted for, from the method path, the metadata and the request
+    /// message. It must not return a secret. Call before `start()`.
+    public func describeCalls(_ describe: @escaping @Sendable (_ method: String, _ metadata: [(key: String, value: String)], _ message: [UInt8]) -> String?) {
+        callDescriber.withLock { $0 = describe }
+    }
+
+    /// Calls `action` on a thread of its own each time SIGHUP arrives (logrotate's "reopen your
+    /// files"), instead of SIGHUP's default of ending the process. Call before `start()`, for the
+    /// same reason as `handleTerminationSignals()`.
+    public func handleHangUp(_ action: @escaping @Sendable () -> Void) throws(SystemError) {
+        let watcher = try SignalWatcher(signals: [SIGHUP]) { _, _ in action() }
+        hangUpWatcher.withLock { $0 = watcher }
     }
 }

@@ -36,6 +36,12 @@ public struct ServerConfiguration: Sendable {
     public var serverName: String
     /// The version announced in Settings.
     public var serverVersion: String
+    /// The HTTP door (Connect JSON, `/healthz`, `/metrics`, added routes) on the same loops;
+    /// nil: none.
+    public var http: HTTPConfiguration? = nil
+    /// Whether calls are counted for `/metrics` (`pushwire_calls_total`, latencies); off only to
+    /// measure what counting costs (docs/BENCHMARKS.md).
+    public var recordsCallMetrics = true
 
     /// The defaults: `127.0.0.1:7355`, one loop per core, 4 MiB frames, 1024 calls per connection,
     /// 100,000 connections, 10 s preface, 5 min idle, 30 s per frame, 10 s drain, 4 MiB output buffer.

@@ -7,6 +7,8 @@ final class ServerShared: Sendable {
     let configuration: ServerConfiguration
     let table: MethodTable
     let logger: Logger
+    /// One debug line per call; nil unless the logger lets debug through (see `CallLog`).
+    let callLog: CallLog?
     /// `PWIRE/1\n` followed by the Settings frame, encoded once and copied to each new connection.
     let greeting: [UInt8]
     let connectionCount = Atomic<Int>(0)
@@ -25,10 +27,11 @@ final class ServerShared: Sendable {
     let incompleteFrameTimeoutNanos: UInt64
     let defaultCallTimeoutNanos: UInt64
 
-    init(configuration: ServerConfiguration, table: MethodTable, logger: Logger) {
+    init(configuration: ServerConfiguration, table: MethodTable, logger: Logger, describeCall: CallLog.Describe? = nil) {
         self.configuration = configuration
         self.table = table
         self.logger = logger
+        self.callLog = logger.level <= .debug ? CallLog(logger: logger, describe: describeCall) : nil
         var settings = Settings()
         settings.maxFrameSize = UInt32(clamping: configuration.maxFrameSize)
         settings.maxConcurrentCalls = UInt32(clamping: configuration.maxConcurrentCallsPerConnection)

@@ -23,6 +23,13 @@ final class SignalWatcher: @unchecked Sendable {
         self.action = action
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
+        // The watching thread starts with every signal blocked, so that a signal another watcher
+        // waits for (SIGHUP, blocked in this thread only later) is never delivered to it and
+        // handled by default (SIGHUP's default ends the process).
+        var all = sigset_t(), previous = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let created = pthread_create(&thread, nil, { argument in
             guard let argument else { return nil }
             Unmanaged<SignalWatcher>.fromOpaque(argument).takeRetainedValue().watch()

@@ -1,3 +1,5 @@
+import PushwireWire
+
 /// A notification's `data`: a JSON object whose keys go to the payload root. Parsed once at
 /// CreateMessage into its top-level keys with their values as compact JSON text, so that rendering
 /// copies bytes and the payload is the same whatever whitespace the caller used.
@@ -11,7 +13,7 @@ struct CustomData: Sendable, Equatable, Codable {
     }
 
     /// Keys Pushwire writes itself.
-    static let reservedKeys: Set<String> = ["aps", PayloadRenderer.messageCodeKey]
+    static let reservedKeys: Set<String> = Set(["aps", PayloadRenderer.messageCodeKey] + FCMPayloadRenderer.pushwireKeys)
 
     /// Parses `text` (empty means no custom keys).
     /// - Throws: a description of what is wrong, for an INVALID_ARGUMENT message.
@@ -26,7 +28,7 @@ struct CustomData: Sendable, Equatable, Codable {
         var seen = Set<String>()
         for entry in entries {
             if reservedKeys.contains(entry.key) { throw CustomDataError("data may not use the key \"\(entry.key)\": Pushwire writes it") }
-            if !seen.insert(entry.key).inserted { throw CustomDataError("data has the key \"\(entry.key)\" twice") }
+            if !seen.insert(entry.key).inserted { throw CustomDataError("data has the key \"\(RPCError.echo(entry.key))\" twice") }
         }
         return CustomData(entries: entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) })
     }
@@ -159,13 +161,36 @@ private struct Parser {
         out.append(contentsOf: bytes[start..<position])
     }
 
+    /// The four hex digits of a `\\u` escape (exactly four of 0-9, a-f, A-F: `UInt32(_:radix:)`
+    /// would also take a sign, as in `\\u+041`, which is not JSON).
+    mutating func hexUnit() throws(CustomDataError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw fail("bad \\u escape") }
+        var unit: UInt32 = 0
+        for byte in bytes[position..<position + 4] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw fail("bad \\u escape")
+            }
+            unit = unit << 4 | UInt32(digit)
+        }
+        position += 4
+        return unit
+    }
+
+    /// Appends the UTF-8 of a scalar that is not a surrogate (the callers exclude those).
+    func appendScalar(_ value: UInt32, to decoded: inout [UInt8]) {
+        if let scalar = Unicode.Scalar(value) { decoded.append(contentsOf: Array(String(Character(scalar)).utf8)) }
+    }
+
     /// Copies a string literal (quotes and escapes as written) and returns its decoded value.
     mutating func string(into out: inout [UInt8]) throws(CustomDataError) -> String {
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string") }
         let start = position
         position += 1
         var decoded: [UInt8] = []
-        var pendingHigh: UInt32?
         while true {
             guard let c = peek() else { throw fail("unterminated string") }
             position += 1
@@ -185,18 +210,23 @@ private struct Parser {
             case UInt8(ascii: "r"): decoded.append(0x0D)
             case UInt8(ascii: "t"): decoded.append(0x09)
             case UInt8(ascii: "u"):
-                guard position + 4 <= bytes.count,
-                      let unit = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16) else {
-                    throw fail("bad \\u escape")
+                let unit = try hexUnit()
+                switch unit {
+                case 0xD800...0xDBFF:
+                    // A high surrogate must be followed at once by an escaped low one: a lone
+                    // surrogate is no character: strict JSON readers refuse it, and the text is not UTF-8.
+                    guard position + 2 <= bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                        throw fail("lone surrogate \\u\(String(unit, radix: 16))")
+                    }
+                    position += 2
+                    let low = try hexUnit()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw fail("lone surrogate \\u\(String(unit, radix: 16))") }
+                    appendScalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), to: &decoded)
+                case 0xDC00...0xDFFF:
+                    throw fail("lone surrogate \\u\(String(unit, radix: 16))")
+                default:
+                    appendScalar(unit, to: &decoded)
                 }
-                position += 4
-                var scalarValue = unit
-                if (0xD800...0xDBFF).contains(unit) { pendingHigh = unit; continue }
-                if (0xDC00...0xDFFF).contains(unit), let high = pendingHigh {
-                    scalarValue = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00)
-                }
-                pendingHigh = nil
-                if let scalar = Unicode.Scalar(scalarValue) { decoded.append(contentsOf: Array(String(Character(scalar)).utf8)) }
             default: throw fail("bad escape")
             }
         }

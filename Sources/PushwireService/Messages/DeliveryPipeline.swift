@@ -71,11 +71,23 @@ public final class DeliveryPipeline: Sendable {
     }
     private let state = Mutex(State())
 
+    /// Where the delivery summary of each message that is done goes (`info`).
+    let log: OperatorLog
+
     /// Creates a pipeline; call `start()` to run its scheduler.
-    public init(store: any MessageStore, configuration: Configuration = Configuration(), gateway: @escaping GatewayChooser) {
+    /// - Parameter log: gets one summary line per message once it is done.
+    public init(store: any MessageStore, configuration: Configuration = Configuration(), log: OperatorLog = OperatorLog(),
+                gateway: @escaping GatewayChooser) {
         self.store = store
+        self.log = log
         self.configuration = configuration
         self.chooseGateway = gateway
+    }
+
+    /// Logs the summary of a message that is done, at `info`: its code and delivery counts.
+    func logDelivered(code: String, targeted: UInt64, sent: UInt64, failed: UInt64, invalidTokens: UInt64) {
+        log.log(.info, "message delivered", [("message_code", code), ("targeted", String(targeted)), ("sent", String(sent)),
+                                             ("failed", String(failed)), ("invalid_tokens", String(invalidTokens))])
     }
 
     /// Starts the scheduler: due messages (and any a crash left half sent) go out from now on.

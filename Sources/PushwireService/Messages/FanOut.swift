@@ -27,18 +27,20 @@ struct FanOut {
         var attempt: Int
         var reason: String
         var notBefore: ContinuousClock.Instant
+        var deviceType: Int32
     }
 
     struct RenderKey: Hashable {
         var variant: String
         var badge: Int64?
+        var service: PushService
     }
 
     /// Rendered payloads: the first few (language, badge) pairs in a short list compared without
     /// hashing (a message to a million devices in three languages looks up a million times and
     /// finds one of three), the rest by variant in a dictionary.
     struct Renders {
-        var recent: [(language: String, badge: Int64?, payload: [UInt8])] = []
+        var recent: [(language: String, badge: Int64?, service: PushService, payload: [UInt8])] = []
         var byKey: [RenderKey: [UInt8]] = [:]
     }
 
@@ -56,17 +58,20 @@ struct FanOut {
         let configuration = pipeline.configuration
         var renders = Renders()
         var pending: [DeliveryResultRecord] = []
+        // `pending`'s outcomes (and the targets handed over) by platform.
+        var tally = PlatformTally()
         var retries: [Retry] = []
 
         // Resume what a crash left open (a message that was only scheduled has nothing open).
         let open = message.status == .scheduled ? [] : (try? await store.openDeliveries(messageID: message.id)) ?? []
         for open in open {
             if open.handedOver {
-                pending.append(DeliveryResultRecord(deliveryID: open.deliveryID, hwid: open.hwid,
-                                                    result: .failed(reason: FanOut.interruptedReason, invalidToken: false, deadToken: nil)))
+                let result = DeliveryResultRecord.Result.failed(reason: FanOut.interruptedReason, invalidToken: false, deadToken: nil)
+                pending.append(DeliveryResultRecord(deliveryID: open.deliveryID, hwid: open.hwid, result: result))
+                tally.recorded(open.deviceType, result)
             } else {
                 retries.append(Retry(replaces: open.deliveryID, hwid: open.hwid, attempt: open.attempt + 1, reason: "",
-                                     notBefore: .now + resumedRetriesAfter))
+                                     notBefore: .now + resumedRetriesAfter, deviceType: open.deviceType))
             }
         }
 
@@ -95,9 +100,10 @@ struct FanOut {
         }
         while !pipeline.isStopped, let last = targets.last {
             let (badges, payloads, handOver) = render(targets, spec: spec, cache: &renders)
+            for target in targets { tally.targeted(target.deviceType) }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
-                                  stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending)
+                                  stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending, platformCounts: tally.take())
             startsSending = false
             pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
@@ -112,14 +118,15 @@ struct FanOut {
             var hwids: [String] = []
             hwids.reserveCapacity(targets.count)
             for (index, target) in targets.enumerated() {
-                batch.append(outgoing(ids[index], token: target.pushToken, payload: payloads[index], spec: spec))
+                batch.append(outgoing(ids[index], token: target.pushToken, payload: payloads[index], spec: spec,
+                                      deviceType: target.deviceType))
                 hwids.append(target.hwid)
             }
             let handed = batch
             let delivering = Task(executorPreference: DeliveryExecutor.shared) { await gateway.deliver(handed) }
             if let previous = inGateway {
                 record(await previous.outcomes.value, batch: previous.batch, hwids: previous.hwids, attempts: nil,
-                       into: &pending, retries: &retries)
+                       into: &pending, tally: &tally, retries: &retries)
             }
             inGateway = InGateway(ids: ids, batch: batch, hwids: hwids, outcomes: delivering)
             // A failed read ends this run after the batch in hand; the stored cursor resumes it.
@@ -130,10 +137,12 @@ struct FanOut {
             targets = following
         }
         if let last = inGateway {
-            record(await last.outcomes.value, batch: last.batch, hwids: last.hwids, attempts: nil, into: &pending, retries: &retries)
+            record(await last.outcomes.value, batch: last.batch, hwids: last.hwids, attempts: nil, into: &pending, tally: &tally,
+                   retries: &retries)
         }
         if readFailed {
-            _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending))
+            _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
+                                                             platformCounts: tally.take()))
             return
         }
 
@@ -154,11 +163,13 @@ struct FanOut {
                     handOver.append(NewDeliveryRecord(hwid: retry.hwid, attempt: retry.attempt, replaces: retry.replaces))
                     sending.append((retry, target))
                 } else {
-                    pending.append(DeliveryResultRecord(deliveryID: retry.replaces, hwid: retry.hwid,
-                                                        result: .failed(reason: FanOut.unregisteredReason, invalidToken: false, deadToken: nil)))
+                    let result = DeliveryResultRecord.Result.failed(reason: FanOut.unregisteredReason, invalidToken: false, deadToken: nil)
+                    pending.append(DeliveryResultRecord(deliveryID: retry.replaces, hwid: retry.hwid, result: result))
+                    tally.recorded(retry.deviceType, result)
                 }
             }
-            let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending, handOver: handOver)
+            let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending, handOver: handOver,
+                                  platformCounts: tally.take())
             guard let ids = try? await store.recordFanOutStep(step) else { return }
             pending = []
             if sending.isEmpty { continue }
@@ -167,20 +178,30 @@ struct FanOut {
                 // The badge was stored with the first attempt; a retry shows the same value.
                 let badge: Int64? = spec.badgeSet.map(Int64.init) ?? (spec.badgeIncrement != nil ? target.badge : nil)
                 batch.append(outgoing(ids[index], token: target.pushToken,
-                                      payload: payload(spec, language: target.language, badge: badge, cache: &renders), spec: spec))
+                                      payload: payload(spec, language: target.language, badge: badge, deviceType: target.deviceType,
+                                                       cache: &renders),
+                                      spec: spec, deviceType: target.deviceType))
             }
             let outcomes = await gateway.deliver(batch)
-            record(outcomes, batch: batch, hwids: sending.map(\.1.hwid), attempts: sending.map(\.0.attempt), into: &pending, retries: &retries)
+            record(outcomes, batch: batch, hwids: sending.map(\.1.hwid), attempts: sending.map(\.0.attempt), into: &pending, tally: &tally,
+                   retries: &retries)
         }
         if pipeline.isStopped {
             // Record what we know; the rest resumes on the next start.
             if !pending.isEmpty {
-                _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending))
+                _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
+                                                                 platformCounts: tally.take()))
             }
             return
         }
-        _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID,
-                                                         results: pending, finish: true))
+        guard (try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID,
+                                                            results: pending, finish: true, platformCounts: tally.take()))) != nil else { return }
+        // The counts of every run of this message (a resumed one had earlier runs): one read, at
+        // the end of a message that took the long path, only when someone reads the line.
+        if pipeline.log.enabled(.info), let stats = try? await store.statistics(messageID: message.id) {
+            pipeline.logDelivered(code: message.code, targeted: stats.targeted, sent: stats.sent, failed: stats.failed,
+                                  invalidTokens: stats.invalidTokens)
+        }
     }
 
     /// What a batch of targets turns into, in target order: the badges that change, each device's
@@ -193,41 +214,50 @@ struct FanOut {
         var handOver: [NewDeliveryRecord] = []
         handOver.reserveCapacity(targets.count)
         for target in targets {
-            let badge = spec.badge(after: target.badge)
+            // Badges are APNs': an Android device's stored badge is left alone.
+            let badge = PushPlatform.service(deviceType: target.deviceType) == .fcm ? nil : spec.badge(after: target.badge)
             if let badge { badges.append((target.hwid, badge)) }
-            payloads.append(payload(spec, language: target.language, badge: badge, cache: &cache))
+            payloads.append(payload(spec, language: target.language, badge: badge, deviceType: target.deviceType, cache: &cache))
             handOver.append(NewDeliveryRecord(hwid: target.hwid, attempt: 1))
         }
         return (badges, payloads, handOver)
     }
 
-    func payload(_ spec: MessageSpec, language: String, badge: Int64?, cache: inout Renders) -> [UInt8] {
-        for entry in cache.recent where entry.badge == badge && entry.language == language { return entry.payload }
-        let key = RenderKey(variant: spec.variant(language: language), badge: badge)
+    /// The payload a device of `deviceType` in `language` gets: the APNs payload, or for
+    /// Android the FCM message (`FCMPayloadRenderer`; badges are APNs' only).
+    func payload(_ spec: MessageSpec, language: String, badge: Int64?, deviceType: Int32, cache: inout Renders) -> [UInt8] {
+        let service: PushService = PushPlatform.service(deviceType: deviceType) == .fcm ? .fcm : .apns
+        let badge = service == .fcm ? nil : badge
+        for entry in cache.recent where entry.badge == badge && entry.service == service && entry.language == language { return entry.payload }
+        let key = RenderKey(variant: spec.variant(language: language, buttons: service == .fcm), badge: badge, service: service)
         let rendered: [UInt8]
         if let cached = cache.byKey[key] {
             rendered = cached
         } else {
             // Badge increments can make many variants; keep the cache bounded.
             if cache.byKey.count >= 4096 { cache.byKey.removeAll(keepingCapacity: true) }
-            rendered = PayloadRenderer.render(spec, texts: spec.texts(language: language), badge: badge, messageCode: message.code)
+            if service == .fcm {
+                rendered = FCMPayloadRenderer.render(spec, texts: spec.texts(language: language), language: language, messageCode: message.code)
+            } else {
+                rendered = PayloadRenderer.render(spec, texts: spec.texts(language: language), badge: badge, messageCode: message.code)
+            }
             cache.byKey[key] = rendered
         }
-        if cache.recent.count < 8 { cache.recent.append((language, badge, rendered)) }
+        if cache.recent.count < 8 { cache.recent.append((language, badge, service, rendered)) }
         return rendered
     }
 
-    func outgoing(_ id: UInt64, token: String, payload: [UInt8], spec: MessageSpec) -> OutgoingNotification {
+    func outgoing(_ id: UInt64, token: String, payload: [UInt8], spec: MessageSpec, deviceType: Int32) -> OutgoingNotification {
         OutgoingNotification(
             deliveryID: id, messageCode: message.code, deviceToken: token, payload: payload,
-            priority: spec.interruptionLevel == "passive" ? 5 : 10,
+            priority: spec.priority,
             expiration: spec.ttl == 0 ? 0 : message.sendAtMS / 1000 + Int64(spec.ttl),
-            collapseID: spec.collapseID)
+            collapseID: spec.collapseID, deviceType: deviceType, pushType: spec.isBackground ? "background" : "alert")
     }
 
     /// Turns the gateway's outcomes into results to record (with the next step) and retries.
     private func record(_ outcomes: [DeliveryOutcome], batch: [OutgoingNotification], hwids: [String], attempts: [Int]?,
-                        into pending: inout [DeliveryResultRecord], retries: inout [Retry]) {
+                        into pending: inout [DeliveryResultRecord], tally: inout PlatformTally, retries: inout [Retry]) {
         let configuration = pipeline.configuration
         for (index, notification) in batch.enumerated() {
             // A gateway that answers short leaves the rest without an outcome: treat as transient.
@@ -249,10 +279,12 @@ struct FanOut {
                 } else {
                     result = .retryPending(reason: reason)
                     retries.append(Retry(replaces: notification.deliveryID, hwid: hwids[index], attempt: attempt + 1, reason: reason,
-                                         notBefore: .now + max(after ?? .zero, FanOut.backoff(attempt: attempt, configuration))))
+                                         notBefore: .now + max(after ?? .zero, FanOut.backoff(attempt: attempt, configuration)),
+                                         deviceType: notification.deviceType))
                 }
             }
             pending.append(DeliveryResultRecord(deliveryID: notification.deliveryID, hwid: hwids[index], result: result))
+            tally.recorded(notification.deviceType, result)
         }
     }
 

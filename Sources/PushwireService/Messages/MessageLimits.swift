@@ -9,6 +9,9 @@ enum MessageLimits {
     static let maxConditionValues = 100
     /// How far in the past a send time may be (clock skew between caller and server), in ms.
     static let pastToleranceMS: Int64 = 60_000
+    /// How far ahead a message may be scheduled, in ms: 366 days. Without a bound a send time such
+    /// as INT64_MAX is accepted and the message stays scheduled (and stored) for ever.
+    static let maxScheduleAheadMS: Int64 = 366 * 24 * 3600 * 1000
     /// Short strings: sound, thread id, transaction id; and the text input of a tap.
     static let maxShortStringBytes = 256
     static let maxTextInputBytes = 1024

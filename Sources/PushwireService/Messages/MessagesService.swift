@@ -9,6 +9,10 @@ public struct MessagesService: Sendable {
     let store: any MessageStore
     let pipeline: DeliveryPipeline
     let knownDevices = KnownDevices()
+    /// Deliveries by gateway and outcome (for /metrics); counted by the gateways `start` wraps.
+    public internal(set) var deliveryMetrics = DeliveryMetrics()
+    /// The APNs gateways' figures (gateways, provider tokens signed, connection retries), for /metrics.
+    var apnsStatistics: @Sendable () -> (gateways: Int, tokensSigned: Int, connectionRetries: Int) = { (0, 0, 0) }
 
     /// Creates the service; `pipeline` is told of every message created (and woken when it can start it).
     public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {
@@ -125,10 +129,13 @@ public struct MessagesService: Sendable {
             try await store.cancelMessage(applicationID: application.id, code: request.messageCode)
         }
         switch before {
-        case nil: throw RPCError(.notFound, "message \(request.messageCode) not found")
-        case .scheduled?, .cancelled?: return DeleteMessageResponse()
-        case .sending?: throw RPCError(.failedPrecondition, "message \(request.messageCode) is already going out; it cannot be deleted")
-        case .done?: throw RPCError(.failedPrecondition, "message \(request.messageCode) was already sent; it cannot be deleted")
+        case nil: throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
+        case .scheduled?:
+            registry.log.action("message cancelled", by: application.code, ["message_code": request.messageCode])
+            return DeleteMessageResponse()
+        case .cancelled?: return DeleteMessageResponse()
+        case .sending?: throw RPCError(.failedPrecondition, "message \(RPCError.echo(request.messageCode)) is already going out; it cannot be deleted")
+        case .done?: throw RPCError(.failedPrecondition, "message \(RPCError.echo(request.messageCode)) was already sent; it cannot be deleted")
         }
     }
 
@@ -139,7 +146,7 @@ public struct MessagesService: Sendable {
         guard let message = try await storeCall({ () async throws(StoreError) in
             try await store.message(applicationID: application.id, code: request.messageCode)
         }) else {
-            throw RPCError(.notFound, "message \(request.messageCode) not found")
+            throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
         }
         let stats = try await storeCall { () async throws(StoreError) in try await store.statistics(messageID: message.id) }
         var response = GetMessageDetailsResponse()
@@ -158,6 +165,15 @@ public struct MessagesService: Sendable {
             return failure
         }
         response.opened = stats.opened
+        response.platforms = stats.platforms.map {
+            var counts = PlatformCount()
+            counts.deviceType = DeviceType(rawValue: $0.deviceType)
+            counts.targeted = $0.targeted
+            counts.sent = $0.sent
+            counts.failed = $0.failed
+            counts.invalidTokens = $0.invalidTokens
+            return counts
+        }
         let buttons = message.categoryID == 0 ? [] :
             (try await registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }?.buttons ?? [])
         var listed = Set<UInt32>()

@@ -70,10 +70,12 @@ struct SmallMessagesFanOut {
             var renders = FanOut.Renders()
             let (badges, payloads, handOver) = entry.fanOut.render(targets, spec: entry.spec, cache: &renders)
             let message = entry.fanOut.message
+            var tally = PlatformTally()
+            for target in targets { tally.targeted(target.deviceType) }
             // No targets: the message is done in this one step.
             steps.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, handOver: handOver,
                                     cursor: targets.last?.hwid, targetedIncrement: targets.count, badges: badges,
-                                    finish: targets.isEmpty, startsSending: true))
+                                    finish: targets.isEmpty, startsSending: true, platformCounts: tally.take()))
             entry.targets = targets
             entry.payloads = payloads
             batch.append(entry)
@@ -101,7 +103,8 @@ struct SmallMessagesFanOut {
             group.entries.append((index, ids.count))
             for (position, target) in entry.targets.enumerated() {
                 group.notifications.append(entry.fanOut.outgoing(ids[position], token: target.pushToken,
-                                                                 payload: entry.payloads[position], spec: entry.spec))
+                                                                 payload: entry.payloads[position], spec: entry.spec,
+                                                                 deviceType: target.deviceType))
             }
             byApplication[applicationID] = group
         }
@@ -133,6 +136,8 @@ struct SmallMessagesFanOut {
         }
 
         var finishing: [FanOutStep] = []
+        /// The entry of each step in `finishing`, for the delivery summaries.
+        var finishingEntries: [Entry] = []
         var retrying: [FanOut] = []
         let maxAttempts = pipeline.configuration.maxAttempts
         for (index, entry) in batch.enumerated() {
@@ -141,6 +146,7 @@ struct SmallMessagesFanOut {
             let ids = committed[index]
             var results: [DeliveryResultRecord] = []
             results.reserveCapacity(ids.count)
+            var tally = PlatformTally()
             var retryAfter: Duration?
             for (position, target) in entry.targets.enumerated() {
                 // A gateway that answers short leaves the rest without an outcome: transient.
@@ -163,10 +169,12 @@ struct SmallMessagesFanOut {
                     }
                 }
                 results.append(DeliveryResultRecord(deliveryID: ids[position], hwid: target.hwid, result: result))
+                tally.recorded(target.deviceType, result)
             }
             // With retries pending the message stays sending; its own fan-out resumes it.
             finishing.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: results,
-                                        finish: retryAfter == nil))
+                                        finish: retryAfter == nil, platformCounts: tally.take()))
+            finishingEntries.append(entry)
             if let retryAfter {
                 var resumed = message
                 resumed.status = .sending
@@ -177,6 +185,23 @@ struct SmallMessagesFanOut {
         // A failed commit leaves them sending with their records open: closed as Interrupted
         // when the scheduler resumes them (it looks for messages left sending now and then).
         guard (try? await store.recordFanOutSteps(finishing)) != nil else { return alone }
+        if pipeline.log.enabled(.info) {
+            // A small message goes out in this one step: its counts are this step's results.
+            for (step, entry) in zip(finishing, finishingEntries) where step.finish {
+                var sent: UInt64 = 0, failed: UInt64 = 0, invalid: UInt64 = 0
+                for result in step.results {
+                    switch result.result {
+                    case .sent: sent += 1
+                    case .failed(_, let invalidToken, _):
+                        failed += 1
+                        if invalidToken { invalid += 1 }
+                    case .retryPending: break
+                    }
+                }
+                pipeline.logDelivered(code: entry.fanOut.message.code, targeted: UInt64(entry.targets.count), sent: sent,
+                                      failed: failed, invalidTokens: invalid)
+            }
+        }
         return alone + retrying
     }
 }

@@ -15,12 +15,12 @@ extension MessagesService {
         guard let message = try await storeCall({ () async throws(StoreError) in
             try await store.message(applicationID: application.id, code: request.messageCode)
         }) else {
-            throw RPCError(.notFound, "message \(request.messageCode) not found")
+            throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
         }
         let known = try await storeCall { () async throws(StoreError) in
             try await store.knownDevices(applicationID: application.id, hwids: [request.hwid])
         }
-        if known.isEmpty { throw RPCError(.notFound, "device \(request.hwid) not found") }
+        if known.isEmpty { throw RPCError(.notFound, "device \(RPCError.echo(request.hwid)) not found") }
         var buttonID: UInt32 = 0
         switch request.kind {
         case .open:

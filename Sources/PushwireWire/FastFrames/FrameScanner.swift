@@ -24,13 +24,21 @@ extension HotFrames {
         case other
     }
 
-    /// Scans one frame payload (without its length prefix); `nil` when it is not valid protobuf.
+    /// Scans one frame payload (without its length prefix); `nil` when it is not valid protobuf, or
+    /// when it repeats a member of the frame's oneof or a status (protobuf-c merges a repeated
+    /// message into the one before; no Pushwire peer sends one, so the scan declines instead).
+    /// Of two different members of the oneof the last counts, as protobuf-c reads it.
     public static func scan(_ frame: UnsafeRawBufferPointer) -> Event? {
         var reader = Reader(frame)
         var callID: UInt32 = 0
         var event: Event = .other
+        var kinds: UInt16 = 0
         while !reader.atEnd {
             guard let (field, wireType) = reader.tag() else { return nil }
+            if (2...8).contains(field), wireType == 2 {
+                guard kinds & (1 << field) == 0 else { return nil }
+                kinds |= 1 << field
+            }
             switch (field, wireType) {
             case (1, 0):
                 guard let value = reader.varint() else { return nil }
@@ -41,12 +49,15 @@ extension HotFrames {
                 while !sub.atEnd {
                     guard let (f, w) = sub.tag() else { return nil }
                     if f == 1, w == 2 {
-                        guard let status = sub.submessage() else { return nil }
+                        guard code == nil, let status = sub.submessage() else { return nil }
                         code = scanStatusCode(status)
                         if code == nil { return nil }
                     } else if !sub.skip(wireType: w) { return nil }
                 }
                 event = code.map { .response(callID: 0, code: $0) } ?? .streamItem(callID: 0)
+            case (4, 2):  // cancel: nothing to read, but it replaces any kind before it
+                guard reader.submessage() != nil else { return nil }
+                event = .other
             case (2, 2):  // request
                 guard var sub = reader.submessage() else { return nil }
                 var method = 0..<0
@@ -72,18 +83,18 @@ extension HotFrames {
             case (7, 2):  // go_away
                 guard var sub = reader.submessage() else { return nil }
                 var last: UInt32 = 0
-                var code: UInt32 = 0
+                var code: UInt32?
                 while !sub.atEnd {
                     guard let (f, w) = sub.tag() else { return nil }
                     if f == 1, w == 0 {
                         guard let value = sub.varint() else { return nil }
                         last = UInt32(truncatingIfNeeded: value)
                     } else if f == 2, w == 2 {
-                        guard let status = sub.submessage(), let c = scanStatusCode(status) else { return nil }
+                        guard code == nil, let status = sub.submessage(), let c = scanStatusCode(status) else { return nil }
                         code = c
                     } else if !sub.skip(wireType: w) { return nil }
                 }
-                event = .goAway(lastCallID: last, code: code)
+                event = .goAway(lastCallID: last, code: code ?? 0)
             case (8, 2):  // settings
                 guard var sub = reader.submessage() else { return nil }
                 var maxCalls: UInt32 = 0
@@ -169,17 +180,35 @@ extension HotFrames {
             return nil
         }
 
-        /// Reads a field key; nil when truncated or field number 0.
+        /// Reads a varint of at most 5 bytes, as protobuf-c reads field keys and lengths (and the
+        /// wire validator checks them); nil when it is truncated or longer.
+        @inlinable
+        public mutating func shortVarint() -> UInt64? {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < end, shift < 35 {
+                let byte = base[offset]
+                offset += 1
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return result }
+                shift += 7
+            }
+            return nil
+        }
+
+        /// Reads a field key; nil when truncated, longer than 5 bytes, above 32 bits or field
+        /// number 0 — what the wire validator rejects.
         @inlinable
         public mutating func tag() -> (field: UInt64, wireType: UInt8)? {
-            guard let key = varint(), key >> 3 != 0 else { return nil }
+            guard let key = shortVarint(), key >> 3 != 0, key <= UInt64(UInt32.max) else { return nil }
             return (key >> 3, UInt8(key & 7))
         }
 
-        /// The next length-delimited field as a reader over its bytes.
+        /// The next length-delimited field as a reader over its bytes; nil when the length is
+        /// truncated, longer than 5 bytes or past the end.
         @inlinable
         public mutating func submessage() -> Reader? {
-            guard let length = varint(), length <= UInt64(end - offset) else { return nil }
+            guard let length = shortVarint(), length <= UInt64(end - offset) else { return nil }
             let sub = Reader(base: base, offset: offset, end: offset + Int(length))
             offset += Int(length)
             return sub

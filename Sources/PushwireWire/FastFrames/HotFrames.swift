@@ -15,18 +15,25 @@ public enum HotFrames {
     /// The status is always present, even for OK: a response without one is a streamed item.
     /// `@inlinable` so the server's connection gets it inlined and specialized as when it lived in
     /// the runtime: it runs once per call.
+    ///
+    /// A frame larger than `maxFrameSize` is never written (docs/PROTOCOL.md: the server never
+    /// sends a frame above its own limit): the call is answered RESOURCE_EXHAUSTED instead, with a
+    /// message saying how large the answer was — or, if even that would not fit, without one.
+    /// - Returns: false when the answer was replaced by RESOURCE_EXHAUSTED.
     @inlinable
+    @discardableResult
     public static func appendResponseFrame(
-        callID: UInt32, status: StatusCode, message: String, body: [UInt8], to output: inout [UInt8]
-    ) {
+        callID: UInt32, status: StatusCode, message: String, body: [UInt8], maxFrameSize: Int = Int.max, to output: inout [UInt8]
+    ) -> Bool {
         var message = message
-        message.withUTF8 { text in
+        let refusedSize: Int? = message.withUTF8 { text in
             let code = UInt64(status.rawValue)
             let statusSize = ProtoWriter.varintFieldSize(code)
                 + (text.isEmpty ? 0 : ProtoWriter.delimitedSize(text.count))
             let responseSize = ProtoWriter.delimitedSize(statusSize)
                 + (body.isEmpty ? 0 : ProtoWriter.delimitedSize(body.count))
             let frameSize = ProtoWriter.varintFieldSize(UInt64(callID)) + ProtoWriter.delimitedSize(responseSize)
+            if frameSize > maxFrameSize { return frameSize }
             output.reserveCapacity(output.count + 4 + frameSize)
             ProtoWriter.appendLengthPrefix(frameSize, to: &output)
             ProtoWriter.appendVarintField(1, UInt64(callID), to: &output)  // Frame.call_id
@@ -37,7 +44,24 @@ public enum HotFrames {
             ProtoWriter.appendVarintField(1, code, to: &output)  // Status.code
             if !text.isEmpty { ProtoWriter.appendBytes(2, text, to: &output) }  // Status.message
             if !body.isEmpty { ProtoWriter.appendBytes(2, body, to: &output) }  // Response.message
+            return nil
         }
+        guard let refusedSize else { return true }
+        var why = "the answer (a frame of \(refusedSize) bytes) exceeds the frame limit of \(maxFrameSize) bytes"
+        // pushwired's smallest limit, 64 bytes, fits a bare status but not this explanation.
+        if responseFrameSize(callID: callID, status: .resourceExhausted, messageBytes: why.utf8.count, bodyBytes: 0) > maxFrameSize {
+            why = ""
+        }
+        appendResponseFrame(callID: callID, status: .resourceExhausted, message: why, body: [], to: &output)
+        return false
+    }
+
+    /// The size of the frame `appendResponseFrame` writes (without its 4-byte length prefix).
+    @inlinable
+    public static func responseFrameSize(callID: UInt32, status: StatusCode, messageBytes: Int, bodyBytes: Int) -> Int {
+        let statusSize = ProtoWriter.varintFieldSize(UInt64(status.rawValue)) + (messageBytes == 0 ? 0 : ProtoWriter.delimitedSize(messageBytes))
+        let responseSize = ProtoWriter.delimitedSize(statusSize) + (bodyBytes == 0 ? 0 : ProtoWriter.delimitedSize(bodyBytes))
+        return ProtoWriter.varintFieldSize(UInt64(callID)) + ProtoWriter.delimitedSize(responseSize)
     }
 
     /// Appends `Frame { call_id, request { method, timeout_ms, metadata, message } }`.

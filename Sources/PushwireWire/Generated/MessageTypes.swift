@@ -5,6 +5,7 @@ public enum MessageTypes {
     /// Every generated message type, by file and then in `.proto` order.
     public static let all: [any WireMessage.Type] = [
         ApnsSettings.self,
+        FcmSettings.self,
         Application.self,
         CreateApplicationRequest.self,
         CreateApplicationResponse.self,
@@ -50,6 +51,7 @@ public enum MessageTypes {
         GetMessageDetailsRequest.self,
         FailureCount.self,
         ButtonTapCount.self,
+        PlatformCount.self,
         GetMessageDetailsResponse.self,
         ListMethodsRequest.self,
         ListMethodsResponse.self,

@@ -129,6 +129,63 @@ extension ApnsSettings: CStructBacked {
     }
 }
 
+/// What Pushwire needs to send through Firebase Cloud Messaging (HTTP v1 API) to Android devices.
+public struct FcmSettings: WireMessage, Hashable {
+    /// The Firebase service account's key file (JSON, as the Firebase console downloads it): its
+    /// `project_id`, `client_email`, `private_key` (PEM, RSA) and `token_uri` are used. Write-only:
+    /// no call ever returns it.
+    public var serviceAccountJSON: String = ""
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        serviceAccountJSON: String = ""
+    ) {
+        self.serviceAccountJSON = serviceAccountJSON
+    }
+
+    /// `pushwire.v1.FcmSettings`.
+    public static let protoName = "pushwire.v1.FcmSettings"
+
+    /// protoc-c's descriptor of `pushwire.v1.FcmSettings`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__FcmSettings.self, pushwire__v1__fcm_settings__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.FcmSettings`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.FcmSettings`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension FcmSettings: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__FcmSettings>) {
+        serviceAccountJSON = WireLift.string(c.pointee.service_account_json)
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__FcmSettings> {
+        let c = arena.message(Pushwire__V1__FcmSettings.self, pushwire__v1__fcm_settings__init)
+        c.pointee.service_account_json = arena.string(serviceAccountJSON)
+        return c
+    }
+}
+
 /// An application as the admin API shows it.
 public struct Application: WireMessage, Hashable {
     /// Pushwire's code for it, e.g. "A1B2C-3D4E5"; devices register with this code.
@@ -143,6 +200,13 @@ public struct Application: WireMessage, Hashable {
     public var categoriesVersion: UInt64 = 0
     /// When it was created, in seconds since 1970-01-01T00:00:00Z.
     public var createdAt: Int64 = 0
+    /// Whether FCM credentials (a service account) are stored.
+    public var hasFcmCredentials: Bool = false
+    /// The Firebase project id and the service account's e-mail of the stored FCM credentials;
+    /// empty without them. The key itself is never returned.
+    public var fcmProjectID: String = ""
+    /// The `fcm_client_email` field.
+    public var fcmClientEmail: String = ""
 
     /// The message with every field at its default.
     public init() {}
@@ -154,7 +218,10 @@ public struct Application: WireMessage, Hashable {
         apns: ApnsSettings? = nil,
         hasApnsKey: Bool = false,
         categoriesVersion: UInt64 = 0,
-        createdAt: Int64 = 0
+        createdAt: Int64 = 0,
+        hasFcmCredentials: Bool = false,
+        fcmProjectID: String = "",
+        fcmClientEmail: String = ""
     ) {
         self.code = code
         self.name = name
@@ -162,6 +229,9 @@ public struct Application: WireMessage, Hashable {
         self.hasApnsKey = hasApnsKey
         self.categoriesVersion = categoriesVersion
         self.createdAt = createdAt
+        self.hasFcmCredentials = hasFcmCredentials
+        self.fcmProjectID = fcmProjectID
+        self.fcmClientEmail = fcmClientEmail
     }
 
     /// `pushwire.v1.Application`.
@@ -200,6 +270,9 @@ extension Application: CStructBacked {
         hasApnsKey = c.pointee.has_apns_key != 0
         categoriesVersion = c.pointee.categories_version
         createdAt = c.pointee.created_at
+        hasFcmCredentials = c.pointee.has_fcm_credentials != 0
+        fcmProjectID = WireLift.string(c.pointee.fcm_project_id)
+        fcmClientEmail = WireLift.string(c.pointee.fcm_client_email)
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__Application> {
@@ -210,6 +283,9 @@ extension Application: CStructBacked {
         c.pointee.has_apns_key = hasApnsKey ? 1 : 0
         c.pointee.categories_version = categoriesVersion
         c.pointee.created_at = createdAt
+        c.pointee.has_fcm_credentials = hasFcmCredentials ? 1 : 0
+        c.pointee.fcm_project_id = arena.string(fcmProjectID)
+        c.pointee.fcm_client_email = arena.string(fcmClientEmail)
         return c
     }
 }
@@ -218,8 +294,11 @@ extension Application: CStructBacked {
 public struct CreateApplicationRequest: WireMessage, Hashable {
     /// 1–128 bytes.
     public var name: String = ""
-    /// Optional; without it messages go to the file sink.
+    /// Optional: iOS, macOS and Safari devices are sent through APNs with it.
     public var apns: ApnsSettings? = nil
+    /// Optional: Android devices are sent through FCM with it. An application with neither
+    /// writes its notifications to the file sink.
+    public var fcm: FcmSettings? = nil
 
     /// The message with every field at its default.
     public init() {}
@@ -227,10 +306,12 @@ public struct CreateApplicationRequest: WireMessage, Hashable {
     /// Creates the message with the given fields; the others keep their defaults.
     public init(
         name: String = "",
-        apns: ApnsSettings? = nil
+        apns: ApnsSettings? = nil,
+        fcm: FcmSettings? = nil
     ) {
         self.name = name
         self.apns = apns
+        self.fcm = fcm
     }
 
     /// `pushwire.v1.CreateApplicationRequest`.
@@ -265,12 +346,14 @@ extension CreateApplicationRequest: CStructBacked {
     init(lifting c: UnsafePointer<Pushwire__V1__CreateApplicationRequest>) {
         name = WireLift.string(c.pointee.name)
         apns = WireLift.message(c.pointee.apns)
+        fcm = WireLift.message(c.pointee.fcm)
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__CreateApplicationRequest> {
         let c = arena.message(Pushwire__V1__CreateApplicationRequest.self, pushwire__v1__create_application_request__init)
         c.pointee.name = arena.string(name)
         if let value = apns { c.pointee.apns = value.lower(arena) }
+        if let value = fcm { c.pointee.fcm = value.lower(arena) }
         return c
     }
 }
@@ -349,6 +432,10 @@ public struct UpdateApplicationRequest: WireMessage, Hashable {
     public var clearApns: Bool = false
     /// Issues a new access token; the old one stops working at once.
     public var rotateAccessToken: Bool = false
+    /// New FCM settings (replacing the current ones).
+    public var fcm: FcmSettings? = nil
+    /// Removes the FCM settings (Android devices are then counted `NoCredentialsForPlatform`).
+    public var clearFcm: Bool = false
 
     /// The message with every field at its default.
     public init() {}
@@ -359,13 +446,17 @@ public struct UpdateApplicationRequest: WireMessage, Hashable {
         name: String = "",
         apns: ApnsSettings? = nil,
         clearApns: Bool = false,
-        rotateAccessToken: Bool = false
+        rotateAccessToken: Bool = false,
+        fcm: FcmSettings? = nil,
+        clearFcm: Bool = false
     ) {
         self.application = application
         self.name = name
         self.apns = apns
         self.clearApns = clearApns
         self.rotateAccessToken = rotateAccessToken
+        self.fcm = fcm
+        self.clearFcm = clearFcm
     }
 
     /// `pushwire.v1.UpdateApplicationRequest`.
@@ -403,6 +494,8 @@ extension UpdateApplicationRequest: CStructBacked {
         apns = WireLift.message(c.pointee.apns)
         clearApns = c.pointee.clear_apns != 0
         rotateAccessToken = c.pointee.rotate_access_token != 0
+        fcm = WireLift.message(c.pointee.fcm)
+        clearFcm = c.pointee.clear_fcm != 0
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__UpdateApplicationRequest> {
@@ -412,6 +505,8 @@ extension UpdateApplicationRequest: CStructBacked {
         if let value = apns { c.pointee.apns = value.lower(arena) }
         c.pointee.clear_apns = clearApns ? 1 : 0
         c.pointee.rotate_access_token = rotateAccessToken ? 1 : 0
+        if let value = fcm { c.pointee.fcm = value.lower(arena) }
+        c.pointee.clear_fcm = clearFcm ? 1 : 0
         return c
     }
 }

@@ -58,6 +58,54 @@ public enum InterruptionLevel: RawRepresentable, CaseIterable, Sendable, Hashabl
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
+/// What kind of APNs push a notification is (`apns-push-type`).
+///
+/// proto3 enums are open: a value this version does not know decodes as `.unrecognized` and
+/// encodes back unchanged.
+public enum ApnsPushType: RawRepresentable, CaseIterable, Sendable, Hashable {
+    /// An alert (the default).
+    case unspecified
+    /// Shows an alert, plays a sound or badges the icon.
+    case alert
+    /// Silent: wakes the app in the background (`content-available`), sent at priority 5. It may
+    /// carry no content, title, subtitle, badge, sound, category or interruption level.
+    case background
+    /// A value this version does not know.
+    case unrecognized(Int32)
+
+    /// The known values.
+    public static let allCases: [ApnsPushType] = [.unspecified, .alert, .background]
+
+    /// The default: `.unspecified`.
+    public init() { self = .unspecified }
+
+    /// The enum for a wire value; a value this version does not know becomes `.unrecognized`.
+    public init(rawValue: Int32) {
+        switch rawValue {
+        case 0: self = .unspecified
+        case 1: self = .alert
+        case 2: self = .background
+        default: self = .unrecognized(rawValue)
+        }
+    }
+
+    /// The wire value.
+    public var rawValue: Int32 {
+        switch self {
+        case .unspecified: return 0
+        case .alert: return 1
+        case .background: return 2
+        case .unrecognized(let value): return value
+        }
+    }
+
+    /// Equal when the wire values are: `.unrecognized(2)` equals `.background`.
+    public static func == (lhs: ApnsPushType, rhs: ApnsPushType) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    /// Hashes the wire value.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+}
+
 /// Comparison used by a tag condition.
 ///
 /// proto3 enums are open: a value this version does not know decodes as `.unrecognized` and
@@ -401,7 +449,7 @@ extension Targeting: CStructBacked {
 public struct Notification: WireMessage, Hashable {
     /// When to send, in milliseconds since 1970-01-01T00:00:00Z; 0 means now.
     public var sendAtMS: Int64 = 0
-    /// The body in the default language; non-empty.
+    /// The body in the default language; non-empty (empty for a background notification).
     public var content: String = ""
     /// The body in other languages, chosen by each device's language.
     public var localizedContent: [LocalizedText] = []
@@ -435,6 +483,21 @@ public struct Notification: WireMessage, Hashable {
     public var iosCollapseID: String = ""
     /// When the payload would exceed 4096 bytes: trim the body to fit instead of rejecting it.
     public var trimToFit: Bool = false
+    /// Alert (default) or background; see ApnsPushType.
+    public var iosPushType: ApnsPushType = .init()
+    /// `aps.mutable-content`: the app's Notification Service Extension may change the notification
+    /// before it is shown (e.g. download an image whose URL travels in `data`). Alerts only.
+    public var iosMutableContent: Bool = false
+    /// `apns-priority`: 10 (at once), 5 (when the device saves power) or 1 (lowest); 0 chooses 10,
+    /// or 5 for a background or passive notification. A background notification takes only 5.
+    public var iosPriority: UInt32 = 0
+    /// `aps.relevance-score`, 0–1: how the system ranks it in the notification summary; 0 leaves
+    /// it out.
+    public var iosRelevanceScore: Double = 0
+    /// `aps.filter-criteria`: the Focus filter it belongs to (at most 256 bytes).
+    public var iosFilterCriteria: String = ""
+    /// `aps.target-content-id`: the window or content the app brings forward (at most 256 bytes).
+    public var iosTargetContentID: String = ""
 
     /// The message with every field at its default.
     public init() {}
@@ -458,7 +521,13 @@ public struct Notification: WireMessage, Hashable {
         targeting: Targeting? = nil,
         transactionID: String = "",
         iosCollapseID: String = "",
-        trimToFit: Bool = false
+        trimToFit: Bool = false,
+        iosPushType: ApnsPushType = .init(),
+        iosMutableContent: Bool = false,
+        iosPriority: UInt32 = 0,
+        iosRelevanceScore: Double = 0,
+        iosFilterCriteria: String = "",
+        iosTargetContentID: String = ""
     ) {
         self.sendAtMS = sendAtMS
         self.content = content
@@ -478,6 +547,12 @@ public struct Notification: WireMessage, Hashable {
         self.transactionID = transactionID
         self.iosCollapseID = iosCollapseID
         self.trimToFit = trimToFit
+        self.iosPushType = iosPushType
+        self.iosMutableContent = iosMutableContent
+        self.iosPriority = iosPriority
+        self.iosRelevanceScore = iosRelevanceScore
+        self.iosFilterCriteria = iosFilterCriteria
+        self.iosTargetContentID = iosTargetContentID
     }
 
     /// `pushwire.v1.Notification`.
@@ -528,6 +603,12 @@ extension Notification: CStructBacked {
         transactionID = WireLift.string(c.pointee.transaction_id)
         iosCollapseID = WireLift.string(c.pointee.ios_collapse_id)
         trimToFit = c.pointee.trim_to_fit != 0
+        iosPushType = ApnsPushType(rawValue: Int32(truncatingIfNeeded: c.pointee.ios_push_type.rawValue))
+        iosMutableContent = c.pointee.ios_mutable_content != 0
+        iosPriority = c.pointee.ios_priority
+        iosRelevanceScore = c.pointee.ios_relevance_score
+        iosFilterCriteria = WireLift.string(c.pointee.ios_filter_criteria)
+        iosTargetContentID = WireLift.string(c.pointee.ios_target_content_id)
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__Notification> {
@@ -553,6 +634,12 @@ extension Notification: CStructBacked {
         c.pointee.transaction_id = arena.string(transactionID)
         c.pointee.ios_collapse_id = arena.string(iosCollapseID)
         c.pointee.trim_to_fit = trimToFit ? 1 : 0
+        c.pointee.ios_push_type = .init(rawValue: .init(truncatingIfNeeded: iosPushType.rawValue))
+        c.pointee.ios_mutable_content = iosMutableContent ? 1 : 0
+        c.pointee.ios_priority = iosPriority
+        c.pointee.ios_relevance_score = iosRelevanceScore
+        c.pointee.ios_filter_criteria = arena.string(iosFilterCriteria)
+        c.pointee.ios_target_content_id = arena.string(iosTargetContentID)
         return c
     }
 }
@@ -958,6 +1045,85 @@ extension ButtonTapCount: CStructBacked {
     }
 }
 
+/// The counts of one platform's devices (device type) of a message.
+public struct PlatformCount: WireMessage, Hashable {
+    /// The `device_type` field.
+    public var deviceType: DeviceType = .init()
+    /// The `targeted` field.
+    public var targeted: UInt64 = 0
+    /// The `sent` field.
+    public var sent: UInt64 = 0
+    /// The `failed` field.
+    public var failed: UInt64 = 0
+    /// The `invalid_tokens` field.
+    public var invalidTokens: UInt64 = 0
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        deviceType: DeviceType = .init(),
+        targeted: UInt64 = 0,
+        sent: UInt64 = 0,
+        failed: UInt64 = 0,
+        invalidTokens: UInt64 = 0
+    ) {
+        self.deviceType = deviceType
+        self.targeted = targeted
+        self.sent = sent
+        self.failed = failed
+        self.invalidTokens = invalidTokens
+    }
+
+    /// `pushwire.v1.PlatformCount`.
+    public static let protoName = "pushwire.v1.PlatformCount"
+
+    /// protoc-c's descriptor of `pushwire.v1.PlatformCount`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__PlatformCount.self, pushwire__v1__platform_count__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.PlatformCount`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.PlatformCount`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension PlatformCount: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__PlatformCount>) {
+        deviceType = DeviceType(rawValue: Int32(truncatingIfNeeded: c.pointee.device_type.rawValue))
+        targeted = c.pointee.targeted
+        sent = c.pointee.sent
+        failed = c.pointee.failed
+        invalidTokens = c.pointee.invalid_tokens
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__PlatformCount> {
+        let c = arena.message(Pushwire__V1__PlatformCount.self, pushwire__v1__platform_count__init)
+        c.pointee.device_type = .init(rawValue: .init(truncatingIfNeeded: deviceType.rawValue))
+        c.pointee.targeted = targeted
+        c.pointee.sent = sent
+        c.pointee.failed = failed
+        c.pointee.invalid_tokens = invalidTokens
+        return c
+    }
+}
+
 /// The response of `Messages.GetMessageDetails`.
 public struct GetMessageDetailsResponse: WireMessage, Hashable {
     /// The `message_code` field.
@@ -982,6 +1148,8 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
     public var opened: UInt64 = 0
     /// Taps per button of the category.
     public var taps: [ButtonTapCount] = []
+    /// The counts above (but opened and taps) per platform, in device type order.
+    public var platforms: [PlatformCount] = []
 
     /// The message with every field at its default.
     public init() {}
@@ -998,7 +1166,8 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
         invalidTokens: UInt64 = 0,
         failures: [FailureCount] = [],
         opened: UInt64 = 0,
-        taps: [ButtonTapCount] = []
+        taps: [ButtonTapCount] = [],
+        platforms: [PlatformCount] = []
     ) {
         self.messageCode = messageCode
         self.status = status
@@ -1011,6 +1180,7 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
         self.failures = failures
         self.opened = opened
         self.taps = taps
+        self.platforms = platforms
     }
 
     /// `pushwire.v1.GetMessageDetailsResponse`.
@@ -1054,6 +1224,7 @@ extension GetMessageDetailsResponse: CStructBacked {
         failures = WireLift.messages(c.pointee.n_failures, c.pointee.failures)
         opened = c.pointee.opened
         taps = WireLift.messages(c.pointee.n_taps, c.pointee.taps)
+        platforms = WireLift.messages(c.pointee.n_platforms, c.pointee.platforms)
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__GetMessageDetailsResponse> {
@@ -1071,6 +1242,8 @@ extension GetMessageDetailsResponse: CStructBacked {
         c.pointee.opened = opened
         c.pointee.n_taps = taps.count
         c.pointee.taps = arena.messages(taps)
+        c.pointee.n_platforms = platforms.count
+        c.pointee.platforms = arena.messages(platforms)
         return c
     }
 }

@@ -3,16 +3,20 @@
  *   1. registers the device (Devices/RegisterDevice) and prints the categories it gets back;
  *   2. syncs its categories with the version it now knows (Devices/SyncCategories): the server
  *      should answer not_modified;
- *   3. reports a tap on the first button of the first category (Devices/TrackAction).
+ *   3. given a received notification's message code ("pw_msg") and category ("aps.category"),
+ *      reports a tap on a button of that category, the message's own (Devices/TrackAction);
+ *      given only the message code, reports an open.
  *
- *   device [--host H] [--port P] [--timeout MS] [--message-code CODE] APPLICATION HWID PUSH_TOKEN
+ *   device [--host H] [--port P] [--timeout MS] [--message-code CODE [--category ID [--button ID]]]
+ *          APPLICATION HWID PUSH_TOKEN
  *
- * Exit status: 0 on success (a TrackAction answered UNIMPLEMENTED counts as success: servers
- * without the messages service cannot record taps yet), 1 when a call fails, 2 when the
- * connection fails, 64 on bad arguments.
+ * --button defaults to the category's first button. Exit status: 0 on success, 1 when a call
+ * fails (or the category or button is not among those registered), 2 when the connection fails,
+ * 64 on bad arguments.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +38,14 @@ static void print_categories(size_t n, Pushwire__V1__Category **categories) {
 }
 
 static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [--host H] [--port P] [--timeout MS] [--message-code CODE] "
+    fprintf(stderr, "usage: %s [--host H] [--port P] [--timeout MS] [--message-code CODE [--category ID [--button ID]]] "
                     "APPLICATION HWID PUSH_TOKEN\n", argv0);
     return 64;
 }
 
 int main(int argc, char **argv) {
     const char *host = "127.0.0.1", *message_code = NULL;
-    long port = 7355, timeout_ms = 5000;
+    long port = 7355, timeout_ms = 5000, category_id = 0, button_id = -1;
     const char *positional[3];
     int n_positional = 0;
     for (int i = 1; i < argc; i++) {
@@ -49,10 +53,14 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) port = strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout_ms = strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--message-code") == 0 && i + 1 < argc) message_code = argv[++i];
+        else if (strcmp(argv[i], "--category") == 0 && i + 1 < argc) category_id = strtol(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--button") == 0 && i + 1 < argc) button_id = strtol(argv[++i], NULL, 10);
         else if (argv[i][0] == '-' || n_positional == 3) return usage(argv[0]);
         else positional[n_positional++] = argv[i];
     }
-    if (n_positional != 3 || port <= 0 || port > 65535 || timeout_ms <= 0) return usage(argv[0]);
+    if (n_positional != 3 || port <= 0 || port > 65535 || timeout_ms <= 0 || category_id < 0 || category_id > UINT32_MAX
+        || button_id < -1 || button_id > UINT32_MAX || (category_id == 0 && button_id >= 0)
+        || (message_code == NULL && category_id != 0)) return usage(argv[0]);
     const char *application = positional[0], *hwid = positional[1], *push_token = positional[2];
 
     pw_conn *conn = NULL;
@@ -89,11 +97,19 @@ int main(int argc, char **argv) {
     printf("registered: categories_version=%llu categories=%zu\n", (unsigned long long)version,
            registered->n_ios_categories);
     print_categories(registered->n_ios_categories, registered->ios_categories);
-    uint32_t tap_category = 0, tap_button = 0;
-    int can_tap = registered->n_ios_categories > 0 && registered->ios_categories[0]->n_buttons > 0;
-    if (can_tap) {
-        tap_category = registered->ios_categories[0]->category_id;
-        tap_button = registered->ios_categories[0]->buttons[0]->id;
+    /* The button to tap belongs to the notification's own category, found among those registered. */
+    int can_tap = 0;
+    uint32_t tap_button = 0;
+    for (size_t i = 0; category_id != 0 && i < registered->n_ios_categories; i++) {
+        const Pushwire__V1__Category *c = registered->ios_categories[i];
+        if (c->category_id != (uint32_t)category_id) continue;
+        for (size_t b = 0; b < c->n_buttons; b++) {
+            if (button_id < 0 || c->buttons[b]->id == (uint32_t)button_id) {
+                tap_button = c->buttons[b]->id;
+                can_tap = 1;
+                break;
+            }
+        }
     }
     protobuf_c_message_free_unpacked(answer, NULL);
 
@@ -118,33 +134,39 @@ int main(int argc, char **argv) {
         protobuf_c_message_free_unpacked(answer, NULL);
     }
 
-    /* 3. Report a tap on the first button. */
+    /* 3. Report what the user did: a tap on a button of the message's category, or an open. */
     if (message_code == NULL) {
         /* A real device reads the code from the notification's "pw_msg" key. */
         printf("track_action: skipped, no --message-code (the \"pw_msg\" value of a received notification)\n");
-    } else if (!can_tap) {
-        printf("track_action: skipped, no category with buttons\n");
+    } else if (category_id != 0 && !can_tap) {
+        printf("track_action: category %ld has no button %ld among the registered categories\n", category_id, button_id);
+        exit_code = 1;
     } else {
         Pushwire__V1__TrackActionRequest tap = PUSHWIRE__V1__TRACK_ACTION_REQUEST__INIT;
         tap.application = (char *)application;
         tap.hwid = (char *)hwid;
         tap.message_code = (char *)message_code;
-        tap.kind = PUSHWIRE__V1__ACTION_KIND__ACTION_KIND_BUTTON;
-        tap.category_id = tap_category;
-        tap.button_id = tap_button;
+        if (category_id != 0) {
+            tap.kind = PUSHWIRE__V1__ACTION_KIND__ACTION_KIND_BUTTON;
+            tap.category_id = (uint32_t)category_id;
+            tap.button_id = tap_button;
+        } else {
+            tap.kind = PUSHWIRE__V1__ACTION_KIND__ACTION_KIND_OPEN;
+        }
         rc = pw_call(conn, "/pushwire.v1.Devices/TrackAction", &tap.base,
                      &pushwire__v1__track_action_response__descriptor, (int)timeout_ms, NULL, 0, &answer, &status);
         if (rc != PW_OK) {
             printf("track_action: %s\n", pw_strerror(rc));
             exit_code = 2;
-        } else if (status.code == PW_STATUS_UNIMPLEMENTED) {
-            printf("track_action: UNIMPLEMENTED (this server cannot record taps yet): %s\n", status.message);
         } else if (status.code != PW_STATUS_OK) {
             printf("track_action: %s %s\n", pw_status_name(status.code), status.message);
             exit_code = 1;
+        } else if (category_id != 0) {
+            printf("track_action: recorded=%s category=%ld button=%u\n",
+                   ((Pushwire__V1__TrackActionResponse *)answer)->recorded ? "true" : "false", category_id, tap_button);
+            protobuf_c_message_free_unpacked(answer, NULL);
         } else {
-            printf("track_action: recorded=%s category=%u button=%u\n",
-                   ((Pushwire__V1__TrackActionResponse *)answer)->recorded ? "true" : "false", tap_category, tap_button);
+            printf("track_action: recorded=%s open\n", ((Pushwire__V1__TrackActionResponse *)answer)->recorded ? "true" : "false");
             protobuf_c_message_free_unpacked(answer, NULL);
         }
     }

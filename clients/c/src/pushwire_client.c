@@ -21,6 +21,7 @@ typedef struct pw_answer {
 
 struct pw_conn {
     int fd;
+    pw_tls *tls;                         /* NULL in clear text */
     pw_reader reader;
     Pushwire__V1__Frame *settings_frame; /* owned; kind is settings */
     uint32_t max_send_frame;             /* the server's announced limit */
@@ -64,12 +65,27 @@ static void in_flight_remove(pw_conn *c, uint32_t id) {
 
 /* ---- sending ---- */
 
+/* The connection's bytes, through TLS when it has it. */
+static int conn_write(pw_conn *c, const uint8_t *buf, size_t len, int64_t deadline) {
+#ifdef PW_WITH_TLS
+    if (c->tls != NULL) return pw_tls_write_all(c->tls, buf, len, deadline);
+#endif
+    return pw_io_write_all(c->fd, buf, len, deadline);
+}
+
+static long conn_read(pw_conn *c, uint8_t *buf, size_t cap, int64_t deadline) {
+#ifdef PW_WITH_TLS
+    if (c->tls != NULL) return pw_tls_read_some(c->tls, buf, cap, deadline);
+#endif
+    return pw_io_read_some(c->fd, buf, cap, deadline);
+}
+
 static int send_frame(pw_conn *c, const Pushwire__V1__Frame *frame, int64_t deadline) {
     uint8_t *buf = NULL;
     size_t len = 0;
     int rc = pw_frame_encode(frame, c->max_send_frame, &buf, &len);
     if (rc != PW_OK) return rc;
-    rc = pw_io_write_all(c->fd, buf, len, deadline);
+    rc = conn_write(c, buf, len, deadline);
     free(buf);
     /* A partial write leaves the stream mid-frame: the connection cannot be used again. */
     if (rc != PW_OK) c->broken = rc;
@@ -94,7 +110,7 @@ static int read_frame(pw_conn *c, int64_t deadline, Pushwire__V1__Frame **frame)
         if (rc != PW_OK) { c->broken = rc; return rc; }
         if (*frame != NULL) return PW_OK;
         uint8_t chunk[16384];
-        long n = pw_io_read_some(c->fd, chunk, sizeof chunk, deadline);
+        long n = conn_read(c, chunk, sizeof chunk, deadline);
         if (n < 0) {
             if (n != PW_ERR_TIMEOUT) c->broken = (int)n;
             return (int)n;
@@ -147,9 +163,14 @@ static int pump(pw_conn *c, int64_t deadline) {
 
 /* ---- connecting ---- */
 
-int pw_connect(const char *host, uint16_t port, int timeout_ms, pw_conn **out) {
+static int connect_with(const char *host, uint16_t port, int timeout_ms, const pw_tls_options *tls,
+                        pw_conn **out, char *why, size_t why_size) {
     if (out == NULL || host == NULL) return PW_ERR_INVALID_ARGUMENT;
     *out = NULL;
+    if (why != NULL && why_size > 0) why[0] = '\0';
+#ifndef PW_WITH_TLS
+    if (tls != NULL) return PW_ERR_NO_TLS;
+#endif
     int64_t deadline = pw_deadline_after(timeout_ms > 0 ? timeout_ms : 10000);
     int fd = pw_io_connect(host, port, deadline);
     if (fd < 0) return fd;
@@ -160,13 +181,17 @@ int pw_connect(const char *host, uint16_t port, int timeout_ms, pw_conn **out) {
     c->max_send_frame = PW_DEFAULT_MAX_FRAME_SIZE;
     c->next_call_id = 1;
 
-    int rc = pw_io_write_all(fd, (const uint8_t *)PW_PREFACE, PW_PREFACE_SIZE, deadline);
+    int rc = PW_OK;
+#ifdef PW_WITH_TLS
+    if (tls != NULL) rc = pw_tls_start(fd, tls, host, deadline, &c->tls, why, why_size);
+#endif
+    if (rc == PW_OK) rc = conn_write(c, (const uint8_t *)PW_PREFACE, PW_PREFACE_SIZE, deadline);
     while (rc == PW_OK) {
         rc = pw_reader_preface(&c->reader);
         if (rc != 1) break;
         uint8_t chunk[64];
         /* Read at most the preface here; the frames behind it go through read_frame. */
-        long n = pw_io_read_some(fd, chunk, PW_PREFACE_SIZE - c->reader.len, deadline);
+        long n = conn_read(c, chunk, PW_PREFACE_SIZE - c->reader.len, deadline);
         rc = n < 0 ? (int)n : pw_reader_append(&c->reader, chunk, (size_t)n);
     }
     Pushwire__V1__Frame *f = NULL;
@@ -188,8 +213,21 @@ int pw_connect(const char *host, uint16_t port, int timeout_ms, pw_conn **out) {
     return PW_OK;
 }
 
+int pw_connect(const char *host, uint16_t port, int timeout_ms, pw_conn **out) {
+    return connect_with(host, port, timeout_ms, NULL, out, NULL, 0);
+}
+
+int pw_connect_tls(const char *host, uint16_t port, int timeout_ms, const pw_tls_options *tls,
+                   pw_conn **out, char *why, size_t why_size) {
+    if (tls == NULL) return PW_ERR_INVALID_ARGUMENT;
+    return connect_with(host, port, timeout_ms, tls, out, why, why_size);
+}
+
 void pw_close(pw_conn *c) {
     if (c == NULL) return;
+#ifdef PW_WITH_TLS
+    pw_tls_free(c->tls);
+#endif
     if (c->fd >= 0) close(c->fd);
     pw_reader_free(&c->reader);
     if (c->settings_frame) pushwire__v1__frame__free_unpacked(c->settings_frame, NULL);

@@ -16,6 +16,10 @@ int64_t pw_now_ms(void);
 /* The absolute deadline timeout_ms from now; PW_NO_DEADLINE when timeout_ms <= 0. */
 int64_t pw_deadline_after(int timeout_ms);
 
+/* Waits for `events` (POLLIN, POLLOUT) on fd until the deadline: PW_OK, PW_ERR_TIMEOUT or
+ * PW_ERR_SYSTEM. */
+int pw_io_wait(int fd, short events, int64_t deadline);
+
 /* Opens a non-blocking TCP socket connected to host:port before the deadline.
  * Returns the descriptor, or a negative pw_error. */
 int pw_io_connect(const char *host, uint16_t port, int64_t deadline);
@@ -28,6 +32,18 @@ int pw_io_write_all(int fd, const uint8_t *buf, size_t len, int64_t deadline);
 long pw_io_read_some(int fd, uint8_t *buf, size_t cap, int64_t deadline);
 
 
+/* ---- TLS (pw_tls.c, built with `make TLS=1` only): the same calls over an mbedtls session. ---- */
+typedef struct pw_tls pw_tls;
+
+/* Runs the handshake on the connected socket fd before the deadline, verifying the server as
+ * options say (server_name defaults to host). PW_OK with *out set, or a negative pw_error
+ * (PW_ERR_TLS with the reason in why). */
+int pw_tls_start(int fd, const pw_tls_options *options, const char *host, int64_t deadline,
+                 pw_tls **out, char *why, size_t why_size);
+int pw_tls_write_all(pw_tls *t, const uint8_t *buf, size_t len, int64_t deadline);
+long pw_tls_read_some(pw_tls *t, uint8_t *buf, size_t cap, int64_t deadline);
+/* Frees the session (not the socket). NULL is ignored. */
+void pw_tls_free(pw_tls *t);
 
 /* ---- Framing (pw_frame.c): the 4-byte big-endian length prefix and the Frame message. ---- */
 #include <protobuf-c/protobuf-c.h>

@@ -30,8 +30,7 @@ int64_t pw_deadline_after(int timeout_ms) {
     return pw_now_ms() + timeout_ms;
 }
 
-/* Waits for `events` on fd until the deadline: PW_OK, PW_ERR_TIMEOUT or PW_ERR_SYSTEM. */
-static int wait_for(int fd, short events, int64_t deadline) {
+int pw_io_wait(int fd, short events, int64_t deadline) {
     for (;;) {
         int wait_ms = -1;
         if (deadline != PW_NO_DEADLINE) {
@@ -52,7 +51,7 @@ static int connect_one(const struct addrinfo *ai, int64_t deadline) {
     int rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (rc < 0 && errno != EINPROGRESS && errno != EINTR) goto fail;
     if (rc < 0) {
-        int w = wait_for(fd, POLLOUT, deadline);
+        int w = pw_io_wait(fd, POLLOUT, deadline);
         if (w != PW_OK) { int saved = errno; close(fd); errno = saved; return w; }
         int err = 0;
         socklen_t len = sizeof err;
@@ -99,7 +98,7 @@ int pw_io_write_all(int fd, const uint8_t *buf, size_t len, int64_t deadline) {
         if (n > 0) { done += (size_t)n; continue; }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = wait_for(fd, POLLOUT, deadline);
+            int w = pw_io_wait(fd, POLLOUT, deadline);
             if (w != PW_OK) return w;
             continue;
         }
@@ -116,7 +115,7 @@ long pw_io_read_some(int fd, uint8_t *buf, size_t cap, int64_t deadline) {
         if (n == 0) return PW_ERR_CLOSED;
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            int w = wait_for(fd, POLLIN, deadline);
+            int w = pw_io_wait(fd, POLLIN, deadline);
             if (w != PW_OK) return w;
             continue;
         }

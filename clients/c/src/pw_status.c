@@ -17,6 +17,8 @@ const char *pw_strerror(int error) {
     case PW_ERR_GOING_AWAY: return "server is going away; call not processed, retry elsewhere";
     case PW_ERR_UNKNOWN_CALL: return "no such call in flight";
     case PW_ERR_IDS_EXHAUSTED: return "call ids exhausted; open a new connection";
+    case PW_ERR_TLS: return "TLS handshake, certificate verification or record failed";
+    case PW_ERR_NO_TLS: return "built without TLS (make TLS=1)";
     default: return "unknown error";
     }
 }

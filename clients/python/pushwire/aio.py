@@ -6,15 +6,17 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import ssl
 import time
 from typing import Any
 
 from google.protobuf.message import Message
 
-from pushwire.client import decode_response, metadata_pairs, request_frame
+from pushwire.client import call_metadata, decode_response, metadata_pairs, request_frame
 from pushwire.framing import DEFAULT_MAX_FRAME_SIZE, PREFACE, FrameDecoder, encode_frame
 from pushwire.services import METHODS, attach_services
 from pushwire.status import ProtocolError, PushwireError, StatusCode
+from pushwire.tls import check_alpn, handshake_error, resolve_context
 from pushwire.v1 import rpc_pb2
 
 
@@ -48,18 +50,29 @@ class AsyncClient:
     @classmethod
     async def connect(cls, host: str = "127.0.0.1", port: int = 7355, *, timeout: float = 10.0,
                       token: str | None = None, metadata: Any = None,
-                      max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> "AsyncClient":
-        """Connects, exchanges the preface and reads the server's Settings within ``timeout``."""
+                      max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+                      tls: "ssl.SSLContext | bool | None" = None, ca_file: str | None = None,
+                      server_name: str | None = None, client_cert: str | None = None,
+                      client_key: str | None = None) -> "AsyncClient":
+        """Connects, exchanges the preface and reads the server's Settings within ``timeout``.
+
+        The TLS arguments mean what they mean for :class:`pushwire.Client`."""
         defaults = metadata_pairs(metadata)
         if token:
             defaults.append(("authorization", f"Bearer {token}"))
+        context = resolve_context(tls, ca_file, client_cert, client_key)
+        tls_arguments = {} if context is None else {"ssl": context, "server_hostname": server_name or host}
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, **tls_arguments), timeout)
+        except (ssl.SSLError, ssl.CertificateError) as exc:
+            raise handshake_error(exc, host, port) from exc
         except (OSError, asyncio.TimeoutError) as exc:
             raise PushwireError(StatusCode.UNAVAILABLE, f"cannot connect to {host}:{port}: {exc!r}",
                                 local=True) from exc
         decoder = FrameDecoder(max_frame_size, expects_preface=True)
         try:
+            if context is not None:
+                check_alpn(writer.get_extra_info("ssl_object").selected_alpn_protocol(), host, port)
             writer.write(PREFACE)
             first = await asyncio.wait_for(cls._first_frame(reader, decoder), timeout)
             if first.WhichOneof("kind") != "settings":
@@ -103,7 +116,7 @@ class AsyncClient:
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout if timeout and timeout > 0 else None
         frame = request_frame(method, request, timeout if deadline else None,
-                              self._default_metadata + metadata_pairs(metadata))
+                              call_metadata(self._default_metadata, metadata))
         encode_frame(frame, self._max_send)  # FrameTooLarge before waiting for a slot
         try:
             await asyncio.wait_for(self._slots.acquire(), None if deadline is None else max(0.0, deadline - time.monotonic()))

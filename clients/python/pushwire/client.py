@@ -6,6 +6,7 @@ import itertools
 import math
 import os
 import socket
+import ssl
 import threading
 import time
 from typing import Any, Iterable
@@ -15,6 +16,7 @@ from google.protobuf.message import DecodeError, Message
 from pushwire.framing import DEFAULT_MAX_FRAME_SIZE, PREFACE, FrameDecoder, encode_frame
 from pushwire.services import METHODS, attach_services
 from pushwire.status import ProtocolError, PushwireError, StatusCode
+from pushwire.tls import TLSStream, resolve_context
 from pushwire.v1 import rpc_pb2
 
 
@@ -23,6 +25,17 @@ def metadata_pairs(metadata: Any) -> list[tuple[str, str]]:
         return []
     items: Iterable[tuple[str, str]] = metadata.items() if hasattr(metadata, "items") else metadata
     return [(str(k).lower(), str(v)) for k, v in items]
+
+
+def call_metadata(defaults: list[tuple[str, str]], metadata: Any) -> list[tuple[str, str]]:
+    """A call's metadata: the client's defaults, except those whose key the call's own entries set.
+
+    The server refuses a call carrying two ``authorization`` entries (docs/PROTOCOL.md), so a
+    per-call token replaces the client's instead of being sent beside it.
+    """
+    own = metadata_pairs(metadata)
+    keys = {key for key, _ in own}
+    return [entry for entry in defaults if entry[0] not in keys] + own
 
 
 def decode_response(response: rpc_pb2.Response, response_type: type[Message]) -> Message:
@@ -118,7 +131,14 @@ class Client:
     ``Client(host, port, timeout=10.0, token=None, metadata=None)`` connects, exchanges the
     preface and reads the server's Settings (``client.settings``). ``timeout`` bounds the
     connection set-up and is the default deadline of every call. ``token`` adds
-    ``authorization: Bearer <token>`` to every call; ``metadata`` adds entries to every call.
+    ``authorization: Bearer <token>`` to every call; ``metadata`` adds entries to every call
+    (a call's own ``metadata=`` replaces those of the keys it sets).
+
+    TLS: ``tls=True`` (or ``ca_file=``) verifies the server against ``ca_file`` (the system store
+    when None) and the name ``server_name`` (default ``host``), offering ALPN ``pwire/1``;
+    ``client_cert=``/``client_key=`` present a client certificate; ``tls=`` may also be a ready
+    ``ssl.SSLContext`` (see :func:`pushwire.tls.make_context`). A failed verification raises
+    UNAVAILABLE saying why; nothing is sent before the server is verified.
 
     Each service is an attribute with a method per RPC: ``client.health.check()``,
     ``client.devices.register_device(request, timeout=2.0, metadata={...})``. Methods may be
@@ -128,7 +148,10 @@ class Client:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 7355, *, timeout: float = 10.0,
                  token: str | None = None, metadata: Any = None,
-                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE):
+                 max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+                 tls: "ssl.SSLContext | bool | None" = None, ca_file: str | None = None,
+                 server_name: str | None = None, client_cert: str | None = None,
+                 client_key: str | None = None):
         self.timeout = timeout
         self._default_metadata = metadata_pairs(metadata)
         if token:
@@ -151,10 +174,17 @@ class Client:
                                 local=True) from exc
         try:
             self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            context = resolve_context(tls, ca_file, client_cert, client_key)
+            if context is not None:
+                self._sock = TLSStream(self._sock, context, server_name or host, timeout, host, port)
             self._sock.sendall(PREFACE)
             first = self._read_frame_blocking(time.monotonic() + timeout)
             if first.WhichOneof("kind") != "settings":
                 raise ProtocolError(f"expected settings after the preface, got {first.WhichOneof('kind')}")
+        except OSError as exc:  # ssl.SSLError too: a TLS alert, e.g. a client certificate required
+            self._sock.close()
+            raise PushwireError(StatusCode.UNAVAILABLE, f"{host}:{port} closed the connection before its "
+                                f"settings: {exc}", local=True) from exc
         except BaseException:
             self._sock.close()
             raise
@@ -223,7 +253,7 @@ class Client:
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout if timeout and timeout > 0 else None
         frame = request_frame(method, request, timeout if deadline else None,
-                              self._default_metadata + metadata_pairs(metadata))
+                              call_metadata(self._default_metadata, metadata))
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         if not self._slots.acquire(timeout=wait):
             raise PushwireError(StatusCode.DEADLINE_EXCEEDED,

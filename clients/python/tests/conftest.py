@@ -58,14 +58,19 @@ class RunningServer:
              "--admin-token", self.admin_token],
             stdout=subprocess.PIPE, stderr=self._stderr, text=True)
         found: list[tuple[str, int]] = []
+        self.http_port: int | None = None
 
         def read_address() -> None:
             assert self.process.stdout is not None
             for line in self.process.stdout:
-                match = re.search(r"listening on (\S+):(\d+)", line)
+                # The HTTP door's line comes right after the RPC port's (unless --http-listen off).
+                match = re.search(r"^HTTP listening on (\S+):(\d+)", line)
+                if match:
+                    self.http_port = int(match.group(2))
+                    break
+                match = re.search(r"^listening on (\S+):(\d+)", line)
                 if match:
                     found.append((match.group(1).strip("[]"), int(match.group(2))))
-                    break
             for _ in self.process.stdout:  # keep draining so the server never blocks on stdout
                 pass
 
@@ -74,7 +79,7 @@ class RunningServer:
         step = 0.05
         waited = 0.0
         import time
-        while not found and waited < deadline and self.process.poll() is None:
+        while (not found or self.http_port is None) and waited < deadline and self.process.poll() is None:
             time.sleep(step)
             waited += step
         if not found:
@@ -96,12 +101,54 @@ class RunningServer:
 
 
 @pytest.fixture(scope="session")
-def server():
+def clear_server():
+    """One pushwired for the session, reached in clear text."""
     binary = find_pushwired()
     if binary is None:
         pytest.skip("pushwired binary not found (build it with `swift build`, or set $PUSHWIRED)")
     running = RunningServer(binary)
+    running.tls = {}
     try:
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture(scope="session")
+def tls_dir(tmp_path_factory) -> Path:
+    """The throw-away CA and certificates of Scripts/tls/make-test-ca, made for this session."""
+    directory = tmp_path_factory.mktemp("tls")
+    subprocess.run([str(REPO / "Scripts" / "tls" / "make-test-ca"), str(directory)], check=True, timeout=60)
+    return directory
+
+
+class TLSFront:
+    """The clear-text server seen through the TLS relay: same data, TLS address; ``tls`` holds
+    the client arguments that trust the test CA."""
+
+    def __init__(self, inner: RunningServer, relay):
+        self._inner, self.relay = inner, relay
+        self.host, self.port = relay.host, relay.port
+        self.tls = {"ca_file": str(relay.ca_file)}
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+@pytest.fixture(scope="session")
+def tls_server(clear_server, tls_dir):
+    from tls_relay import TLSRelay
+    relay = TLSRelay(str(tls_dir / "server.pem"), str(tls_dir / "server.key"),
+                     (clear_server.host, clear_server.port))
+    relay.ca_file = tls_dir / "ca.pem"
+    try:
+        yield TLSFront(clear_server, relay)
+    finally:
+        relay.stop()
+
+
+@pytest.fixture(scope="session", params=["clear", "tls"])
+def server(request):
+    """The integration tests' server, once in clear text and once over TLS (``server.tls`` are
+    the client arguments for it)."""
+    return request.getfixturevalue("clear_server" if request.param == "clear" else "tls_server")

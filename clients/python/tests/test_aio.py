@@ -80,7 +80,7 @@ def test_deadline_and_task_cancel_send_cancel():
 
 def test_async_against_pushwired(server):
     async def main():
-        async with await AsyncClient.connect(server.host, server.port, timeout=10) as client:
+        async with await AsyncClient.connect(server.host, server.port, timeout=10, **server.tls) as client:
             answers = await asyncio.gather(*(client.health.check() for _ in range(50)))
             assert all(a.status == health_pb2.SERVING_STATUS_SERVING for a in answers)
             with pytest.raises(PushwireError) as info:

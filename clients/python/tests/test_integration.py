@@ -15,7 +15,7 @@ PUSH_TOKEN = "5d1c7a3e" * 8
 
 @pytest.fixture
 def client(server):
-    with Client(server.host, server.port, timeout=10) as c:
+    with Client(server.host, server.port, timeout=10, **server.tls) as c:
         yield c
 
 
@@ -73,6 +73,9 @@ def test_undecodable_request_is_invalid_argument(server):
     from pushwire import PREFACE, FrameDecoder, encode_frame
     from pushwire.v1 import rpc_pb2
     with socket.create_connection((server.host, server.port), timeout=10) as sock:
+        if server.tls:
+            import ssl
+            sock = ssl.create_default_context(cafile=server.tls["ca_file"]).wrap_socket(sock, server_hostname=server.host)
         frame = rpc_pb2.Frame(call_id=5)
         frame.request.method = "/pushwire.v1.Health/Check"
         frame.request.message = b"\x0a\xff\xff\xff\xff\x0f"
@@ -174,6 +177,14 @@ def test_another_applications_token_cannot_see_my_categories(server, client, app
     theirs = client.categories.list_categories(metadata={"authorization": f"Bearer {other.access_token}"})
     assert "OnlyMine" in [c.name for c in mine.categories]
     assert "OnlyMine" not in [c.name for c in theirs.categories]
+
+
+def test_a_calls_token_replaces_the_clients(server, application):
+    """The server refuses two authorization entries; a per-call token replaces the client's."""
+    with Client(server.host, server.port, timeout=10, token="not-a-token", **server.tls) as c:
+        expect_code({StatusCode.UNAUTHENTICATED}, c.categories.list_categories)
+        listed = c.categories.list_categories(metadata={"authorization": f"Bearer {application.access_token}"})
+        assert "YesNo" in [category.name for category in listed.categories]
 
 
 def test_track_action(client, application):

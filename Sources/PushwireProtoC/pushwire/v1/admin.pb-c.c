@@ -53,6 +53,51 @@ void   pushwire__v1__apns_settings__free_unpacked
   assert(message->base.descriptor == &pushwire__v1__apns_settings__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushwire__v1__fcm_settings__init
+                     (Pushwire__V1__FcmSettings         *message)
+{
+  static const Pushwire__V1__FcmSettings init_value = PUSHWIRE__V1__FCM_SETTINGS__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__fcm_settings__get_packed_size
+                     (const Pushwire__V1__FcmSettings *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__fcm_settings__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__fcm_settings__pack
+                     (const Pushwire__V1__FcmSettings *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__fcm_settings__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__fcm_settings__pack_to_buffer
+                     (const Pushwire__V1__FcmSettings *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__fcm_settings__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__FcmSettings *
+       pushwire__v1__fcm_settings__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__FcmSettings *)
+     protobuf_c_message_unpack (&pushwire__v1__fcm_settings__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__fcm_settings__free_unpacked
+                     (Pushwire__V1__FcmSettings *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__fcm_settings__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   pushwire__v1__application__init
                      (Pushwire__V1__Application         *message)
 {
@@ -458,7 +503,45 @@ const ProtobufCMessageDescriptor pushwire__v1__apns_settings__descriptor =
   (ProtobufCMessageInit) pushwire__v1__apns_settings__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__application__field_descriptors[6] =
+static const ProtobufCFieldDescriptor pushwire__v1__fcm_settings__field_descriptors[1] =
+{
+  {
+    "service_account_json",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__FcmSettings, service_account_json),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__fcm_settings__field_indices_by_name[] = {
+  0,   /* field[0] = service_account_json */
+};
+static const ProtobufCIntRange pushwire__v1__fcm_settings__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__fcm_settings__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.FcmSettings",
+  "FcmSettings",
+  "Pushwire__V1__FcmSettings",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__FcmSettings),
+  1,
+  pushwire__v1__fcm_settings__field_descriptors,
+  pushwire__v1__fcm_settings__field_indices_by_name,
+  1,  pushwire__v1__fcm_settings__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__fcm_settings__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__application__field_descriptors[9] =
 {
   {
     "code",
@@ -532,19 +615,58 @@ static const ProtobufCFieldDescriptor pushwire__v1__application__field_descripto
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "has_fcm_credentials",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Application, has_fcm_credentials),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "fcm_project_id",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Application, fcm_project_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "fcm_client_email",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Application, fcm_client_email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__application__field_indices_by_name[] = {
   2,   /* field[2] = apns */
   4,   /* field[4] = categories_version */
   0,   /* field[0] = code */
   5,   /* field[5] = created_at */
+  8,   /* field[8] = fcm_client_email */
+  7,   /* field[7] = fcm_project_id */
   3,   /* field[3] = has_apns_key */
+  6,   /* field[6] = has_fcm_credentials */
   1,   /* field[1] = name */
 };
 static const ProtobufCIntRange pushwire__v1__application__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__application__descriptor =
 {
@@ -554,14 +676,14 @@ const ProtobufCMessageDescriptor pushwire__v1__application__descriptor =
   "Pushwire__V1__Application",
   "pushwire.v1",
   sizeof(Pushwire__V1__Application),
-  6,
+  9,
   pushwire__v1__application__field_descriptors,
   pushwire__v1__application__field_indices_by_name,
   1,  pushwire__v1__application__number_ranges,
   (ProtobufCMessageInit) pushwire__v1__application__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__create_application_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor pushwire__v1__create_application_request__field_descriptors[3] =
 {
   {
     "name",
@@ -587,15 +709,28 @@ static const ProtobufCFieldDescriptor pushwire__v1__create_application_request__
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "fcm",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__CreateApplicationRequest, fcm),
+    &pushwire__v1__fcm_settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__create_application_request__field_indices_by_name[] = {
   1,   /* field[1] = apns */
+  2,   /* field[2] = fcm */
   0,   /* field[0] = name */
 };
 static const ProtobufCIntRange pushwire__v1__create_application_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__create_application_request__descriptor =
 {
@@ -605,7 +740,7 @@ const ProtobufCMessageDescriptor pushwire__v1__create_application_request__descr
   "Pushwire__V1__CreateApplicationRequest",
   "pushwire.v1",
   sizeof(Pushwire__V1__CreateApplicationRequest),
-  2,
+  3,
   pushwire__v1__create_application_request__field_descriptors,
   pushwire__v1__create_application_request__field_indices_by_name,
   1,  pushwire__v1__create_application_request__number_ranges,
@@ -663,7 +798,7 @@ const ProtobufCMessageDescriptor pushwire__v1__create_application_response__desc
   (ProtobufCMessageInit) pushwire__v1__create_application_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__update_application_request__field_descriptors[5] =
+static const ProtobufCFieldDescriptor pushwire__v1__update_application_request__field_descriptors[7] =
 {
   {
     "application",
@@ -725,18 +860,44 @@ static const ProtobufCFieldDescriptor pushwire__v1__update_application_request__
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "fcm",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__UpdateApplicationRequest, fcm),
+    &pushwire__v1__fcm_settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "clear_fcm",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__UpdateApplicationRequest, clear_fcm),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__update_application_request__field_indices_by_name[] = {
   2,   /* field[2] = apns */
   0,   /* field[0] = application */
   3,   /* field[3] = clear_apns */
+  6,   /* field[6] = clear_fcm */
+  5,   /* field[5] = fcm */
   1,   /* field[1] = name */
   4,   /* field[4] = rotate_access_token */
 };
 static const ProtobufCIntRange pushwire__v1__update_application_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__update_application_request__descriptor =
 {
@@ -746,7 +907,7 @@ const ProtobufCMessageDescriptor pushwire__v1__update_application_request__descr
   "Pushwire__V1__UpdateApplicationRequest",
   "pushwire.v1",
   sizeof(Pushwire__V1__UpdateApplicationRequest),
-  5,
+  7,
   pushwire__v1__update_application_request__field_descriptors,
   pushwire__v1__update_application_request__field_indices_by_name,
   1,  pushwire__v1__update_application_request__number_ranges,

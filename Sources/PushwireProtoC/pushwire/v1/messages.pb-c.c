@@ -503,6 +503,51 @@ void   pushwire__v1__button_tap_count__free_unpacked
   assert(message->base.descriptor == &pushwire__v1__button_tap_count__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushwire__v1__platform_count__init
+                     (Pushwire__V1__PlatformCount         *message)
+{
+  static const Pushwire__V1__PlatformCount init_value = PUSHWIRE__V1__PLATFORM_COUNT__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__platform_count__get_packed_size
+                     (const Pushwire__V1__PlatformCount *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__platform_count__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__platform_count__pack
+                     (const Pushwire__V1__PlatformCount *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__platform_count__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__platform_count__pack_to_buffer
+                     (const Pushwire__V1__PlatformCount *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__platform_count__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__PlatformCount *
+       pushwire__v1__platform_count__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__PlatformCount *)
+     protobuf_c_message_unpack (&pushwire__v1__platform_count__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__platform_count__free_unpacked
+                     (Pushwire__V1__PlatformCount *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__platform_count__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   pushwire__v1__get_message_details_response__init
                      (Pushwire__V1__GetMessageDetailsResponse         *message)
 {
@@ -740,7 +785,7 @@ const ProtobufCMessageDescriptor pushwire__v1__targeting__descriptor =
   (ProtobufCMessageInit) pushwire__v1__targeting__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__notification__field_descriptors[18] =
+static const ProtobufCFieldDescriptor pushwire__v1__notification__field_descriptors[24] =
 {
   {
     "send_at_ms",
@@ -958,6 +1003,78 @@ static const ProtobufCFieldDescriptor pushwire__v1__notification__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "ios_push_type",
+    19,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_push_type),
+    &pushwire__v1__apns_push_type__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_mutable_content",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_mutable_content),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_priority",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_priority),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_relevance_score",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_relevance_score),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_filter_criteria",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_filter_criteria),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_target_content_id",
+    24,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__Notification, ios_target_content_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__notification__field_indices_by_name[] = {
   1,   /* field[1] = content */
@@ -965,8 +1082,14 @@ static const unsigned pushwire__v1__notification__field_indices_by_name[] = {
   8,   /* field[8] = ios_badge */
   7,   /* field[7] = ios_category_id */
   16,   /* field[16] = ios_collapse_id */
+  22,   /* field[22] = ios_filter_criteria */
   12,   /* field[12] = ios_interruption_level */
+  19,   /* field[19] = ios_mutable_content */
+  20,   /* field[20] = ios_priority */
+  18,   /* field[18] = ios_push_type */
+  21,   /* field[21] = ios_relevance_score */
   9,   /* field[9] = ios_sound */
+  23,   /* field[23] = ios_target_content_id */
   11,   /* field[11] = ios_thread_id */
   10,   /* field[10] = ios_ttl */
   2,   /* field[2] = localized_content */
@@ -982,7 +1105,7 @@ static const unsigned pushwire__v1__notification__field_indices_by_name[] = {
 static const ProtobufCIntRange pushwire__v1__notification__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 18 }
+  { 0, 24 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__notification__descriptor =
 {
@@ -992,7 +1115,7 @@ const ProtobufCMessageDescriptor pushwire__v1__notification__descriptor =
   "Pushwire__V1__Notification",
   "pushwire.v1",
   sizeof(Pushwire__V1__Notification),
-  18,
+  24,
   pushwire__v1__notification__field_descriptors,
   pushwire__v1__notification__field_indices_by_name,
   1,  pushwire__v1__notification__number_ranges,
@@ -1297,7 +1420,97 @@ const ProtobufCMessageDescriptor pushwire__v1__button_tap_count__descriptor =
   (ProtobufCMessageInit) pushwire__v1__button_tap_count__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response__field_descriptors[11] =
+static const ProtobufCFieldDescriptor pushwire__v1__platform_count__field_descriptors[5] =
+{
+  {
+    "device_type",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, device_type),
+    &pushwire__v1__device_type__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "targeted",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, targeted),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sent",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, sent),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "failed",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, failed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "invalid_tokens",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PlatformCount, invalid_tokens),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__platform_count__field_indices_by_name[] = {
+  0,   /* field[0] = device_type */
+  3,   /* field[3] = failed */
+  4,   /* field[4] = invalid_tokens */
+  2,   /* field[2] = sent */
+  1,   /* field[1] = targeted */
+};
+static const ProtobufCIntRange pushwire__v1__platform_count__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__platform_count__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.PlatformCount",
+  "PlatformCount",
+  "Pushwire__V1__PlatformCount",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__PlatformCount),
+  5,
+  pushwire__v1__platform_count__field_descriptors,
+  pushwire__v1__platform_count__field_indices_by_name,
+  1,  pushwire__v1__platform_count__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__platform_count__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response__field_descriptors[12] =
 {
   {
     "message_code",
@@ -1431,6 +1644,18 @@ static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "platforms",
+    12,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushwire__V1__GetMessageDetailsResponse, n_platforms),
+    offsetof(Pushwire__V1__GetMessageDetailsResponse, platforms),
+    &pushwire__v1__platform_count__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__get_message_details_response__field_indices_by_name[] = {
   6,   /* field[6] = failed */
@@ -1439,6 +1664,7 @@ static const unsigned pushwire__v1__get_message_details_response__field_indices_
   3,   /* field[3] = ios_category_id */
   0,   /* field[0] = message_code */
   9,   /* field[9] = opened */
+  11,   /* field[11] = platforms */
   2,   /* field[2] = send_at_ms */
   5,   /* field[5] = sent */
   1,   /* field[1] = status */
@@ -1448,7 +1674,7 @@ static const unsigned pushwire__v1__get_message_details_response__field_indices_
 static const ProtobufCIntRange pushwire__v1__get_message_details_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__descriptor =
 {
@@ -1458,7 +1684,7 @@ const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__des
   "Pushwire__V1__GetMessageDetailsResponse",
   "pushwire.v1",
   sizeof(Pushwire__V1__GetMessageDetailsResponse),
-  11,
+  12,
   pushwire__v1__get_message_details_response__field_descriptors,
   pushwire__v1__get_message_details_response__field_indices_by_name,
   1,  pushwire__v1__get_message_details_response__number_ranges,
@@ -1497,6 +1723,36 @@ const ProtobufCEnumDescriptor pushwire__v1__interruption_level__descriptor =
   pushwire__v1__interruption_level__enum_values_by_name,
   1,
   pushwire__v1__interruption_level__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue pushwire__v1__apns_push_type__enum_values_by_number[3] =
+{
+  { "APNS_PUSH_TYPE_UNSPECIFIED", "PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_UNSPECIFIED", 0 },
+  { "APNS_PUSH_TYPE_ALERT", "PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_ALERT", 1 },
+  { "APNS_PUSH_TYPE_BACKGROUND", "PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_BACKGROUND", 2 },
+};
+static const ProtobufCIntRange pushwire__v1__apns_push_type__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex pushwire__v1__apns_push_type__enum_values_by_name[3] =
+{
+  { "APNS_PUSH_TYPE_ALERT", 1 },
+  { "APNS_PUSH_TYPE_BACKGROUND", 2 },
+  { "APNS_PUSH_TYPE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor pushwire__v1__apns_push_type__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "pushwire.v1.ApnsPushType",
+  "ApnsPushType",
+  "Pushwire__V1__ApnsPushType",
+  "pushwire.v1",
+  3,
+  pushwire__v1__apns_push_type__enum_values_by_number,
+  3,
+  pushwire__v1__apns_push_type__enum_values_by_name,
+  1,
+  pushwire__v1__apns_push_type__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
 static const ProtobufCEnumValue pushwire__v1__condition_operator__enum_values_by_number[6] =

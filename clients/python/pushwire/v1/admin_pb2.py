@@ -13,31 +13,33 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17pushwire/v1/admin.proto\x12\x0bpushwire.v1\"\x89\x01\n\x0c\x41pnsSettings\x12\x0f\n\x07team_id\x18\x01 \x01(\t\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\r\n\x05topic\x18\x03 \x01(\t\x12\x16\n\x0eprivate_key_p8\x18\x04 \x01(\t\x12\x31\n\x0b\x65nvironment\x18\x05 \x01(\x0e\x32\x1c.pushwire.v1.ApnsEnvironment\"\x98\x01\n\x0b\x41pplication\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\'\n\x04\x61pns\x18\x03 \x01(\x0b\x32\x19.pushwire.v1.ApnsSettings\x12\x14\n\x0chas_apns_key\x18\x04 \x01(\x08\x12\x1a\n\x12\x63\x61tegories_version\x18\x05 \x01(\x04\x12\x12\n\ncreated_at\x18\x06 \x01(\x03\"Q\n\x18\x43reateApplicationRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\'\n\x04\x61pns\x18\x02 \x01(\x0b\x32\x19.pushwire.v1.ApnsSettings\"`\n\x19\x43reateApplicationResponse\x12-\n\x0b\x61pplication\x18\x01 \x01(\x0b\x32\x18.pushwire.v1.Application\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x02 \x01(\t\"\x97\x01\n\x18UpdateApplicationRequest\x12\x13\n\x0b\x61pplication\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\'\n\x04\x61pns\x18\x03 \x01(\x0b\x32\x19.pushwire.v1.ApnsSettings\x12\x12\n\nclear_apns\x18\x04 \x01(\x08\x12\x1b\n\x13rotate_access_token\x18\x05 \x01(\x08\"`\n\x19UpdateApplicationResponse\x12-\n\x0b\x61pplication\x18\x01 \x01(\x0b\x32\x18.pushwire.v1.Application\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x02 \x01(\t\"\x19\n\x17ListApplicationsRequest\"J\n\x18ListApplicationsResponse\x12.\n\x0c\x61pplications\x18\x01 \x03(\x0b\x32\x18.pushwire.v1.Application*r\n\x0f\x41pnsEnvironment\x12 \n\x1c\x41PNS_ENVIRONMENT_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x41PNS_ENVIRONMENT_SANDBOX\x10\x01\x12\x1f\n\x1b\x41PNS_ENVIRONMENT_PRODUCTION\x10\x02\x32\xb0\x02\n\x05\x41\x64min\x12\x62\n\x11\x43reateApplication\x12%.pushwire.v1.CreateApplicationRequest\x1a&.pushwire.v1.CreateApplicationResponse\x12\x62\n\x11UpdateApplication\x12%.pushwire.v1.UpdateApplicationRequest\x1a&.pushwire.v1.UpdateApplicationResponse\x12_\n\x10ListApplications\x12$.pushwire.v1.ListApplicationsRequest\x1a%.pushwire.v1.ListApplicationsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17pushwire/v1/admin.proto\x12\x0bpushwire.v1\"\x89\x01\n\x0c\x41pnsSettings\x12\x0f\n\x07team_id\x18\x01 \x01(\t\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\r\n\x05topic\x18\x03 \x01(\t\x12\x16\n\x0eprivate_key_p8\x18\x04 \x01(\t\x12\x31\n\x0b\x65nvironment\x18\x05 \x01(\x0e\x32\x1c.pushwire.v1.ApnsEnvironment\"+\n\x0b\x46\x63mSettings\x12\x1c\n\x14service_account_json\x18\x01 \x01(\t\"\xe7\x01\n\x0b\x41pplication\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\'\n\x04\x61pns\x18\x03 \x01(\x0b\x32\x19.pushwire.v1.ApnsSettings\x12\x14\n\x0chas_apns_key\x18\x04 \x01(\x08\x12\x1a\n\x12\x63\x61tegories_version\x18\x05 \x01(\x04\x12\x12\n\ncreated_at\x18\x06 \x01(\x03\x12\x1b\n\x13has_fcm_credentials\x18\x07 \x01(\x08\x12\x16\n\x0e\x66\x63m_project_id\x18\x08 \x01(\t\x12\x18\n\x10\x66\x63m_client_email\x18\t \x01(\t\"x\n\x18\x43reateApplicationRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\'\n\x04\x61pns\x18\x02 \x01(\x0b\x32\x19.pushwire.v1.ApnsSettings\x12%\n\x03\x66\x63m\x18\x03 \x01(\x0b\x32\x18.pushwire.v1.FcmSettings\"`\n\x19\x43reateApplicationResponse\x12-\n\x0b\x61pplication\x18\x01 \x01(\x0b\x32\x18.pushwire.v1.Application\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x02 \x01(\t\"\xd1\x01\n\x18UpdateApplicationRequest\x12\x13\n\x0b\x61pplication\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\'\n\x04\x61pns\x18\x03 \x01(\x0b\x32\x19.pushwire.v1.ApnsSettings\x12\x12\n\nclear_apns\x18\x04 \x01(\x08\x12\x1b\n\x13rotate_access_token\x18\x05 \x01(\x08\x12%\n\x03\x66\x63m\x18\x06 \x01(\x0b\x32\x18.pushwire.v1.FcmSettings\x12\x11\n\tclear_fcm\x18\x07 \x01(\x08\"`\n\x19UpdateApplicationResponse\x12-\n\x0b\x61pplication\x18\x01 \x01(\x0b\x32\x18.pushwire.v1.Application\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x02 \x01(\t\"\x19\n\x17ListApplicationsRequest\"J\n\x18ListApplicationsResponse\x12.\n\x0c\x61pplications\x18\x01 \x03(\x0b\x32\x18.pushwire.v1.Application*r\n\x0f\x41pnsEnvironment\x12 \n\x1c\x41PNS_ENVIRONMENT_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x41PNS_ENVIRONMENT_SANDBOX\x10\x01\x12\x1f\n\x1b\x41PNS_ENVIRONMENT_PRODUCTION\x10\x02\x32\xb0\x02\n\x05\x41\x64min\x12\x62\n\x11\x43reateApplication\x12%.pushwire.v1.CreateApplicationRequest\x1a&.pushwire.v1.CreateApplicationResponse\x12\x62\n\x11UpdateApplication\x12%.pushwire.v1.UpdateApplicationRequest\x1a&.pushwire.v1.UpdateApplicationResponse\x12_\n\x10ListApplications\x12$.pushwire.v1.ListApplicationsRequest\x1a%.pushwire.v1.ListApplicationsResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'pushwire.v1.admin_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _APNSENVIRONMENT._serialized_start=871
-  _APNSENVIRONMENT._serialized_end=985
+  _APNSENVIRONMENT._serialized_start=1092
+  _APNSENVIRONMENT._serialized_end=1206
   _APNSSETTINGS._serialized_start=41
   _APNSSETTINGS._serialized_end=178
-  _APPLICATION._serialized_start=181
-  _APPLICATION._serialized_end=333
-  _CREATEAPPLICATIONREQUEST._serialized_start=335
-  _CREATEAPPLICATIONREQUEST._serialized_end=416
-  _CREATEAPPLICATIONRESPONSE._serialized_start=418
-  _CREATEAPPLICATIONRESPONSE._serialized_end=514
-  _UPDATEAPPLICATIONREQUEST._serialized_start=517
-  _UPDATEAPPLICATIONREQUEST._serialized_end=668
-  _UPDATEAPPLICATIONRESPONSE._serialized_start=670
-  _UPDATEAPPLICATIONRESPONSE._serialized_end=766
-  _LISTAPPLICATIONSREQUEST._serialized_start=768
-  _LISTAPPLICATIONSREQUEST._serialized_end=793
-  _LISTAPPLICATIONSRESPONSE._serialized_start=795
-  _LISTAPPLICATIONSRESPONSE._serialized_end=869
-  _ADMIN._serialized_start=988
-  _ADMIN._serialized_end=1292
+  _FCMSETTINGS._serialized_start=180
+  _FCMSETTINGS._serialized_end=223
+  _APPLICATION._serialized_start=226
+  _APPLICATION._serialized_end=457
+  _CREATEAPPLICATIONREQUEST._serialized_start=459
+  _CREATEAPPLICATIONREQUEST._serialized_end=579
+  _CREATEAPPLICATIONRESPONSE._serialized_start=581
+  _CREATEAPPLICATIONRESPONSE._serialized_end=677
+  _UPDATEAPPLICATIONREQUEST._serialized_start=680
+  _UPDATEAPPLICATIONREQUEST._serialized_end=889
+  _UPDATEAPPLICATIONRESPONSE._serialized_start=891
+  _UPDATEAPPLICATIONRESPONSE._serialized_end=987
+  _LISTAPPLICATIONSREQUEST._serialized_start=989
+  _LISTAPPLICATIONSREQUEST._serialized_end=1014
+  _LISTAPPLICATIONSRESPONSE._serialized_start=1016
+  _LISTAPPLICATIONSRESPONSE._serialized_end=1090
+  _ADMIN._serialized_start=1209
+  _ADMIN._serialized_end=1513
 # @@protoc_insertion_point(module_scope)

@@ -14,19 +14,21 @@ _sym_db = _symbol_database.Default()
 from pushwire.v1 import common_pb2 as pushwire_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1apushwire/v1/messages.proto\x12\x0bpushwire.v1\x1a\x18pushwire/v1/common.proto\"5\n\x05\x42\x61\x64ge\x12\r\n\x03set\x18\x01 \x01(\rH\x00\x12\x13\n\tincrement\x18\x02 \x01(\x05H\x00\x42\x08\n\x06\x63hange\"t\n\x0cTagCondition\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x30\n\x08operator\x18\x02 \x01(\x0e\x32\x1e.pushwire.v1.ConditionOperator\x12%\n\x06values\x18\x03 \x03(\x0b\x32\x15.pushwire.v1.TagValue\"\x89\x01\n\tTargeting\x12\x0f\n\x07\x64\x65vices\x18\x01 \x03(\t\x12\x10\n\x08user_ids\x18\x02 \x03(\t\x12*\n\tplatforms\x18\x03 \x03(\x0e\x32\x17.pushwire.v1.DeviceType\x12-\n\nconditions\x18\x04 \x03(\x0b\x32\x19.pushwire.v1.TagCondition\"\xb2\x04\n\x0cNotification\x12\x12\n\nsend_at_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x35\n\x11localized_content\x18\x03 \x03(\x0b\x32\x1a.pushwire.v1.LocalizedText\x12\r\n\x05title\x18\x04 \x01(\t\x12\x33\n\x0flocalized_title\x18\x05 \x03(\x0b\x32\x1a.pushwire.v1.LocalizedText\x12\x10\n\x08subtitle\x18\x06 \x01(\t\x12\x36\n\x12localized_subtitle\x18\x07 \x03(\x0b\x32\x1a.pushwire.v1.LocalizedText\x12\x17\n\x0fios_category_id\x18\x08 \x01(\r\x12%\n\tios_badge\x18\t \x01(\x0b\x32\x12.pushwire.v1.Badge\x12\x11\n\tios_sound\x18\n \x01(\t\x12\x0f\n\x07ios_ttl\x18\x0b \x01(\r\x12\x15\n\rios_thread_id\x18\x0c \x01(\t\x12>\n\x16ios_interruption_level\x18\r \x01(\x0e\x32\x1e.pushwire.v1.InterruptionLevel\x12\x0c\n\x04\x64\x61ta\x18\x0e \x01(\t\x12)\n\ttargeting\x18\x0f \x01(\x0b\x32\x16.pushwire.v1.Targeting\x12\x16\n\x0etransaction_id\x18\x10 \x01(\t\x12\x17\n\x0fios_collapse_id\x18\x11 \x01(\t\x12\x13\n\x0btrim_to_fit\x18\x12 \x01(\x08\"H\n\x14\x43reateMessageRequest\x12\x30\n\rnotifications\x18\x01 \x03(\x0b\x32\x19.pushwire.v1.Notification\"G\n\x15\x43reateMessageResponse\x12\x15\n\rmessage_codes\x18\x01 \x03(\t\x12\x17\n\x0funknown_devices\x18\x02 \x03(\t\",\n\x14\x44\x65leteMessageRequest\x12\x14\n\x0cmessage_code\x18\x01 \x01(\t\"\x17\n\x15\x44\x65leteMessageResponse\"0\n\x18GetMessageDetailsRequest\x12\x14\n\x0cmessage_code\x18\x01 \x01(\t\"-\n\x0c\x46\x61ilureCount\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\r\n\x05\x63ount\x18\x02 \x01(\x04\"A\n\x0e\x42uttonTapCount\x12\x11\n\tbutton_id\x18\x01 \x01(\r\x12\r\n\x05label\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\x04\"\xba\x02\n\x19GetMessageDetailsResponse\x12\x14\n\x0cmessage_code\x18\x01 \x01(\t\x12*\n\x06status\x18\x02 \x01(\x0e\x32\x1a.pushwire.v1.MessageStatus\x12\x12\n\nsend_at_ms\x18\x03 \x01(\x03\x12\x17\n\x0fios_category_id\x18\x04 \x01(\r\x12\x10\n\x08targeted\x18\x05 \x01(\x04\x12\x0c\n\x04sent\x18\x06 \x01(\x04\x12\x0e\n\x06\x66\x61iled\x18\x07 \x01(\x04\x12\x16\n\x0einvalid_tokens\x18\x08 \x01(\x04\x12+\n\x08\x66\x61ilures\x18\t \x03(\x0b\x32\x19.pushwire.v1.FailureCount\x12\x0e\n\x06opened\x18\n \x01(\x04\x12)\n\x04taps\x18\x0b \x03(\x0b\x32\x1b.pushwire.v1.ButtonTapCount*\xbe\x01\n\x11InterruptionLevel\x12\"\n\x1eINTERRUPTION_LEVEL_UNSPECIFIED\x10\x00\x12\x1e\n\x1aINTERRUPTION_LEVEL_PASSIVE\x10\x01\x12\x1d\n\x19INTERRUPTION_LEVEL_ACTIVE\x10\x02\x12%\n!INTERRUPTION_LEVEL_TIME_SENSITIVE\x10\x03\x12\x1f\n\x1bINTERRUPTION_LEVEL_CRITICAL\x10\x04*\xc5\x01\n\x11\x43onditionOperator\x12\"\n\x1e\x43ONDITION_OPERATOR_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43ONDITION_OPERATOR_EQ\x10\x01\x12\x19\n\x15\x43ONDITION_OPERATOR_IN\x10\x02\x12\x1a\n\x16\x43ONDITION_OPERATOR_GTE\x10\x03\x12\x1a\n\x16\x43ONDITION_OPERATOR_LTE\x10\x04\x12\x1e\n\x1a\x43ONDITION_OPERATOR_BETWEEN\x10\x05*\xa0\x01\n\rMessageStatus\x12\x1e\n\x1aMESSAGE_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18MESSAGE_STATUS_SCHEDULED\x10\x01\x12\x1a\n\x16MESSAGE_STATUS_SENDING\x10\x02\x12\x17\n\x13MESSAGE_STATUS_DONE\x10\x03\x12\x1c\n\x18MESSAGE_STATUS_CANCELLED\x10\x04\x32\x9e\x02\n\x08Messages\x12V\n\rCreateMessage\x12!.pushwire.v1.CreateMessageRequest\x1a\".pushwire.v1.CreateMessageResponse\x12V\n\rDeleteMessage\x12!.pushwire.v1.DeleteMessageRequest\x1a\".pushwire.v1.DeleteMessageResponse\x12\x62\n\x11GetMessageDetails\x12%.pushwire.v1.GetMessageDetailsRequest\x1a&.pushwire.v1.GetMessageDetailsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1apushwire/v1/messages.proto\x12\x0bpushwire.v1\x1a\x18pushwire/v1/common.proto\"5\n\x05\x42\x61\x64ge\x12\r\n\x03set\x18\x01 \x01(\rH\x00\x12\x13\n\tincrement\x18\x02 \x01(\x05H\x00\x42\x08\n\x06\x63hange\"t\n\x0cTagCondition\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x30\n\x08operator\x18\x02 \x01(\x0e\x32\x1e.pushwire.v1.ConditionOperator\x12%\n\x06values\x18\x03 \x03(\x0b\x32\x15.pushwire.v1.TagValue\"\x89\x01\n\tTargeting\x12\x0f\n\x07\x64\x65vices\x18\x01 \x03(\t\x12\x10\n\x08user_ids\x18\x02 \x03(\t\x12*\n\tplatforms\x18\x03 \x03(\x0e\x32\x17.pushwire.v1.DeviceType\x12-\n\nconditions\x18\x04 \x03(\x0b\x32\x19.pushwire.v1.TagCondition\"\xf0\x05\n\x0cNotification\x12\x12\n\nsend_at_ms\x18\x01 \x01(\x03\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x35\n\x11localized_content\x18\x03 \x03(\x0b\x32\x1a.pushwire.v1.LocalizedText\x12\r\n\x05title\x18\x04 \x01(\t\x12\x33\n\x0flocalized_title\x18\x05 \x03(\x0b\x32\x1a.pushwire.v1.LocalizedText\x12\x10\n\x08subtitle\x18\x06 \x01(\t\x12\x36\n\x12localized_subtitle\x18\x07 \x03(\x0b\x32\x1a.pushwire.v1.LocalizedText\x12\x17\n\x0fios_category_id\x18\x08 \x01(\r\x12%\n\tios_badge\x18\t \x01(\x0b\x32\x12.pushwire.v1.Badge\x12\x11\n\tios_sound\x18\n \x01(\t\x12\x0f\n\x07ios_ttl\x18\x0b \x01(\r\x12\x15\n\rios_thread_id\x18\x0c \x01(\t\x12>\n\x16ios_interruption_level\x18\r \x01(\x0e\x32\x1e.pushwire.v1.InterruptionLevel\x12\x0c\n\x04\x64\x61ta\x18\x0e \x01(\t\x12)\n\ttargeting\x18\x0f \x01(\x0b\x32\x16.pushwire.v1.Targeting\x12\x16\n\x0etransaction_id\x18\x10 \x01(\t\x12\x17\n\x0fios_collapse_id\x18\x11 \x01(\t\x12\x13\n\x0btrim_to_fit\x18\x12 \x01(\x08\x12\x30\n\rios_push_type\x18\x13 \x01(\x0e\x32\x19.pushwire.v1.ApnsPushType\x12\x1b\n\x13ios_mutable_content\x18\x14 \x01(\x08\x12\x14\n\x0cios_priority\x18\x15 \x01(\r\x12\x1b\n\x13ios_relevance_score\x18\x16 \x01(\x01\x12\x1b\n\x13ios_filter_criteria\x18\x17 \x01(\t\x12\x1d\n\x15ios_target_content_id\x18\x18 \x01(\t\"H\n\x14\x43reateMessageRequest\x12\x30\n\rnotifications\x18\x01 \x03(\x0b\x32\x19.pushwire.v1.Notification\"G\n\x15\x43reateMessageResponse\x12\x15\n\rmessage_codes\x18\x01 \x03(\t\x12\x17\n\x0funknown_devices\x18\x02 \x03(\t\",\n\x14\x44\x65leteMessageRequest\x12\x14\n\x0cmessage_code\x18\x01 \x01(\t\"\x17\n\x15\x44\x65leteMessageResponse\"0\n\x18GetMessageDetailsRequest\x12\x14\n\x0cmessage_code\x18\x01 \x01(\t\"-\n\x0c\x46\x61ilureCount\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\r\n\x05\x63ount\x18\x02 \x01(\x04\"A\n\x0e\x42uttonTapCount\x12\x11\n\tbutton_id\x18\x01 \x01(\r\x12\r\n\x05label\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\x04\"\x85\x01\n\rPlatformCount\x12,\n\x0b\x64\x65vice_type\x18\x01 \x01(\x0e\x32\x17.pushwire.v1.DeviceType\x12\x10\n\x08targeted\x18\x02 \x01(\x04\x12\x0c\n\x04sent\x18\x03 \x01(\x04\x12\x0e\n\x06\x66\x61iled\x18\x04 \x01(\x04\x12\x16\n\x0einvalid_tokens\x18\x05 \x01(\x04\"\xe9\x02\n\x19GetMessageDetailsResponse\x12\x14\n\x0cmessage_code\x18\x01 \x01(\t\x12*\n\x06status\x18\x02 \x01(\x0e\x32\x1a.pushwire.v1.MessageStatus\x12\x12\n\nsend_at_ms\x18\x03 \x01(\x03\x12\x17\n\x0fios_category_id\x18\x04 \x01(\r\x12\x10\n\x08targeted\x18\x05 \x01(\x04\x12\x0c\n\x04sent\x18\x06 \x01(\x04\x12\x0e\n\x06\x66\x61iled\x18\x07 \x01(\x04\x12\x16\n\x0einvalid_tokens\x18\x08 \x01(\x04\x12+\n\x08\x66\x61ilures\x18\t \x03(\x0b\x32\x19.pushwire.v1.FailureCount\x12\x0e\n\x06opened\x18\n \x01(\x04\x12)\n\x04taps\x18\x0b \x03(\x0b\x32\x1b.pushwire.v1.ButtonTapCount\x12-\n\tplatforms\x18\x0c \x03(\x0b\x32\x1a.pushwire.v1.PlatformCount*\xbe\x01\n\x11InterruptionLevel\x12\"\n\x1eINTERRUPTION_LEVEL_UNSPECIFIED\x10\x00\x12\x1e\n\x1aINTERRUPTION_LEVEL_PASSIVE\x10\x01\x12\x1d\n\x19INTERRUPTION_LEVEL_ACTIVE\x10\x02\x12%\n!INTERRUPTION_LEVEL_TIME_SENSITIVE\x10\x03\x12\x1f\n\x1bINTERRUPTION_LEVEL_CRITICAL\x10\x04*g\n\x0c\x41pnsPushType\x12\x1e\n\x1a\x41PNS_PUSH_TYPE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x41PNS_PUSH_TYPE_ALERT\x10\x01\x12\x1d\n\x19\x41PNS_PUSH_TYPE_BACKGROUND\x10\x02*\xc5\x01\n\x11\x43onditionOperator\x12\"\n\x1e\x43ONDITION_OPERATOR_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43ONDITION_OPERATOR_EQ\x10\x01\x12\x19\n\x15\x43ONDITION_OPERATOR_IN\x10\x02\x12\x1a\n\x16\x43ONDITION_OPERATOR_GTE\x10\x03\x12\x1a\n\x16\x43ONDITION_OPERATOR_LTE\x10\x04\x12\x1e\n\x1a\x43ONDITION_OPERATOR_BETWEEN\x10\x05*\xa0\x01\n\rMessageStatus\x12\x1e\n\x1aMESSAGE_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18MESSAGE_STATUS_SCHEDULED\x10\x01\x12\x1a\n\x16MESSAGE_STATUS_SENDING\x10\x02\x12\x17\n\x13MESSAGE_STATUS_DONE\x10\x03\x12\x1c\n\x18MESSAGE_STATUS_CANCELLED\x10\x04\x32\x9e\x02\n\x08Messages\x12V\n\rCreateMessage\x12!.pushwire.v1.CreateMessageRequest\x1a\".pushwire.v1.CreateMessageResponse\x12V\n\rDeleteMessage\x12!.pushwire.v1.DeleteMessageRequest\x1a\".pushwire.v1.DeleteMessageResponse\x12\x62\n\x11GetMessageDetails\x12%.pushwire.v1.GetMessageDetailsRequest\x1a&.pushwire.v1.GetMessageDetailsResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'pushwire.v1.messages_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _INTERRUPTIONLEVEL._serialized_start=1647
-  _INTERRUPTIONLEVEL._serialized_end=1837
-  _CONDITIONOPERATOR._serialized_start=1840
-  _CONDITIONOPERATOR._serialized_end=2037
-  _MESSAGESTATUS._serialized_start=2040
-  _MESSAGESTATUS._serialized_end=2200
+  _INTERRUPTIONLEVEL._serialized_start=2020
+  _INTERRUPTIONLEVEL._serialized_end=2210
+  _APNSPUSHTYPE._serialized_start=2212
+  _APNSPUSHTYPE._serialized_end=2315
+  _CONDITIONOPERATOR._serialized_start=2318
+  _CONDITIONOPERATOR._serialized_end=2515
+  _MESSAGESTATUS._serialized_start=2518
+  _MESSAGESTATUS._serialized_end=2678
   _BADGE._serialized_start=69
   _BADGE._serialized_end=122
   _TAGCONDITION._serialized_start=124
@@ -34,23 +36,25 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _TARGETING._serialized_start=243
   _TARGETING._serialized_end=380
   _NOTIFICATION._serialized_start=383
-  _NOTIFICATION._serialized_end=945
-  _CREATEMESSAGEREQUEST._serialized_start=947
-  _CREATEMESSAGEREQUEST._serialized_end=1019
-  _CREATEMESSAGERESPONSE._serialized_start=1021
-  _CREATEMESSAGERESPONSE._serialized_end=1092
-  _DELETEMESSAGEREQUEST._serialized_start=1094
-  _DELETEMESSAGEREQUEST._serialized_end=1138
-  _DELETEMESSAGERESPONSE._serialized_start=1140
-  _DELETEMESSAGERESPONSE._serialized_end=1163
-  _GETMESSAGEDETAILSREQUEST._serialized_start=1165
-  _GETMESSAGEDETAILSREQUEST._serialized_end=1213
-  _FAILURECOUNT._serialized_start=1215
-  _FAILURECOUNT._serialized_end=1260
-  _BUTTONTAPCOUNT._serialized_start=1262
-  _BUTTONTAPCOUNT._serialized_end=1327
-  _GETMESSAGEDETAILSRESPONSE._serialized_start=1330
-  _GETMESSAGEDETAILSRESPONSE._serialized_end=1644
-  _MESSAGES._serialized_start=2203
-  _MESSAGES._serialized_end=2489
+  _NOTIFICATION._serialized_end=1135
+  _CREATEMESSAGEREQUEST._serialized_start=1137
+  _CREATEMESSAGEREQUEST._serialized_end=1209
+  _CREATEMESSAGERESPONSE._serialized_start=1211
+  _CREATEMESSAGERESPONSE._serialized_end=1282
+  _DELETEMESSAGEREQUEST._serialized_start=1284
+  _DELETEMESSAGEREQUEST._serialized_end=1328
+  _DELETEMESSAGERESPONSE._serialized_start=1330
+  _DELETEMESSAGERESPONSE._serialized_end=1353
+  _GETMESSAGEDETAILSREQUEST._serialized_start=1355
+  _GETMESSAGEDETAILSREQUEST._serialized_end=1403
+  _FAILURECOUNT._serialized_start=1405
+  _FAILURECOUNT._serialized_end=1450
+  _BUTTONTAPCOUNT._serialized_start=1452
+  _BUTTONTAPCOUNT._serialized_end=1517
+  _PLATFORMCOUNT._serialized_start=1520
+  _PLATFORMCOUNT._serialized_end=1653
+  _GETMESSAGEDETAILSRESPONSE._serialized_start=1656
+  _GETMESSAGEDETAILSRESPONSE._serialized_end=2017
+  _MESSAGES._serialized_start=2681
+  _MESSAGES._serialized_end=2967
 # @@protoc_insertion_point(module_scope)

@@ -17,6 +17,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct Pushwire__V1__ApnsSettings Pushwire__V1__ApnsSettings;
+typedef struct Pushwire__V1__FcmSettings Pushwire__V1__FcmSettings;
 typedef struct Pushwire__V1__Application Pushwire__V1__Application;
 typedef struct Pushwire__V1__CreateApplicationRequest Pushwire__V1__CreateApplicationRequest;
 typedef struct Pushwire__V1__CreateApplicationResponse Pushwire__V1__CreateApplicationResponse;
@@ -79,6 +80,24 @@ struct  Pushwire__V1__ApnsSettings
 
 
 /*
+ * What Pushwire needs to send through Firebase Cloud Messaging (HTTP v1 API) to Android devices.
+ */
+struct  Pushwire__V1__FcmSettings
+{
+  ProtobufCMessage base;
+  /*
+   * The Firebase service account's key file (JSON, as the Firebase console downloads it): its
+   * `project_id`, `client_email`, `private_key` (PEM, RSA) and `token_uri` are used. Write-only:
+   * no call ever returns it.
+   */
+  char *service_account_json;
+};
+#define PUSHWIRE__V1__FCM_SETTINGS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__fcm_settings__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+/*
  * An application as the admin API shows it.
  */
 struct  Pushwire__V1__Application
@@ -108,10 +127,20 @@ struct  Pushwire__V1__Application
    * When it was created, in seconds since 1970-01-01T00:00:00Z.
    */
   int64_t created_at;
+  /*
+   * Whether FCM credentials (a service account) are stored.
+   */
+  protobuf_c_boolean has_fcm_credentials;
+  /*
+   * The Firebase project id and the service account's e-mail of the stored FCM credentials;
+   * empty without them. The key itself is never returned.
+   */
+  char *fcm_project_id;
+  char *fcm_client_email;
 };
 #define PUSHWIRE__V1__APPLICATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__application__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushwire__V1__CreateApplicationRequest
@@ -122,13 +151,18 @@ struct  Pushwire__V1__CreateApplicationRequest
    */
   char *name;
   /*
-   * Optional; without it messages go to the file sink.
+   * Optional: iOS, macOS and Safari devices are sent through APNs with it.
    */
   Pushwire__V1__ApnsSettings *apns;
+  /*
+   * Optional: Android devices are sent through FCM with it. An application with neither
+   * writes its notifications to the file sink.
+   */
+  Pushwire__V1__FcmSettings *fcm;
 };
 #define PUSHWIRE__V1__CREATE_APPLICATION_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__create_application_request__descriptor) \
-    , (char *)protobuf_c_empty_string, NULL }
+    , (char *)protobuf_c_empty_string, NULL, NULL }
 
 
 struct  Pushwire__V1__CreateApplicationResponse
@@ -169,10 +203,18 @@ struct  Pushwire__V1__UpdateApplicationRequest
    * Issues a new access token; the old one stops working at once.
    */
   protobuf_c_boolean rotate_access_token;
+  /*
+   * New FCM settings (replacing the current ones).
+   */
+  Pushwire__V1__FcmSettings *fcm;
+  /*
+   * Removes the FCM settings (Android devices are then counted `NoCredentialsForPlatform`).
+   */
+  protobuf_c_boolean clear_fcm;
 };
 #define PUSHWIRE__V1__UPDATE_APPLICATION_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__update_application_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, 0, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, 0, 0, NULL, 0 }
 
 
 struct  Pushwire__V1__UpdateApplicationResponse
@@ -227,6 +269,25 @@ Pushwire__V1__ApnsSettings *
                       const uint8_t       *data);
 void   pushwire__v1__apns_settings__free_unpacked
                      (Pushwire__V1__ApnsSettings *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__FcmSettings methods */
+void   pushwire__v1__fcm_settings__init
+                     (Pushwire__V1__FcmSettings         *message);
+size_t pushwire__v1__fcm_settings__get_packed_size
+                     (const Pushwire__V1__FcmSettings   *message);
+size_t pushwire__v1__fcm_settings__pack
+                     (const Pushwire__V1__FcmSettings   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__fcm_settings__pack_to_buffer
+                     (const Pushwire__V1__FcmSettings   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__FcmSettings *
+       pushwire__v1__fcm_settings__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__fcm_settings__free_unpacked
+                     (Pushwire__V1__FcmSettings *message,
                       ProtobufCAllocator *allocator);
 /* Pushwire__V1__Application methods */
 void   pushwire__v1__application__init
@@ -366,6 +427,9 @@ void   pushwire__v1__list_applications_response__free_unpacked
 typedef void (*Pushwire__V1__ApnsSettings_Closure)
                  (const Pushwire__V1__ApnsSettings *message,
                   void *closure_data);
+typedef void (*Pushwire__V1__FcmSettings_Closure)
+                 (const Pushwire__V1__FcmSettings *message,
+                  void *closure_data);
 typedef void (*Pushwire__V1__Application_Closure)
                  (const Pushwire__V1__Application *message,
                   void *closure_data);
@@ -434,6 +498,7 @@ void pushwire__v1__admin__list_applications(ProtobufCService *service,
 
 extern const ProtobufCEnumDescriptor    pushwire__v1__apns_environment__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__apns_settings__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__fcm_settings__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__application__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__create_application_request__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__create_application_response__descriptor;

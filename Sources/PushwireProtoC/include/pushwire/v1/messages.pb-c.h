@@ -28,6 +28,7 @@ typedef struct Pushwire__V1__DeleteMessageResponse Pushwire__V1__DeleteMessageRe
 typedef struct Pushwire__V1__GetMessageDetailsRequest Pushwire__V1__GetMessageDetailsRequest;
 typedef struct Pushwire__V1__FailureCount Pushwire__V1__FailureCount;
 typedef struct Pushwire__V1__ButtonTapCount Pushwire__V1__ButtonTapCount;
+typedef struct Pushwire__V1__PlatformCount Pushwire__V1__PlatformCount;
 typedef struct Pushwire__V1__GetMessageDetailsResponse Pushwire__V1__GetMessageDetailsResponse;
 
 
@@ -44,6 +45,25 @@ typedef enum _Pushwire__V1__InterruptionLevel {
   PUSHWIRE__V1__INTERRUPTION_LEVEL__INTERRUPTION_LEVEL_CRITICAL = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHWIRE__V1__INTERRUPTION_LEVEL)
 } Pushwire__V1__InterruptionLevel;
+/*
+ * What kind of APNs push a notification is (`apns-push-type`).
+ */
+typedef enum _Pushwire__V1__ApnsPushType {
+  /*
+   * An alert (the default).
+   */
+  PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_UNSPECIFIED = 0,
+  /*
+   * Shows an alert, plays a sound or badges the icon.
+   */
+  PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_ALERT = 1,
+  /*
+   * Silent: wakes the app in the background (`content-available`), sent at priority 5. It may
+   * carry no content, title, subtitle, badge, sound, category or interruption level.
+   */
+  PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_BACKGROUND = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHWIRE__V1__APNS_PUSH_TYPE)
+} Pushwire__V1__ApnsPushType;
 /*
  * Comparison used by a tag condition.
  */
@@ -193,7 +213,7 @@ struct  Pushwire__V1__Notification
    */
   int64_t send_at_ms;
   /*
-   * The body in the default language; non-empty.
+   * The body in the default language; non-empty (empty for a background notification).
    */
   char *content;
   /*
@@ -254,10 +274,37 @@ struct  Pushwire__V1__Notification
    * When the payload would exceed 4096 bytes: trim the body to fit instead of rejecting it.
    */
   protobuf_c_boolean trim_to_fit;
+  /*
+   * Alert (default) or background; see ApnsPushType.
+   */
+  Pushwire__V1__ApnsPushType ios_push_type;
+  /*
+   * `aps.mutable-content`: the app's Notification Service Extension may change the notification
+   * before it is shown (e.g. download an image whose URL travels in `data`). Alerts only.
+   */
+  protobuf_c_boolean ios_mutable_content;
+  /*
+   * `apns-priority`: 10 (at once), 5 (when the device saves power) or 1 (lowest); 0 chooses 10,
+   * or 5 for a background or passive notification. A background notification takes only 5.
+   */
+  uint32_t ios_priority;
+  /*
+   * `aps.relevance-score`, 0–1: how the system ranks it in the notification summary; 0 leaves
+   * it out.
+   */
+  double ios_relevance_score;
+  /*
+   * `aps.filter-criteria`: the Focus filter it belongs to (at most 256 bytes).
+   */
+  char *ios_filter_criteria;
+  /*
+   * `aps.target-content-id`: the window or content the app brings forward (at most 256 bytes).
+   */
+  char *ios_target_content_id;
 };
 #define PUSHWIRE__V1__NOTIFICATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__notification__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0, NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, PUSHWIRE__V1__INTERRUPTION_LEVEL__INTERRUPTION_LEVEL_UNSPECIFIED, (char *)protobuf_c_empty_string, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , 0, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0, NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, PUSHWIRE__V1__INTERRUPTION_LEVEL__INTERRUPTION_LEVEL_UNSPECIFIED, (char *)protobuf_c_empty_string, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, PUSHWIRE__V1__APNS_PUSH_TYPE__APNS_PUSH_TYPE_UNSPECIFIED, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushwire__V1__CreateMessageRequest
@@ -354,6 +401,23 @@ struct  Pushwire__V1__ButtonTapCount
     , 0, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * The counts of one platform's devices (device type) of a message.
+ */
+struct  Pushwire__V1__PlatformCount
+{
+  ProtobufCMessage base;
+  Pushwire__V1__DeviceType device_type;
+  uint64_t targeted;
+  uint64_t sent;
+  uint64_t failed;
+  uint64_t invalid_tokens;
+};
+#define PUSHWIRE__V1__PLATFORM_COUNT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__platform_count__descriptor) \
+    , PUSHWIRE__V1__DEVICE_TYPE__DEVICE_TYPE_UNSPECIFIED, 0, 0, 0, 0 }
+
+
 struct  Pushwire__V1__GetMessageDetailsResponse
 {
   ProtobufCMessage base;
@@ -394,10 +458,15 @@ struct  Pushwire__V1__GetMessageDetailsResponse
    */
   size_t n_taps;
   Pushwire__V1__ButtonTapCount **taps;
+  /*
+   * The counts above (but opened and taps) per platform, in device type order.
+   */
+  size_t n_platforms;
+  Pushwire__V1__PlatformCount **platforms;
 };
 #define PUSHWIRE__V1__GET_MESSAGE_DETAILS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__get_message_details_response__descriptor) \
-    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0,NULL }
+    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL }
 
 
 /* Pushwire__V1__Badge methods */
@@ -609,6 +678,25 @@ Pushwire__V1__ButtonTapCount *
 void   pushwire__v1__button_tap_count__free_unpacked
                      (Pushwire__V1__ButtonTapCount *message,
                       ProtobufCAllocator *allocator);
+/* Pushwire__V1__PlatformCount methods */
+void   pushwire__v1__platform_count__init
+                     (Pushwire__V1__PlatformCount         *message);
+size_t pushwire__v1__platform_count__get_packed_size
+                     (const Pushwire__V1__PlatformCount   *message);
+size_t pushwire__v1__platform_count__pack
+                     (const Pushwire__V1__PlatformCount   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__platform_count__pack_to_buffer
+                     (const Pushwire__V1__PlatformCount   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__PlatformCount *
+       pushwire__v1__platform_count__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__platform_count__free_unpacked
+                     (Pushwire__V1__PlatformCount *message,
+                      ProtobufCAllocator *allocator);
 /* Pushwire__V1__GetMessageDetailsResponse methods */
 void   pushwire__v1__get_message_details_response__init
                      (Pushwire__V1__GetMessageDetailsResponse         *message);
@@ -663,6 +751,9 @@ typedef void (*Pushwire__V1__FailureCount_Closure)
 typedef void (*Pushwire__V1__ButtonTapCount_Closure)
                  (const Pushwire__V1__ButtonTapCount *message,
                   void *closure_data);
+typedef void (*Pushwire__V1__PlatformCount_Closure)
+                 (const Pushwire__V1__PlatformCount *message,
+                  void *closure_data);
 typedef void (*Pushwire__V1__GetMessageDetailsResponse_Closure)
                  (const Pushwire__V1__GetMessageDetailsResponse *message,
                   void *closure_data);
@@ -712,6 +803,7 @@ void pushwire__v1__messages__get_message_details(ProtobufCService *service,
 /* --- descriptors --- */
 
 extern const ProtobufCEnumDescriptor    pushwire__v1__interruption_level__descriptor;
+extern const ProtobufCEnumDescriptor    pushwire__v1__apns_push_type__descriptor;
 extern const ProtobufCEnumDescriptor    pushwire__v1__condition_operator__descriptor;
 extern const ProtobufCEnumDescriptor    pushwire__v1__message_status__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__badge__descriptor;
@@ -725,6 +817,7 @@ extern const ProtobufCMessageDescriptor pushwire__v1__delete_message_response__d
 extern const ProtobufCMessageDescriptor pushwire__v1__get_message_details_request__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__failure_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__button_tap_count__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__platform_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__descriptor;
 extern const ProtobufCServiceDescriptor pushwire__v1__messages__descriptor;
 

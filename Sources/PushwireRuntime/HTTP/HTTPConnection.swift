@@ -1,0 +1,363 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushwireLinux
+import PushwireWire
+
+/// One HTTP/1.1 client connection: reads and parses requests (pipelined ones too), hands each
+/// to the router, and writes the answers back in request order, however they complete.
+///
+/// `@unchecked Sendable`: every property is touched only on the owning loop's thread; other
+/// threads only carry a reference back to that loop inside `EventLoop.execute`.
+final class HTTPConnection: EventHandler, @unchecked Sendable {
+    private enum State {
+        case open
+        /// No more requests are read (a failure, `Connection: close`, the peer's end of stream):
+        /// the answers owed go out, then the connection closes.
+        case finishing
+        /// Everything is written and the write side shut down; input is discarded until the
+        /// peer closes or `lingerDeadline` passes, so the last answer is not destroyed by a reset.
+        case lingering
+        case closed
+    }
+
+    private var fd: FileDescriptor
+    let peer: SocketAddress
+    // unowned(unsafe): the loop's HTTP server holds every connection until it closes.
+    unowned(unsafe) let owner: HTTPLoopServer
+    private let parser: HTTPRequestParser
+    private var state = State.open
+
+    /// Answers owed, in request order: `pending[0]` answers request number `base`.
+    private var pending: [HTTPResponse?] = []
+    private var headOnly: [Bool] = []
+    private var base = 0
+    /// The request after whose answer the connection closes.
+    private var closeAfter: Int?
+    private var exchanges: [Int: HTTPExchange] = [:]
+
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    private var interest: UInt32 = 0
+    private var readingPaused = false
+    private var wantsWritable = false
+    private var flushScheduled = false
+
+    private var lastActivity: UInt64
+    private var requestStartedAt: UInt64?
+    private var lingerDeadline: UInt64 = 0
+
+    init(fd: consuming FileDescriptor, peer: SocketAddress, owner: HTTPLoopServer, now: UInt64) {
+        self.fd = fd
+        self.peer = peer
+        self.owner = owner
+        parser = HTTPRequestParser(limits: owner.door.configuration, peer: peer)
+        lastActivity = now
+    }
+
+    var rawFD: Int32 { fd.raw }
+
+    func register() throws(SystemError) {
+        interest = CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLET
+        try owner.loop.register(fd: fd.raw, events: interest, handler: self)
+    }
+
+    // MARK: Events
+
+    func handleEvents(_ events: UInt32) {
+        if events & CPW_EPOLLOUT != 0 { flush() }
+        if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 { readAvailable() }
+        if case .closed = state { return }
+        if outputStart < output.count { flush() }
+    }
+
+    private func readAvailable() {
+        var budget = 16
+        while budget > 0 {
+            budget -= 1
+            switch state {
+            case .closed:
+                return
+            case .open:
+                if readingPaused { return }
+            case .finishing, .lingering:
+                if !discardInput() { return }
+                continue
+            }
+            let scratch = owner.scratch
+            let result: IOResult<Int>
+            do {
+                result = try Syscall.read(fd.raw, into: scratch)
+            } catch {
+                close(reason: "\(error)")
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .processed(0):
+                peerClosed()
+                return
+            case .processed(let count):
+                owner.door.metrics.http.received(count)
+                lastActivity = monotonicNanos()
+                parse(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                if count < scratch.count { return }
+            }
+        }
+        if case .open = state, !readingPaused {
+            // Budget used up with data maybe left: come back after the loop's other descriptors.
+            owner.loop.execute { [self] in
+                self.readAvailable()
+                if case .closed = self.state { return }
+                if self.outputStart < self.output.count { self.flush() }
+            }
+        }
+    }
+
+    private func parse(_ bytes: UnsafeRawBufferPointer) {
+        var failure: HTTPParseFailure?
+        do {
+            try parser.feed(bytes)
+        } catch {
+            failure = error
+        }
+        let completed = parser.completed
+        parser.completed.removeAll(keepingCapacity: true)
+        for parsed in completed {
+            guard case .open = state else { break }
+            let number = base + pending.count
+            pending.append(nil)
+            headOnly.append(parsed.isHead)
+            if !parsed.keepAlive { finishAfter(number) }
+            dispatch(parsed.request, number: number)
+        }
+        if let failure, case .open = state {
+            owner.door.logger.debug("bad HTTP request; closing", ["peer": peer.description, "error": "\(failure)"])
+            answerLast(failure.response)
+        }
+        requestStartedAt = parser.inProgress ? (requestStartedAt ?? monotonicNanos()) : nil
+        if parser.awaitsContinue, case .open = state {
+            parser.awaitsContinue = false
+            // Only with nothing owed before it, so answers stay in order; otherwise the client
+            // sends the body after its own wait.
+            if pending.isEmpty {
+                output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                scheduleFlush()
+            }
+        }
+        if case .open = state, pending.count >= owner.door.configuration.maxPipelinedRequests { setReadingPaused(true) }
+    }
+
+    /// Queues `response` after every answer owed and closes once it is written.
+    private func answerLast(_ response: HTTPResponse) {
+        let number = base + pending.count
+        pending.append(response)
+        headOnly.append(false)
+        finishAfter(number)
+        writeReadyAnswers()
+    }
+
+    private func finishAfter(_ number: Int) {
+        closeAfter = min(closeAfter ?? number, number)
+        state = .finishing
+        readingPaused = false
+        updateInterest()
+    }
+
+    private func dispatch(_ request: HTTPRequest, number: Int) {
+        let loop = owner.loop
+        let door = owner.door
+        let exchange = HTTPExchange(loop: loop, deliver: { [self] response in
+            loop.execute { self.complete(number, response) }
+        }, invoke: { [peer] path, message, metadata, cancellation, deadline, done in
+            MethodInvoker.invoke(door.table, loop: loop, path: path, message: message, metadata: metadata, peer: peer,
+                                 deadline: deadline, cancellation: cancellation, completion: done)
+        })
+        exchanges[number] = exchange
+        door.router.route(request, exchange)
+        if let inline = exchange.endDispatch() { complete(number, inline) }
+    }
+
+    /// Stores the answer of request `number`, and writes every answer now ready in order.
+    private func complete(_ number: Int, _ response: HTTPResponse) {
+        if case .closed = state { return }
+        exchanges[number] = nil
+        let index = number - base
+        guard index >= 0, index < pending.count, pending[index] == nil else { return }
+        pending[index] = response
+        writeReadyAnswers()
+    }
+
+    private func writeReadyAnswers() {
+        var wrote = false
+        while let first = pending.first, let response = first {
+            let closing = closeAfter == base
+            response.serialize(into: &output, close: closing, headOnly: headOnly[0])
+            owner.door.metrics.http.answered(status: response.status)
+            pending.removeFirst()
+            headOnly.removeFirst()
+            base += 1
+            wrote = true
+            if closing {
+                pending.removeAll()
+                headOnly.removeAll()
+                break
+            }
+        }
+        guard wrote else { return }
+        lastActivity = monotonicNanos()
+        if case .open = state, readingPaused, pending.count < owner.door.configuration.maxPipelinedRequests {
+            setReadingPaused(false)
+            owner.loop.execute { [self] in self.readAvailable() }
+        }
+        scheduleFlush()
+    }
+
+    private func peerClosed() {
+        if pending.isEmpty {
+            if outputStart < output.count { flush() }
+            close(reason: "peer closed")
+            return
+        }
+        // The answers to what it sent before closing still go out.
+        finishAfter(base + pending.count - 1)
+    }
+
+    private func discardInput() -> Bool {
+        switch try? Syscall.read(fd.raw, into: owner.scratch) {
+        case .processed(let count)?:
+            if count == 0 {
+                if case .lingering = state { close(reason: "peer closed") } else { peerClosedWhileFinishing() }
+                return false
+            }
+            return true
+        case .wouldBlock?:
+            return false
+        case nil:
+            close(reason: "read failed")
+            return false
+        }
+    }
+
+    private func peerClosedWhileFinishing() {
+        // The peer closed its side: what it is owed is still written when ready; with nothing
+        // owed the connection is done.
+        if pending.isEmpty, outputStart == output.count { close(reason: "peer closed") }
+    }
+
+    // MARK: Output
+
+    private func scheduleFlush() {
+        if flushScheduled { return }
+        flushScheduled = true
+        owner.loop.atEndOfIteration { [self] in self.flush() }
+    }
+
+    private func flush() {
+        flushScheduled = false
+        if case .closed = state { return }
+        while outputStart < output.count {
+            let start = outputStart
+            let fd = self.fd.raw
+            let result = output.withUnsafeBytes { bytes in
+                Result { () throws(SystemError) in try Syscall.write(fd, from: UnsafeRawBufferPointer(rebasing: bytes[start...])) }
+            }
+            switch result {
+            case .success(.processed(let count)):
+                outputStart += count
+                owner.door.metrics.http.sent(count)
+            case .success(.wouldBlock):
+                if !wantsWritable {
+                    wantsWritable = true
+                    updateInterest()
+                }
+                return
+            case .failure(let error):
+                close(reason: "\(error)")
+                return
+            }
+        }
+        if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
+        outputStart = 0
+        if wantsWritable {
+            wantsWritable = false
+            updateInterest()
+        }
+        if case .finishing = state, pending.isEmpty {
+            Syscall.shutdownWrite(fd.raw)
+            state = .lingering
+            lingerDeadline = monotonicNanos() &+ 2_000_000_000
+            readingPaused = false
+            updateInterest()
+        }
+    }
+
+    private func setReadingPaused(_ paused: Bool) {
+        readingPaused = paused
+        updateInterest()
+    }
+
+    private func updateInterest() {
+        if case .closed = state { return }
+        var events = CPW_EPOLLRDHUP | CPW_EPOLLET
+        if !readingPaused { events |= CPW_EPOLLIN }
+        if wantsWritable { events |= CPW_EPOLLOUT }
+        guard events != interest else { return }
+        interest = events
+        do {
+            try owner.loop.modify(fd: fd.raw, events: events)
+        } catch {
+            close(reason: "\(error)")
+        }
+    }
+
+    // MARK: Ending
+
+    /// Housekeeping: the request, idle and linger timeouts.
+    func checkTimeouts(now: UInt64) {
+        let configuration = owner.door
+        switch state {
+        case .open:
+            if let started = requestStartedAt, now &- started > configuration.requestTimeoutNanos {
+                owner.door.logger.debug("HTTP request too slow; closing", ["peer": peer.description])
+                requestStartedAt = nil
+                answerLast(.text(408, "the request was not complete within \(configuration.configuration.requestTimeout)"))
+            } else if pending.isEmpty, requestStartedAt == nil, outputStart == output.count,
+                      now &- lastActivity > configuration.idleTimeoutNanos {
+                close(reason: "idle timeout")
+            }
+        case .finishing:
+            // Answers owed to a request that never completes would hold the connection forever.
+            if now &- lastActivity > configuration.idleTimeoutNanos { close(reason: "answers not taken") }
+        case .lingering:
+            if now > lingerDeadline { close(reason: "linger timeout") }
+        case .closed:
+            break
+        }
+    }
+
+    /// Shutdown: closes now when nothing is owed, else after the answers owed.
+    func beginDrain() {
+        guard case .open = state else { return }
+        if pending.isEmpty, !parser.inProgress {
+            close(reason: "server is shutting down")
+        } else if !pending.isEmpty {
+            finishAfter(base + pending.count - 1)
+        }
+    }
+
+    func close(reason: String) {
+        if case .closed = state { return }
+        state = .closed
+        owner.door.logger.trace("HTTP connection closed", ["peer": peer.description, "reason": reason])
+        owner.loop.deregister(fd: fd.raw)
+        fd.close()
+        for exchange in exchanges.values { exchange.cancellation.set() }
+        exchanges.removeAll()
+        pending.removeAll()
+        headOnly.removeAll()
+        output = []
+        owner.connectionClosed(self)
+    }
+}

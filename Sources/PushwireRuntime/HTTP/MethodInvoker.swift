@@ -1,0 +1,48 @@
+import PushwireWire
+
+/// Runs one call of the server's method table for the HTTP door, exactly as the binary door
+/// would: the raw fast path first when the method has one, then the registered handler (on the
+/// loop, off it, or on the loop with a fallback). Loop thread only; `completion` runs on the loop.
+enum MethodInvoker {
+    static func invoke(
+        _ table: MethodTable, loop: EventLoop, path: String, message: [UInt8], metadata: [Metadata], peer: SocketAddress,
+        deadline: UInt64?, cancellation: CancellationFlag, completion: @escaping @Sendable (CallOutcome) -> Void
+    ) {
+        guard let method = table.methods[path] else {
+            completion(.failure(RPCError(.unimplemented, "unknown method \(path)")))
+            return
+        }
+        if let fast = Array(path.utf8).withUnsafeBytes({ table.rawFastPaths.handler(forPath: $0) }) {
+            switch message.withUnsafeBytes({ fast($0) }) {
+            case .decline:
+                break
+            case .response(let body):
+                completion(CallOutcome(status: .ok, message: "", body: body))
+                return
+            case .later(let start):
+                start { answer in
+                    loop.execute {
+                        switch answer() {
+                        case .success(let body): completion(CallOutcome(status: .ok, message: "", body: body))
+                        case .failure(let error): completion(.failure(error))
+                        }
+                    }
+                }
+                return
+            }
+        }
+        let context = RequestContext(callID: 1, method: path, metadata: metadata, peer: peer, deadlineNanos: deadline, cancellation: cancellation)
+        switch method.handler {
+        case .onLoop(let handler):
+            completion(handler(context, message))
+        case .offLoop(let handler):
+            handler(context, message) { outcome in loop.execute { completion(outcome) } }
+        case .onLoopOrOffLoop(let fast, let slow):
+            if let outcome = fast(context, message) {
+                completion(outcome)
+            } else {
+                slow(context, message) { outcome in loop.execute { completion(outcome) } }
+            }
+        }
+    }
+}

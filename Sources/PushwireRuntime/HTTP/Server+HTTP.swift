@@ -1,0 +1,109 @@
+import PushwireWire
+import Synchronization
+
+extension Server {
+    /// Serves requests whose path starts with `prefix` (e.g. `/json/1.3/`) on the HTTP door with
+    /// `handler`, on the connection's event loop. Call before `start()`.
+    public func registerHTTPRoute(prefix: String, _ handler: @escaping HTTPRouteHandler) {
+        extensions.state.withLock { $0.routes.append((prefix, handler)) }
+    }
+
+    /// Adds a check that `GET /healthz` reports under `name` (the server is serving only while
+    /// every check is). Called on every health request: keep it cheap. Call before `start()`.
+    public func addHealthCheck(_ name: String, _ check: @escaping @Sendable () -> HealthReport) {
+        extensions.state.withLock { $0.healthChecks.append((name, check)) }
+    }
+
+    /// Adds metric families to `GET /metrics`: `collect` appends their current values at each
+    /// scrape (from the scraping connection's loop; keep it cheap). Call before `start()`.
+    public func addMetricsCollector(_ collect: @escaping @Sendable (inout PrometheusText) -> Void) {
+        extensions.state.withLock { $0.collectors.append(collect) }
+    }
+
+    /// The HTTP door's bound address once started (with the real port when asked for 0), if any.
+    public var httpAddress: SocketAddress? {
+        extensions.state.withLock { $0.httpAddress }
+    }
+
+    /// What `GET /metrics` would answer now (for tests and diagnostics); nil before `start()`.
+    public func renderMetrics() -> String? {
+        extensions.state.withLock { $0.metrics }?.render()
+    }
+}
+
+/// The parts of a server the HTTP door adds, kept apart from the binary door's state.
+final class ServerExtensions: Sendable {
+    struct State {
+        var routes: [(prefix: String, handler: HTTPRouteHandler)] = []
+        var healthChecks: [(name: String, check: @Sendable () -> HealthReport)] = []
+        var collectors: [@Sendable (inout PrometheusText) -> Void] = []
+        var metrics: MetricsRegistry?
+        var httpLoops: [HTTPLoopServerReference] = []
+        var httpAddress: SocketAddress?
+    }
+
+    /// `@unchecked Sendable`: the loop server is only touched through its loop's `execute`.
+    struct HTTPLoopServerReference: @unchecked Sendable {
+        let server: HTTPLoopServer
+    }
+
+    let state = Mutex(State())
+
+    func makeMetrics(calls: CallMetrics, shared: ServerShared) -> MetricsRegistry {
+        state.withLock { state in
+            let metrics = MetricsRegistry(calls: calls, collectors: state.collectors) { [weak shared] in
+                shared?.connectionCount.load(ordering: .relaxed) ?? 0
+            }
+            state.metrics = metrics
+            return metrics
+        }
+    }
+
+    /// Opens one SO_REUSEPORT socket per loop on the HTTP address, before the loops run.
+    func openHTTPDoor(
+        _ configuration: HTTPConfiguration?, loops: [LoopServer], table: MethodTable, metrics: MetricsRegistry,
+        shared: ServerShared, logger: Logger
+    ) throws(SystemError) {
+        guard var configuration else { return }
+        let (routes, checks) = state.withLock { ($0.routes, $0.healthChecks) }
+        let router = HTTPRouter(table: table, routes: routes, healthChecks: checks,
+                                isDraining: { [weak shared] in shared?.isDraining ?? true }, metrics: metrics)
+        configuration.listen = try ListeningSocket.reserve(configuration.listen)
+        let door = HTTPDoor(configuration: configuration, table: table, logger: logger, metrics: metrics, router: router)
+        var servers: [HTTPLoopServerReference] = []
+        for loopServer in loops {
+            let fd = try ListeningSocket.open(on: configuration.listen)
+            servers.append(HTTPLoopServerReference(server: try HTTPLoopServer(loop: loopServer.loop, door: door, listenerFD: fd)))
+        }
+        state.withLock { state in
+            state.httpLoops = servers
+            state.httpAddress = configuration.listen
+        }
+        logger.info("HTTP listening", ["address": configuration.listen.description])
+    }
+
+    func drainHTTPDoor() {
+        for reference in state.withLock({ $0.httpLoops }) {
+            reference.server.loop.execute { reference.server.beginDrain() }
+        }
+    }
+
+    func closeHTTPDoor() {
+        for reference in state.withLock({ $0.httpLoops }) {
+            reference.server.loop.execute { reference.server.closeAll() }
+        }
+    }
+
+    /// After a failed start, nothing runs the loops: the sockets close with their owners.
+    func closeHTTPDoorAfterFailedStart() {
+        state.withLock { state in
+            state.httpLoops = []
+            state.httpAddress = nil
+        }
+    }
+
+    /// Once the loops have stopped: lets go of the HTTP side (its sockets close with it).
+    func releaseHTTPDoor() {
+        state.withLock { $0.httpLoops = [] }
+    }
+}

@@ -1,0 +1,35 @@
+import PushwireRuntime
+import PushwireStore
+
+extension PushwireServices {
+    /// Adds the services' part of the HTTP door's operations endpoints to `server`: the store's
+    /// check in `GET /healthz`, and the store's figures in `GET /metrics`. Call before `start()`.
+    public func registerOperations(on server: Server) {
+        let store = self.operationsStore
+        let deliveries = messages.deliveryMetrics
+        let apns = messages.apnsStatistics
+        server.addHealthCheck("store") {
+            let statistics = store.statistics
+            return HealthReport(serving: true, state: "open: \(statistics.transactions) transactions committed")
+        }
+        server.addMetricsCollector { out in
+            // Read once: the writer's counters move while the scrape runs.
+            let statistics = store.statistics
+            out.family("pushwire_store_commit_duration_seconds", "summary", help: "Time the store's transactions spent in COMMIT.")
+            out.sample("pushwire_store_commit_duration_seconds_sum", [], Double(statistics.commitNanoseconds) / 1e9)
+            out.sample("pushwire_store_commit_duration_seconds_count", [], UInt64(statistics.transactions))
+            out.family("pushwire_store_commit_batch_writes", "summary", help: "Writes per committed transaction (group commit batch size).")
+            out.sample("pushwire_store_commit_batch_writes_sum", [], UInt64(statistics.writes))
+            out.sample("pushwire_store_commit_batch_writes_count", [], UInt64(statistics.transactions))
+            out.family("pushwire_deliveries_total", "counter",
+                       help: "Notifications handed to a gateway, by gateway and outcome (retry: a transient failure, tried again later).")
+            for (gateway, outcome, count) in deliveries.snapshot {
+                out.sample("pushwire_deliveries_total", [("gateway", gateway), ("outcome", outcome)], count)
+            }
+            let figures = apns()
+            out.gauge("pushwire_apns_gateways", help: "APNs gateways open (one per application with APNs settings in use).", Double(figures.gateways))
+            out.counter("pushwire_apns_provider_tokens_signed_total", help: "APNs provider tokens (ES256 JWTs) signed.", UInt64(figures.tokensSigned))
+            out.counter("pushwire_apns_connection_retries_total", help: "APNs connections retried after a failure.", UInt64(figures.connectionRetries))
+        }
+    }
+}
