@@ -102,6 +102,21 @@ enum PostgresSchema {
             PRIMARY KEY (message_id, hwid, kind, button_id)
         );
         """,
+        // 2: what SQLite's version 4 added — FCM credentials (a Firebase service account's JSON
+        // key file) per application, and a message's counters per platform (device type), which
+        // GetMessageDetails shows beside the totals kept in `messages`.
+        """
+        ALTER TABLE applications ADD COLUMN fcm_service_account text;
+        CREATE TABLE message_platforms (
+            message_id bigint NOT NULL,
+            device_type integer NOT NULL,
+            targeted bigint NOT NULL DEFAULT 0,
+            sent bigint NOT NULL DEFAULT 0,
+            failed bigint NOT NULL DEFAULT 0,
+            invalid_tokens bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (message_id, device_type)
+        );
+        """,
     ]
 
     /// The newest schema version this binary understands.

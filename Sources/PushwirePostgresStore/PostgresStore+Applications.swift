@@ -3,7 +3,7 @@ import PushwireStore
 extension PostgresStore {
     static let applicationColumns = """
         id, code, name, access_token_hash, apns_team_id, apns_key_id, apns_topic, apns_private_key, \
-        apns_environment, categories_version, created_at
+        apns_environment, categories_version, created_at, fcm_service_account
         """
 
     static func readApplication(_ rows: PGResult, _ row: Int) -> ApplicationRecord {
@@ -12,6 +12,7 @@ extension PostgresStore {
             environment: Int32(truncatingIfNeeded: rows.int(row, 8)))
         return ApplicationRecord(
             id: rows.int(row, 0), code: rows.text(row, 1), name: rows.text(row, 2), accessTokenHash: rows.bytes(row, 3), apns: apns,
+            fcmServiceAccount: rows.isNull(row, 11) ? nil : rows.text(row, 11),
             categoriesVersion: UInt64(bitPattern: rows.int(row, 9)), createdAt: rows.int(row, 10))
     }
 
@@ -27,10 +28,10 @@ extension PostgresStore {
             try pg { () throws(PGError) in
                 let rows = try connection.query("""
                     INSERT INTO applications (code, name, access_token_hash, apns_team_id, apns_key_id, apns_topic,
-                        apns_private_key, apns_environment, categories_version, created_at)
-                    VALUES ($1, $2, $3::bytea, $4, $5, $6, $7, $8, $9, $10) RETURNING id
+                        apns_private_key, apns_environment, categories_version, created_at, fcm_service_account)
+                    VALUES ($1, $2, $3::bytea, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id
                     """, [application.code, application.name, PGText.bytea(application.accessTokenHash)]
-                        + PostgresStore.apnsValues(application.apns) + ["1", String(application.createdAt)])
+                        + PostgresStore.apnsValues(application.apns) + ["1", String(application.createdAt), application.fcmServiceAccount])
                 created.id = rows.int(0, 0)
             }
             for category in initialCategories {
@@ -50,13 +51,14 @@ extension PostgresStore {
             if let name = update.name { application.name = name }
             if let apns = update.apns { application.apns = apns }
             if let hash = update.accessTokenHash { application.accessTokenHash = hash }
+            if let fcm = update.fcmServiceAccount { application.fcmServiceAccount = fcm }
             try pg { () throws(PGError) in
                 try connection.query("""
                     UPDATE applications SET name = $2, access_token_hash = $3::bytea, apns_team_id = $4, apns_key_id = $5,
-                        apns_topic = $6, apns_private_key = $7, apns_environment = $8
+                        apns_topic = $6, apns_private_key = $7, apns_environment = $8, fcm_service_account = $9
                     WHERE id = $1
                     """, [String(application.id), application.name, PGText.bytea(application.accessTokenHash)]
-                        + PostgresStore.apnsValues(application.apns))
+                        + PostgresStore.apnsValues(application.apns) + [application.fcmServiceAccount])
             }
             return application
         }

@@ -34,6 +34,22 @@ extension PostgresStore {
         let (stored, version) = try await write { connection throws(StoreError) -> CategoryUpsertResult in
             var stored = category
             if category.id == 0 {
+                // The application's row lock (to COMMIT) makes the count and the insert one step
+                // for every server sharing the database (StoreLimits: checked inside the write).
+                // Two statements: the count's snapshot is taken after the lock is held.
+                let count = try pg { () throws(PGError) -> Int? in
+                    guard try connection.query("SELECT 1 FROM applications WHERE id = $1 FOR UPDATE", [String(applicationID)]).count > 0 else {
+                        return nil
+                    }
+                    return Int(try connection.query("SELECT count(*) FROM categories WHERE app_id = $1", [String(applicationID)]).int(0, 0))
+                }
+                guard let count else { throw .notFound("application \(applicationID)") }
+                if count >= StoreLimits.maxCategoriesPerApplication {
+                    throw .limitReached("""
+                        the application has \(count) categories, the most it may hold (\(StoreLimits.maxCategoriesPerApplication)): \
+                        delete one or replace one by its category_id
+                        """)
+                }
                 stored = try PostgresStore.insertCategory(category, applicationID: applicationID, on: connection)
             } else {
                 try PostgresStore.checkOwner(categoryID: category.id, applicationID: applicationID, on: connection)

@@ -31,13 +31,14 @@ extension PostgresStore {
         let (clause, values) = targetingClause(targeting)
         let rows = try pg { () throws(PGError) in
             try connection.query("""
-                SELECT hwid, push_token, language, badge FROM devices
+                SELECT hwid, push_token, language, badge, device_type FROM devices
                 WHERE app_id = $1 AND hwid > $2 AND push_token <> '' AND push_token <> dead_token\(clause)
                 ORDER BY hwid LIMIT $3
                 """, [String(applicationID), afterHWID ?? "", String(limit)] + values)
         }
         return (0..<rows.count).map { row in
-            TargetDevice(hwid: rows.text(row, 0), pushToken: rows.text(row, 1), language: rows.text(row, 2), badge: rows.int(row, 3))
+            TargetDevice(hwid: rows.text(row, 0), pushToken: rows.text(row, 1), language: rows.text(row, 2), badge: rows.int(row, 3),
+                         deviceType: Int32(truncatingIfNeeded: rows.int(row, 4)))
         }
     }
 
@@ -90,11 +91,12 @@ extension PostgresStore {
     public func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? {
         try await read { connection throws(StoreError) in
             let rows = try pg { () throws(PGError) in
-                try connection.query("SELECT hwid, push_token, language, badge FROM devices WHERE app_id = $1 AND hwid = $2",
+                try connection.query("SELECT hwid, push_token, language, badge, device_type FROM devices WHERE app_id = $1 AND hwid = $2",
                                      [String(applicationID), hwid])
             }
             guard rows.count > 0 else { return nil }
-            return TargetDevice(hwid: rows.text(0, 0), pushToken: rows.text(0, 1), language: rows.text(0, 2), badge: rows.int(0, 3))
+            return TargetDevice(hwid: rows.text(0, 0), pushToken: rows.text(0, 1), language: rows.text(0, 2), badge: rows.int(0, 3),
+                                deviceType: Int32(truncatingIfNeeded: rows.int(0, 4)))
         }
     }
 
@@ -103,17 +105,21 @@ extension PostgresStore {
             // The records handed over last whose outcomes were never recorded, then the retries.
             let rows = try pg { () throws(PGError) in
                 try connection.query("""
-                    SELECT d.id, d.hwid, d.attempt, d.state FROM messages m JOIN deliveries d
-                        ON d.id BETWEEN m.open_from AND m.open_to AND d.message_id = m.id AND d.state = 0
-                    WHERE m.id = $1
-                    UNION ALL
-                    SELECT id, hwid, attempt, state FROM deliveries WHERE message_id = $1 AND state = 3
+                    SELECT o.id, o.hwid, o.attempt, o.state, COALESCE(v.device_type, 0) FROM (
+                        SELECT d.id, d.hwid, d.attempt, d.state, m.app_id FROM messages m JOIN deliveries d
+                            ON d.id BETWEEN m.open_from AND m.open_to AND d.message_id = m.id AND d.state = 0
+                        WHERE m.id = $1
+                        UNION ALL
+                        SELECT d.id, d.hwid, d.attempt, d.state, m.app_id FROM deliveries d JOIN messages m ON m.id = d.message_id
+                        WHERE d.message_id = $1 AND d.state = 3
+                    ) o LEFT JOIN devices v ON v.app_id = o.app_id AND v.hwid = o.hwid
                     ORDER BY 1
                     """, [String(messageID)])
             }
             return (0..<rows.count).map { row in
                 OpenDeliveryRecord(deliveryID: UInt64(rows.int(row, 0)), hwid: rows.text(row, 1), attempt: Int(rows.int(row, 2)),
-                                   handedOver: rows.int(row, 3) == DeliveryState.handedOver.rawValue)
+                                   handedOver: rows.int(row, 3) == DeliveryState.handedOver.rawValue,
+                                   deviceType: Int32(truncatingIfNeeded: rows.int(row, 4)))
             }
         }
     }
@@ -255,6 +261,23 @@ extension PostgresStore {
                     SELECT id, $2, hwid, attempt, 0 FROM unnest($1::bigint[], $3::text[], $4::integer[]) AS r (id, hwid, attempt)
                     """, [PGText.intArray(ids), String(step.messageID), PGText.textArray(step.handOver.map(\.hwid)),
                           PGText.intArray(step.handOver.map { Int64($0.attempt) })])
+            }
+            if !step.platformCounts.isEmpty {
+                // Summed per platform first: one statement may not change a row twice.
+                try connection.query("""
+                    INSERT INTO message_platforms (message_id, device_type, targeted, sent, failed, invalid_tokens)
+                    SELECT $1, device_type, sum(targeted), sum(sent), sum(failed), sum(invalid_tokens)
+                    FROM unnest($2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+                        AS r (device_type, targeted, sent, failed, invalid_tokens)
+                    GROUP BY device_type
+                    ON CONFLICT (message_id, device_type) DO UPDATE SET targeted = message_platforms.targeted + excluded.targeted,
+                        sent = message_platforms.sent + excluded.sent, failed = message_platforms.failed + excluded.failed,
+                        invalid_tokens = message_platforms.invalid_tokens + excluded.invalid_tokens
+                    """, [String(step.messageID), PGText.intArray(step.platformCounts.map { Int64($0.deviceType) }),
+                          PGText.intArray(step.platformCounts.map { Int64(clamping: $0.targeted) }),
+                          PGText.intArray(step.platformCounts.map { Int64(clamping: $0.sent) }),
+                          PGText.intArray(step.platformCounts.map { Int64(clamping: $0.failed) }),
+                          PGText.intArray(step.platformCounts.map { Int64(clamping: $0.invalidTokens) })])
             }
             return ids.map { UInt64($0) }
         }

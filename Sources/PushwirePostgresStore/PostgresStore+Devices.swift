@@ -15,9 +15,15 @@ extension PostgresStore {
                     """, [String(device.applicationID), device.hwid, device.pushToken, String(device.deviceType), device.language,
                           String(device.timezone), device.userID, device.appVersion, String(now)])
             }
+            guard !tags.isEmpty else { return true }
+            // The upsert holds the device's row lock to COMMIT, so no other server changes its
+            // tags between this count and this write (StoreLimits: checked inside the write).
+            let before = try PostgresStore.readTags(applicationID: device.applicationID, hwid: device.hwid, on: connection)
             for change in tags {
                 try PostgresStore.apply(change, applicationID: device.applicationID, hwid: device.hwid, on: connection)
             }
+            try StoreLimits.checkTags(after: PostgresStore.readTags(applicationID: device.applicationID, hwid: device.hwid, on: connection),
+                                      before: before, hwid: device.hwid)
             return true
         }
     }
@@ -53,13 +59,18 @@ extension PostgresStore {
 
     public func updateTags(applicationID: Int64, hwid: String, _ changes: [TagChange]) async throws(StoreError) -> [TagRecord] {
         try await write { connection throws(StoreError) in
-            guard try PostgresStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection) else {
+            // FOR UPDATE: the device's row lock, held to COMMIT, keeps another server's tag
+            // write from passing the limits together with this one.
+            guard try PostgresStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection, locking: true) else {
                 throw .notFound("device \(hwid)")
             }
+            let before = try PostgresStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
             for change in changes {
                 try PostgresStore.apply(change, applicationID: applicationID, hwid: hwid, on: connection)
             }
-            return try PostgresStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
+            let tags = try PostgresStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
+            try StoreLimits.checkTags(after: tags, before: before, hwid: hwid)
+            return tags
         }
     }
 
@@ -70,9 +81,12 @@ extension PostgresStore {
         }
     }
 
-    static func deviceExists(applicationID: Int64, hwid: String, on connection: PGConnection) throws(StoreError) -> Bool {
+    /// Whether the device is stored; `locking` takes its row lock until COMMIT.
+    static func deviceExists(applicationID: Int64, hwid: String, on connection: PGConnection,
+                             locking: Bool = false) throws(StoreError) -> Bool {
         try pg { () throws(PGError) in
-            try connection.query("SELECT 1 FROM devices WHERE app_id = $1 AND hwid = $2", [String(applicationID), hwid]).count > 0
+            try connection.query("SELECT 1 FROM devices WHERE app_id = $1 AND hwid = $2" + (locking ? " FOR UPDATE" : ""),
+                                 [String(applicationID), hwid]).count > 0
         }
     }
 

@@ -202,6 +202,16 @@ extension PostgresStore {
                         stats.taps[UInt32(truncatingIfNeeded: taps.int(row, 1)), default: 0] += UInt64(clamping: taps.int(row, 2))
                     }
                 }
+                let platforms = try connection.query("""
+                    SELECT device_type, targeted, sent, failed, invalid_tokens FROM message_platforms
+                    WHERE message_id = $1 ORDER BY device_type
+                    """, [id])
+                for row in 0..<platforms.count {
+                    stats.platforms.append(PlatformCountRecord(
+                        deviceType: Int32(truncatingIfNeeded: platforms.int(row, 0)), targeted: UInt64(clamping: platforms.int(row, 1)),
+                        sent: UInt64(clamping: platforms.int(row, 2)), failed: UInt64(clamping: platforms.int(row, 3)),
+                        invalidTokens: UInt64(clamping: platforms.int(row, 4))))
+                }
                 return stats
             }
         }

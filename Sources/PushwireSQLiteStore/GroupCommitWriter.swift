@@ -106,15 +106,6 @@ final class GroupCommitWriter: Sendable {
         return .serving
     }
 
-    /// Whether writes can succeed: not after a failed fsync (final), not while the disk is full
-    /// (until a write succeeds again), nor once closed.
-    var health: StoreHealth {
-        if let failure = syncer.failure { return .notServing(reason: failure.description) }
-        if let full = writeHealth.notServingReason { return .notServing(reason: full) }
-        if state.withLock({ $0.closed }) { return .notServing(reason: StoreError.closed.description) }
-        return .serving
-    }
-
     /// Runs `body` in the next batch; returns its result once the batch is durable.
     ///
     /// - Parameter background: nobody waits for this write to answer a call (the delivery
