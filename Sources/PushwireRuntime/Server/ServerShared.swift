@@ -20,6 +20,17 @@ final class ServerShared: Sendable {
     let peakPausedOutputBytes = Atomic<Int>(0)
     /// How many times a connection's input was paused for a slow reader.
     let backpressurePauses = Atomic<Int>(0)
+    /// The most bytes one connection held at once (unsent responses, requests whose work has
+    /// not ended, answer reservations): what its byte budget bounds, for tests and diagnostics.
+    let peakHeldBytes = Atomic<Int>(0)
+    /// Blocking calls dropped before they started because they were cancelled or expired.
+    let blockingCallsSkipped = Atomic<Int>(0)
+    /// The threads of blocking calls and large requests.
+    let blockingPool: BlockingPool
+    /// Open connections per peer host (`maxConnectionsPerPeer`).
+    let peers = PeerConnections()
+    /// Accept failures for lack of descriptors or memory: logged at most once per interval.
+    let acceptFailures = RateLimitedWarning(intervalNanos: 10_000_000_000)
 
     // Limits in the units the hot path compares against.
     let prefaceTimeoutNanos: UInt64
@@ -32,6 +43,7 @@ final class ServerShared: Sendable {
         self.table = table
         self.logger = logger
         self.callLog = logger.level <= .debug ? CallLog(logger: logger, describe: describeCall) : nil
+        blockingPool = BlockingPool(threads: configuration.blockingThreads)
         var settings = Settings()
         settings.maxFrameSize = UInt32(clamping: configuration.maxFrameSize)
         settings.maxConcurrentCalls = UInt32(clamping: configuration.maxConcurrentCallsPerConnection)
