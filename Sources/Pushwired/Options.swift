@@ -81,6 +81,9 @@ struct Options {
           --max-output-buffer <bytes>    a connection's byte budget: unsent responses plus the
                                          requests and answers of its calls at work; above it
                                          its input is paused (default: 4194304)
+          --max-buffered-bytes <bytes>   bytes held for all connections together; above it,
+                                         connections holding more than 64 KiB wait
+                                         (default: 536870912)
           --log-level <level>            trace, debug, info, notice, warning, error, critical
                                          (default: info); debug logs one line per call
           --log-format <format>          text (key=value, default) or json (one object per line)
@@ -202,6 +205,7 @@ struct Options {
         case "max-connections": configuration.maxConnections = try Self.count(name, value, minimum: 1)
         case "max-connections-per-peer": configuration.maxConnectionsPerPeer = try Self.count(name, value, minimum: 1)
         case "max-output-buffer": configuration.maxOutputBufferBytes = try Self.count(name, value, minimum: 1024)
+        case "max-buffered-bytes": configuration.maxBufferedBytes = try Self.count(name, value, minimum: 1024 * 1024)
         case "idle-timeout": configuration.idleTimeout = try Self.duration(name, value)
         case "preface-timeout": configuration.prefaceTimeout = try Self.duration(name, value)
         case "frame-timeout": configuration.incompleteFrameTimeout = try Self.duration(name, value)

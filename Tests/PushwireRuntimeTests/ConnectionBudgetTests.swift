@@ -48,6 +48,33 @@ final class ConnectionBudgetTests: XCTestCase {
         }
     }
 
+    /// Requests the budget keeps waiting in the decoder are whole frames, not a frame the peer is
+    /// slow to send: a pause longer than the incomplete-frame timeout must not end the connection
+    /// (it was answered GoAway DEADLINE_EXCEEDED "a frame stayed incomplete for too long").
+    func testFramesWaitingForTheBudgetAreNotAnIncompleteFrame() throws {
+        let (server, address) = try startTestServer {
+            $0.maxOutputBufferBytes = 16 * 1024
+            $0.incompleteFrameTimeout = .milliseconds(300)
+        }
+        defer { stop(server) }
+        let client = try TestClient(address)
+        var requests: [UInt8] = []
+        for callID in UInt32(1)...120 {
+            Frame.request(callID: callID, method: TestMethods.blockingSleep.path, message: TestMethods.request("20"))
+                .encode(appendingTo: &requests, lengthPrefixed: true)
+        }
+        // 120 calls of 20 ms, one at a time (the budget leaves no room for a second answer's
+        // reservation): about 2.5 s during which most requests wait, read but not decoded.
+        try client.sendRaw(requests)
+        var answered = 0
+        while answered < 120 {
+            let response = try client.readResponse(timeout: 10)
+            XCTAssertEqual(response.code, .ok)
+            answered += 1
+        }
+        XCTAssertGreaterThan(server.backpressureStatistics.pauses, 0, "the budget paused the connection")
+    }
+
     /// Cancelled and expired blocking calls waiting for a thread never start: with one call at a
     /// time per connection, a 300 ms call runs while 40 are cancelled and 20 expire behind it.
     func testCancelledAndExpiredBlockingCallsDoNotStart() throws {

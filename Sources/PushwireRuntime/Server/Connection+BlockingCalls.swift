@@ -64,6 +64,12 @@ extension Connection {
             if blockingRunning > 0 || outputBytes > 0 {
                 guard outputBytes + heldBytes + Self.answerReservationBytes <= configuration.maxOutputBufferBytes else { return }
             }
+            // Over the server's total, only small connections start work; the tick retries.
+            if mustWaitForServer {
+                pausedForServer = true
+                if !readingPaused { pauseReading() }
+                return
+            }
             blockingWaiting[blockingWaitingHead] = nil
             blockingWaitingHead += 1
             queuedByCallID[next.callID] = nil

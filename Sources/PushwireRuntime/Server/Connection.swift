@@ -84,6 +84,14 @@ final class Connection: EventHandler, @unchecked Sendable {
     var queuedByCallID: [UInt32: QueuedCall] = [:]
     /// This connection's queue on the blocking pool, made on its first blocking call.
     var lane: BlockingPool.Lane?
+    /// The footprint last added to `shared.bufferedBytes`.
+    private var publishedFootprint = 0
+    /// Set when reading stopped because the server as a whole holds too much
+    /// (`maxBufferedBytes`); the housekeeping tick resumes it.
+    var pausedForServer = false
+    /// A connection holding at most this is never held back for the server's total: ordinary
+    /// calls go on while large ones wait.
+    static let smallFootprint = 64 * 1024
 
     private let openedAt: UInt64
     var lastFrameAt: UInt64
@@ -103,6 +111,26 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// Bytes the connection makes the server hold: unsent output plus `heldBytes`.
     var heldTotal: Int { output.count - outputStart + heldBytes }
+
+    /// What the connection holds in memory: its input buffer, its output buffer and `heldBytes`.
+    var footprint: Int { decoder.allocatedByteCount + output.capacity + heldBytes }
+
+    /// Adds the change in `footprint` to the server's total, when it moved by 16 KiB or more (or
+    /// to 0): one atomic add per read batch at most, and a total exact to 16 KiB per connection.
+    func publishFootprint() {
+        let current = footprint
+        let delta = current - publishedFootprint
+        guard delta >= 16 * 1024 || delta <= -16 * 1024 || (current == 0 && delta != 0) else { return }
+        publishedFootprint = current
+        let total = shared.bufferedBytes.add(delta, ordering: .relaxed).newValue
+        if delta > 0 { shared.peakBufferedBytes.max(total, ordering: .relaxed) }
+    }
+
+    /// Whether this connection must wait for the server's total to fall: it holds more than a
+    /// small connection and the total is over `maxBufferedBytes`.
+    var mustWaitForServer: Bool {
+        footprint > Self.smallFootprint && shared.isOverBufferedBytes
+    }
 
     /// Publishes a new peak of `heldTotal`; an integer compare unless it is one.
     @inline(__always)
@@ -126,6 +154,13 @@ final class Connection: EventHandler, @unchecked Sendable {
         if events & CPW_EPOLLOUT != 0 {
             flush()
         }
+        if pausedForServer, events & (CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 {
+            // Held back for the server's total with its input unread: a peer that has stopped
+            // sending cannot complete what it started, and what it holds is wanted back now,
+            // not at the incomplete-frame timeout.
+            close(reason: "peer closed while held back for the server's memory")
+            return
+        }
         if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 {
             // When the peer has closed its side, read to the end even after a short read: the
             // end of stream raises no further edge.
@@ -134,6 +169,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         if case .closed = state { return }
         // One write for everything this read batch produced.
         if outputStart < output.count { flush() }
+        publishFootprint()
     }
 
     private func readAvailable(toTheEnd: Bool = false) {
@@ -154,6 +190,19 @@ final class Connection: EventHandler, @unchecked Sendable {
                 break
             }
             if readingPaused { return }
+            // Published before each read, so that connections growing in the same wake see
+            // each other's growth.
+            publishFootprint()
+            if mustWaitForServer {
+                if toTheEnd {
+                    // The peer has closed its side: see handleEvents.
+                    close(reason: "peer closed while held back for the server's memory")
+                    return
+                }
+                pausedForServer = true
+                pauseReading()
+                return
+            }
             var outcome = ReadOutcome.wouldBlock
             var filled = false
             let fd = self.fd.raw
@@ -340,11 +389,20 @@ final class Connection: EventHandler, @unchecked Sendable {
         inFlight.removeAll()
         dropQueuedCalls()
         output = []
+        decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
+        heldBytes = 0
+        publishFootprint()
         owner.connectionClosed(self)
     }
 
-    /// Housekeeping: preface, idle, incomplete-frame and linger timeouts.
+    /// Housekeeping: preface, idle, incomplete-frame and linger timeouts, and resuming a
+    /// connection held back for the server's total.
     func checkTimeouts(now: UInt64) {
+        if pausedForServer, case .open = state,
+           shared.bufferedBytes.load(ordering: .relaxed) <= shared.configuration.maxBufferedBytes / 8 * 7 {
+            pausedForServer = false
+            budgetChanged()
+        }
         switch state {
         case .awaitingPreface:
             if now &- openedAt > shared.prefaceTimeoutNanos { close(reason: "preface timeout") }
@@ -355,6 +413,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                 decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
                 output = []
                 outputStart = 0
+                publishFootprint()
             }
             if let since = partialFrameSince, now &- since > shared.incompleteFrameTimeoutNanos {
                 goAwayAndClose(status: .deadlineExceeded, message: "a frame stayed incomplete for too long")
@@ -455,8 +514,9 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// every answer).
     func budgetChanged() {
         guard case .open = state else { return }
+        publishFootprint()
         if blockingWaitingHead < blockingWaiting.count { startQueuedCalls() }
-        guard readingPaused, heldTotal <= shared.configuration.maxOutputBufferBytes / 2 else { return }
+        guard readingPaused, !pausedForServer, heldTotal <= shared.configuration.maxOutputBufferBytes / 2 else { return }
         readingPaused = false
         updateInterest()
         // Frames may be waiting in the decoder with nothing left in the socket to raise an event:

@@ -231,6 +231,15 @@ public final class Server: Sendable {
         return (0, 0)
     }
 
+    /// The bytes held for all connections together (to within 16 KiB per connection), now and at
+    /// most so far: what `maxBufferedBytes` bounds.
+    public var bufferedBytesStatistics: (current: Int, peak: Int) {
+        if case .running(let shared, _, _) = phase.withLock({ $0 }) {
+            return (shared.bufferedBytes.load(ordering: .relaxed), shared.peakBufferedBytes.load(ordering: .relaxed))
+        }
+        return (0, 0)
+    }
+
     /// Whether a graceful shutdown has begun (Health answers NOT_SERVING from then on).
     public var isDraining: Bool {
         if case .running(let shared, _, _) = phase.withLock({ $0 }) { return shared.isDraining }

@@ -36,6 +36,12 @@ public struct ServerConfiguration: Sendable {
     /// Above it the server stops reading the connection's requests and starts none of its queued
     /// blocking calls (backpressure); reading resumes once it is back under half of it.
     public var maxOutputBufferBytes: Int
+    /// Bytes the server holds for all its connections together (their budgets' contents plus
+    /// their input buffers). Above it, a connection holding more than 64 KiB stops being read
+    /// and starts no queued blocking call until the total is back under seven eighths of it, so
+    /// that many connections each within their budget cannot exhaust memory together; small
+    /// connections (ordinary calls) are never held back.
+    public var maxBufferedBytes: Int
     /// Blocking calls (store reads, large requests' checks) one connection may have running or
     /// queued on the server's blocking threads; its further ones wait in the connection, where
     /// a Cancel or deadline drops them before they start.
@@ -61,7 +67,7 @@ public struct ServerConfiguration: Sendable {
     /// The defaults: `127.0.0.1:7355`, one loop per core, 4 MiB frames, 1024 calls per connection,
     /// 100,000 connections and 1,000 per peer, 10 s preface, 5 min idle, 30 s per frame, 10 s
     /// drain, 4 MiB output buffer, 4 blocking calls per connection on max(4, 2 per core) threads,
-    /// requests from 64 KiB checked off the loop.
+    /// requests from 64 KiB checked off the loop, 512 MiB held across connections.
     public init(
         listen: SocketAddress = ServerConfiguration.defaultListenAddress,
         threads: Int = ServerConfiguration.defaultThreadCount,
@@ -74,6 +80,7 @@ public struct ServerConfiguration: Sendable {
         incompleteFrameTimeout: Duration = .seconds(30),
         drainTimeout: Duration = .seconds(10),
         maxOutputBufferBytes: Int = 4 * 1024 * 1024,
+        maxBufferedBytes: Int = 512 * 1024 * 1024,
         maxBlockingCallsPerConnection: Int = 4,
         blockingThreads: Int = max(4, 2 * ServerConfiguration.defaultThreadCount),
         largeRequestBytes: Int = 64 * 1024,
@@ -92,6 +99,7 @@ public struct ServerConfiguration: Sendable {
         self.incompleteFrameTimeout = incompleteFrameTimeout
         self.drainTimeout = drainTimeout
         self.maxOutputBufferBytes = maxOutputBufferBytes
+        self.maxBufferedBytes = maxBufferedBytes
         self.maxBlockingCallsPerConnection = maxBlockingCallsPerConnection
         self.blockingThreads = blockingThreads
         self.largeRequestBytes = largeRequestBytes

@@ -23,6 +23,11 @@ final class ServerShared: Sendable {
     /// The most bytes one connection held at once (unsent responses, requests whose work has
     /// not ended, answer reservations): what its byte budget bounds, for tests and diagnostics.
     let peakHeldBytes = Atomic<Int>(0)
+    /// Bytes held for all connections (each connection's published footprint: input buffer,
+    /// output buffer, held bytes), compared with `maxBufferedBytes`.
+    let bufferedBytes = Atomic<Int>(0)
+    /// The most `bufferedBytes` reached, for tests and diagnostics.
+    let peakBufferedBytes = Atomic<Int>(0)
     /// Blocking calls dropped before they started because they were cancelled or expired.
     let blockingCallsSkipped = Atomic<Int>(0)
     /// The threads of blocking calls and large requests.
@@ -61,4 +66,7 @@ final class ServerShared: Sendable {
     }
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Whether the connections together hold more than `maxBufferedBytes`.
+    var isOverBufferedBytes: Bool { bufferedBytes.load(ordering: .relaxed) > configuration.maxBufferedBytes }
 }
