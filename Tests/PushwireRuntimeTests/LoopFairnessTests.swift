@@ -37,4 +37,29 @@ final class LoopFairnessTests: XCTestCase {
         let worst = latencies.last ?? 0
         XCTAssertLessThan(worst, 0.1, "Health/Check took up to \(Int(worst * 1000)) ms (median \(Int(latencies[latencies.count / 2] * 1_000_000)) µs)")
     }
+
+    /// Large requests are checked on threads of their own: another client's store read does not
+    /// wait behind them (on shared threads it waited for one of them, 400 ms here).
+    func testBlockingCallsDoNotWaitBehindLargeRequests() throws {
+        let (server, address) = try startTestServer { $0.largeRequestThreads = 2 }
+        defer { stop(server) }
+        let heavy = try TestClient(address)
+        let message = rawHealthRequest(Array("400 ".utf8) + [UInt8](repeating: 0x78, count: 128 * 1024))
+        var frames: [UInt8] = []
+        for callID in UInt32(1)...8 {
+            frames += rawRequestFrame(callID: callID, method: TestMethods.heavy.path, message: message)
+        }
+        let sent = sendInBackground(fd: heavy.fd, frames)
+        usleep(100_000)
+        let other = try TestClient(address)
+        var worst = 0.0
+        for _ in 0..<5 {
+            let started = TestClient.now()
+            XCTAssertEqual(try other.call(TestMethods.blockingSleep.path, TestMethods.request("0")).code, .ok)
+            worst = max(worst, TestClient.now() - started)
+        }
+        XCTAssertEqual(sent.wait(timeout: .now() + 30), .success)
+        for _ in 0..<8 { XCTAssertEqual(try heavy.readResponse(timeout: 10).code, .ok) }
+        XCTAssertLessThan(worst, 0.1, "a blocking call took up to \(Int(worst * 1000)) ms")
+    }
 }

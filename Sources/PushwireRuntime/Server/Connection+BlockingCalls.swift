@@ -9,13 +9,18 @@ final class QueuedCall {
     let charge: Int
     /// Runs the call's handler on a pool thread; its outcome goes to the completion.
     let start: @Sendable (@escaping @Sendable (CallOutcome) -> Void) -> Void
+    /// Whether it runs on the large-request pool (a large request's checks) rather than the
+    /// blocking one (a store read).
+    let isLargeRequest: Bool
     /// Set when a Cancel or deadline dropped the call before it started.
     var isReleased = false
 
-    init(callID: UInt32, call: InFlightCall, charge: Int, start: @escaping @Sendable (@escaping @Sendable (CallOutcome) -> Void) -> Void) {
+    init(callID: UInt32, call: InFlightCall, charge: Int, isLargeRequest: Bool,
+         start: @escaping @Sendable (@escaping @Sendable (CallOutcome) -> Void) -> Void) {
         self.callID = callID
         self.call = call
         self.charge = charge
+        self.isLargeRequest = isLargeRequest
         self.start = start
     }
 }
@@ -36,9 +41,11 @@ extension Connection {
     /// known only once it is made.
     static let answerReservationBytes = 64 * 1024
 
-    /// Tracks the call, charges its request and queues it for the blocking pool.
+    /// Tracks the call, charges its request and queues it for the blocking pool, or with
+    /// `isLargeRequest` for the large-request pool.
     func queueBlocking(
-        _ handler: @escaping RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64
+        _ handler: @escaping RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64,
+        isLargeRequest: Bool = false
     ) {
         let call = InFlightCall()
         track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
@@ -49,7 +56,9 @@ extension Connection {
         let charge = message.count + Self.callOverheadBytes
         heldBytes += charge
         notePressure()
-        let queued = QueuedCall(callID: callID, call: call, charge: charge) { complete in handler(context, message, complete) }
+        let queued = QueuedCall(callID: callID, call: call, charge: charge, isLargeRequest: isLargeRequest) { complete in
+            handler(context, message, complete)
+        }
         blockingWaiting.append(queued)
         queuedByCallID[callID] = queued
         startQueuedCalls()
@@ -106,11 +115,12 @@ extension Connection {
 
     private func submit(_ queued: QueuedCall) {
         let lane: BlockingPool.Lane
-        if let existing = self.lane {
+        let pool = queued.isLargeRequest ? shared.largeRequestPool : shared.blockingPool
+        if let existing = queued.isLargeRequest ? largeRequestLane : self.lane {
             lane = existing
         } else {
             lane = BlockingPool.Lane()
-            self.lane = lane
+            if queued.isLargeRequest { largeRequestLane = lane } else { self.lane = lane }
         }
         let loop = owner.loop
         let call = queued.call
@@ -118,7 +128,7 @@ extension Connection {
         let start = queued.start
         let release = queued.charge + Self.answerReservationBytes
         let shared = self.shared
-        shared.blockingPool.submit({ [self] in
+        pool.submit({ [self] in
             if call.cancellation.isSet {
                 // Answered (CANCELLED, DEADLINE_EXCEEDED) or its connection closed while it
                 // waited for a thread: the result would be dropped, so do none of the work.

@@ -194,15 +194,15 @@ extension Connection {
         switch method.handler {
         case .onLoop(let handler) where isLarge:
             queueBlocking({ context, bytes, complete in complete(handler(context, bytes)) },
-                          callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+                          callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
 
         case .offLoop(let handler) where isLarge:
-            queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+            queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
 
         case .onLoopOrOffLoop(let fast, let slow) where isLarge:
             queueBlocking({ context, bytes, complete in
                 if let result = fast(context, bytes) { complete(result) } else { slow(context, bytes, complete) }
-            }, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+            }, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
 
         case .blocking(let handler):
             queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)

@@ -82,8 +82,9 @@ final class Connection: EventHandler, @unchecked Sendable {
     var releasedWaitingCount = 0
     /// The waiting calls by id, so that a Cancel or deadline finds its call's entry.
     var queuedByCallID: [UInt32: QueuedCall] = [:]
-    /// This connection's queue on the blocking pool, made on its first blocking call.
+    /// This connection's queues on the blocking and large-request pools, made on first use.
     var lane: BlockingPool.Lane?
+    var largeRequestLane: BlockingPool.Lane?
     /// The footprint last added to `shared.bufferedBytes`.
     private var publishedFootprint = 0
     /// Set when reading stopped because the server as a whole holds too much

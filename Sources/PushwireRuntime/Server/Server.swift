@@ -182,6 +182,7 @@ public final class Server: Sendable {
             }
             extensions.closeHTTPDoorAfterFailedStart()
             shared.blockingPool.stop()
+            shared.largeRequestPool.stop()
             throw error
         }
         phase.withLock { $0 = .running(shared: shared, loops: loops, address: address) }
@@ -276,6 +277,7 @@ public final class Server: Sendable {
         for loopServer in loops { loopServer.loop.join() }
         extensions.releaseHTTPDoor()
         shared.blockingPool.stop()
+        shared.largeRequestPool.stop()
         phase.withLock { $0 = .stopped }
         signalWatcher.withLock { $0 = nil }
         logger.info("stopped")

@@ -30,8 +30,10 @@ final class ServerShared: Sendable {
     let peakBufferedBytes = Atomic<Int>(0)
     /// Blocking calls dropped before they started because they were cancelled or expired.
     let blockingCallsSkipped = Atomic<Int>(0)
-    /// The threads of blocking calls and large requests.
+    /// The threads of blocking calls.
     let blockingPool: BlockingPool
+    /// The threads that decode and check large requests.
+    let largeRequestPool: BlockingPool
     /// Open connections per peer host (`maxConnectionsPerPeer`).
     let peers = PeerConnections()
     /// Accept failures for lack of descriptors or memory: logged at most once per interval.
@@ -49,6 +51,7 @@ final class ServerShared: Sendable {
         self.logger = logger
         self.callLog = logger.level <= .debug ? CallLog(logger: logger, describe: describeCall) : nil
         blockingPool = BlockingPool(threads: configuration.blockingThreads)
+        largeRequestPool = BlockingPool(threads: configuration.largeRequestThreads)
         var settings = Settings()
         settings.maxFrameSize = UInt32(clamping: configuration.maxFrameSize)
         settings.maxConcurrentCalls = UInt32(clamping: configuration.maxConcurrentCallsPerConnection)
