@@ -61,7 +61,8 @@ extension Connection {
         }
         blockingWaiting.append(queued)
         queuedByCallID[callID] = queued
-        startQueuedCalls()
+        // Started once the read batch is decoded (processFrames), not now: a Cancel in the same
+        // batch (a GetTags + Cancel loop) then drops the call before any thread can take it.
     }
 
     /// Hands waiting calls to the pool while they fit (see the type's comment).

@@ -53,6 +53,7 @@ extension Connection {
                 break
             }
         }
+        if blockingWaitingHead < blockingWaiting.count { startQueuedCalls() }
         let now = monotonicNanos()
         if completedAny { lastFrameAt = now }
         // Whole frames left undecoded (reading paused by the byte budget, or the turn yielded)
