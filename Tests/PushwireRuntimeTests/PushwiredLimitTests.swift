@@ -45,7 +45,8 @@ final class PushwiredLimitTests: XCTestCase {
     /// flag or from the config file.
     func testDurationTooLongIsAUsageError() throws {
         for value in ["1e300", "1e300ms", "366d", "400000h"] {
-            let result = try runToEnd(["--idle-timeout", value, "--data-dir", temporaryDirectory()])
+            // --listen on port 0: should the check fail, the server must not take a fixed port.
+            let result = try runToEnd(["--idle-timeout", value, "--listen", "127.0.0.1:0", "--data-dir", temporaryDirectory()])
             XCTAssertEqual(result.status, 64, "\(value): \(result.stderr)")
             if value != "366d" { XCTAssertTrue(result.stderr.contains("longest duration"), result.stderr) }
         }
@@ -53,7 +54,7 @@ final class PushwiredLimitTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "drain-timeout = 1e300\n".write(toFile: directory + "/c.conf", atomically: true, encoding: .utf8)
-        let result = try runToEnd(["--config", directory + "/c.conf", "--data-dir", directory])
+        let result = try runToEnd(["--config", directory + "/c.conf", "--listen", "127.0.0.1:0", "--data-dir", directory])
         XCTAssertEqual(result.status, 64, result.stderr)
         XCTAssertTrue(result.stderr.contains("c.conf:1: --drain-timeout"), result.stderr)
     }
