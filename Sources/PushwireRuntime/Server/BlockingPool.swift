@@ -63,6 +63,10 @@ final class BlockingPool: Sendable {
         }
     }
 
+    /// The HTTP door's blocking calls (MethodInvoker), started on first use and kept for the
+    /// process.
+    static let httpDoor = BlockingPool(threads: max(4, 2 * ServerConfiguration.defaultThreadCount))
+
     /// The threads' niceness (Linux weighs niceness 0 as 1024 and 5 as 335).
     static let niceness: Int32 = 5
 
