@@ -142,12 +142,16 @@ let usage = """
 /// Seconds from `10s`, `500ms`, `250us`, `2m` or a bare number of seconds.
 func parseDuration(_ text: String) -> Double? {
     let units: [(String, Double)] = [("ms", 1e-3), ("us", 1e-6), ("µs", 1e-6), ("s", 1), ("m", 60)]
-    for (suffix, scale) in units where text.hasSuffix(suffix) {
-        guard let value = Double(text.dropLast(suffix.count)), value >= 0 else { return nil }
-        return value * scale
+    var number = Substring(text)
+    var scale = 1.0
+    for (suffix, factor) in units where text.hasSuffix(suffix) {
+        number = text.dropLast(suffix.count)
+        scale = factor
+        break
     }
-    guard let value = Double(text), value >= 0 else { return nil }
-    return value
+    // At most a year: the seconds become UInt64 nanoseconds, which traps for 1e300 or inf.
+    guard let value = Double(number), value >= 0, value.isFinite, value * scale <= 365 * 24 * 3600 else { return nil }
+    return value * scale
 }
 
 /// `Health/Check` → `/pushwire.v1.Health/Check`; full paths are kept.

@@ -9,7 +9,9 @@
 /// - the unread bytes move to the front only once the read index has passed half the buffer, so a
 ///   byte is moved at most as often as a byte before it was consumed: linear overall;
 /// - the buffer grows with the bytes actually received (doubling), never ahead of them to the
-///   announced length, so a peer that announces a large frame and stalls costs little;
+///   announced length, so a peer that announces a large frame and stalls costs little; and a
+///   doubling never goes past the end of the frame being received (plus the read's room), so an
+///   incomplete frame costs about its own bytes, not up to twice them;
 /// - after a large frame the buffer shrinks back, so an idle connection keeps at most
 ///   `retainedCapacity` bytes rather than its largest frame.
 ///
@@ -66,6 +68,13 @@ public struct FrameDecoder: Sendable {
 
     /// Bytes currently allocated for the buffer (received or free).
     public var allocatedByteCount: Int { storage.count }
+
+    /// Whether a whole frame is buffered (and not yet decoded): a reader that stopped decoding
+    /// for backpressure tells waiting frames from a frame still arriving.
+    public var hasCompleteFrame: Bool {
+        guard let size = announcedFrameSize() else { return false }
+        return bufferedByteCount >= size
+    }
 
     /// Lets the caller write received bytes straight into the buffer, e.g. with `read(2)`.
     /// - Parameters:
@@ -215,8 +224,26 @@ public struct FrameDecoder: Sendable {
         if readIndex >= unread && storage.count - unread >= count {
             compact()
         } else {
-            reallocate(capacity: max(Self.initialCapacity, unread + count, storage.count * 2))
+            var capacity = max(Self.initialCapacity, unread + count, storage.count * 2)
+            // While a large frame comes in, doubling would leave on average a third of the buffer
+            // unused (a 2.1 MiB frame in 4 MiB): stop at the frame's end plus the room asked for.
+            if let frameEnd = announcedFrameSize(), frameEnd > unread {
+                capacity = min(capacity, max(Self.initialCapacity, frameEnd + count))
+            }
+            reallocate(capacity: capacity)
         }
+    }
+
+    /// The size (prefix included) of the frame at the read index, once its length prefix is in
+    /// and within the limit.
+    private func announcedFrameSize() -> Int? {
+        let prefixSize = WireProtocol.lengthPrefixSize
+        guard !awaitingPreface, failure == nil, bufferedByteCount >= prefixSize else { return nil }
+        var length = 0
+        for offset in 0..<prefixSize {
+            length = length << 8 | Int(storage[readIndex + offset])
+        }
+        return length <= maxFrameSize ? prefixSize + length : nil
     }
 
     /// Moves the unread bytes to the front of the buffer.

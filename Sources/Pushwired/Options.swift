@@ -84,12 +84,18 @@ struct Options {
           --max-frame-size <bytes>       largest frame accepted (default: 4194304)
           --max-calls-per-connection <n> calls in flight per connection (default: 1024)
           --max-connections <n>          open connections (default: 100000)
+          --max-connections-per-peer <n> open connections from one IPv4 address or IPv6 /64
+                                         (default: 1000)
           --idle-timeout <duration>      close connections idle this long; 0 = never (default: 300s)
           --preface-timeout <duration>   time allowed to send the preface (default: 10s)
           --frame-timeout <duration>     time allowed to complete a started frame (default: 30s)
           --drain-timeout <duration>     time calls in flight get on shutdown (default: 10s)
-          --max-output-buffer <bytes>    responses buffered for a slow reader before its input
-                                         is paused (default: 4194304)
+          --max-output-buffer <bytes>    a connection's byte budget: unsent responses plus the
+                                         requests and answers of its calls at work; above it
+                                         its input is paused (default: 4194304)
+          --max-buffered-bytes <bytes>   bytes held for all connections together; above it,
+                                         connections holding more than 64 KiB wait
+                                         (default: 536870912)
           --log-level <level>            trace, debug, info, notice, warning, error, critical
                                          (default: info); debug logs one line per call
           --log-format <format>          text (key=value, default) or json (one object per line)
@@ -113,7 +119,8 @@ struct Options {
           --help                         show this help
           --version                      show the version
 
-        Durations are a number of seconds or a number with ms, s, m or h: 500ms, 30s, 5m.
+        Durations are a number of seconds or a number with ms, s, m or h: 500ms, 30s, 5m; at most
+        365 days.
         SIGTERM or SIGINT drains gracefully and exits 0; a second signal exits at once (status 1).
         SIGHUP reopens the sink file. Under systemd (Type=notify), pushwired reports READY=1 on
         $NOTIFY_SOCKET once it listens. The log goes to stderr.
@@ -232,7 +239,9 @@ struct Options {
         case "max-frame-size": configuration.maxFrameSize = try Self.count(name, value, minimum: 64)
         case "max-calls-per-connection": configuration.maxConcurrentCallsPerConnection = try Self.count(name, value, minimum: 1)
         case "max-connections": configuration.maxConnections = try Self.count(name, value, minimum: 1)
+        case "max-connections-per-peer": configuration.maxConnectionsPerPeer = try Self.count(name, value, minimum: 1)
         case "max-output-buffer": configuration.maxOutputBufferBytes = try Self.count(name, value, minimum: 1024)
+        case "max-buffered-bytes": configuration.maxBufferedBytes = try Self.count(name, value, minimum: 1024 * 1024)
         case "idle-timeout": configuration.idleTimeout = try Self.duration(name, value)
         case "preface-timeout": configuration.prefaceTimeout = try Self.duration(name, value)
         case "frame-timeout": configuration.incompleteFrameTimeout = try Self.duration(name, value)
@@ -297,8 +306,16 @@ struct Options {
         guard let amount = Double(number), amount >= 0, amount.isFinite else {
             throw UsageError(message: "--\(name): '\(value)' is not a duration such as 30s, 500ms or 5m")
         }
-        return .milliseconds(Int64((amount * scale * 1000).rounded()))
+        let milliseconds = (amount * scale * 1000).rounded()
+        // Checked before the conversion: Int64(1e300) traps, and no timeout needs more than a year.
+        guard milliseconds <= Self.longestDurationMilliseconds else {
+            throw UsageError(message: "--\(name): '\(value)' is longer than the longest duration accepted, 365 days")
+        }
+        return .milliseconds(Int64(milliseconds))
     }
+
+    /// 365 days, in milliseconds.
+    static let longestDurationMilliseconds = 365.0 * 24 * 3600 * 1000
 }
 
 extension StringProtocol {

@@ -167,6 +167,34 @@ final class FrameCodecTests: XCTestCase {
         }
     }
 
+    /// An incomplete large frame costs about its own bytes: the buffer grows by doubling but not
+    /// past the frame's end plus one read's room (issue 16 item 9: a frame of 2.1 MiB used to sit
+    /// in a 4 MiB buffer, 1.9× its bytes). Read as a socket would, 64 KiB at a time.
+    func testIncompleteLargeFrameCostsAboutItsBytes() throws {
+        let body = [UInt8](repeating: 0x41, count: 2_200_000)
+        let stream = Self.encoded([Frame.response(callID: 1, status: .ok, body: body)], preface: false)
+        var decoder = FrameDecoder(maxFrameSize: 4 * 1024 * 1024, expectsPreface: false)
+        var offset = 0
+        var peak = 0
+        while offset < stream.count - 1 {
+            let end = min(stream.count - 1, offset + 65536)
+            decoder.withWritableTail(minimumCapacity: 65536) { tail in
+                let count = min(tail.count, end - offset)
+                stream[offset..<(offset + count)].withUnsafeBytes { tail.copyMemory(from: $0) }
+                offset += count
+                return count
+            }
+            peak = max(peak, decoder.allocatedByteCount)
+            XCTAssertNil(try decoder.nextFrame())
+        }
+        XCTAssertLessThanOrEqual(peak, stream.count + 2 * 65536, "an incomplete frame of \(stream.count) bytes held \(peak)")
+        // The last byte completes it.
+        stream[(stream.count - 1)...].withUnsafeBytes { decoder.append($0) }
+        guard case .response(let response)? = try decoder.nextFrame()?.kind else { return XCTFail("expected the response") }
+        XCTAssertEqual(response.message, body)
+        XCTAssertLessThanOrEqual(decoder.statistics.bytesMoved, 2 * stream.count, "growth stays linear")
+    }
+
     /// Random and mutated streams only ever produce frames or errors: never a crash, a hang or
     /// out-of-bounds access (run under ASan or valgrind for the memory side).
     func testRandomAndMutatedStreams() {

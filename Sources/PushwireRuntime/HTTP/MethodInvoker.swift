@@ -43,6 +43,16 @@ enum MethodInvoker {
             } else {
                 slow(context, message) { outcome in loop.execute { completion(outcome) } }
             }
+        case .blocking(let handler):
+            // Off the loop, on threads for the HTTP door's blocking calls (each call its own lane);
+            // a call cancelled before its turn does not run.
+            BlockingPool.httpDoor.submit({
+                if cancellation.isSet {
+                    loop.execute { completion(.failure(RPCError(.cancelled, "cancelled before it started"))) }
+                    return
+                }
+                handler(context, message) { outcome in loop.execute { completion(outcome) } }
+            }, to: BlockingPool.Lane())
         }
     }
 }

@@ -22,6 +22,8 @@ enum InstrumentedMethods {
             }
         case .offLoop(let body):
             return .offLoop(wrap(body, index: index, metrics: metrics))
+        case .blocking(let body):
+            return .blocking(wrap(body, index: index, metrics: metrics))
         case .onLoopOrOffLoop(let fast, let slow):
             return .onLoopOrOffLoop(
                 fast: { context, bytes in

@@ -8,12 +8,24 @@ import PushwireWire
 /// appending each answer to the connection's output. Loop thread only, like the rest of
 /// `Connection`.
 extension Connection {
+    /// A connection's share of one loop turn: after this many frame bytes or frames, the rest of
+    /// what it has buffered waits until the loop's other ready connections have had their turn,
+    /// so that one peer's pipelined big requests do not hold up the others' small calls.
+    static let turnBytes = 256 * 1024
+    static let turnFrames = 512
+
     func processFrames() {
         var completedAny = false
+        var turnBytes = 0
+        var turnFrames = 0
         while case .open = state, !readingPaused {
             let step: FrameStep?
+            var size = 0
             do {
-                step = try decoder.withNextPayload { payload in self.answerOrDecode(payload) }
+                step = try decoder.withNextPayload { payload in
+                    size = payload.count
+                    return self.answerOrDecode(payload)
+                }
             } catch {
                 protocolError(error)
                 return
@@ -30,14 +42,23 @@ extension Connection {
                 return
             }
             // Checked per frame: one read can hold thousands of requests, and a peer that does not
-            // read its responses must not make the buffer grow by all of their answers at once.
-            if output.count - outputStart > shared.configuration.maxOutputBufferBytes {
+            // read its responses must not make the server hold all of their answers at once.
+            if heldTotal > shared.configuration.maxOutputBufferBytes {
                 pauseReading()
             }
+            turnBytes += size + WireProtocol.lengthPrefixSize
+            turnFrames += 1
+            if turnBytes >= Self.turnBytes || turnFrames >= Self.turnFrames, decoder.bufferedByteCount > 0 {
+                yieldTurn()
+                break
+            }
         }
+        if blockingWaitingHead < blockingWaiting.count { startQueuedCalls() }
         let now = monotonicNanos()
         if completedAny { lastFrameAt = now }
-        if decoder.bufferedByteCount == 0 {
+        // Whole frames left undecoded (reading paused by the byte budget, or the turn yielded)
+        // are the server's wait, not a peer's slow frame: only a partial frame is timed.
+        if decoder.bufferedByteCount == 0 || decoder.hasCompleteFrame {
             partialFrameSince = nil
         } else if completedAny || partialFrameSince == nil {
             partialFrameSince = now
@@ -57,7 +78,8 @@ extension Connection {
     /// fast path declines) decodes it as `FrameDecoder.nextFrame()` does.
     private func answerOrDecode(_ payload: UnsafeRawBufferPointer) -> FrameStep {
         let fastPaths = shared.table.rawFastPaths
-        if !fastPaths.isEmpty, let request = ScannedRequest(frame: payload),
+        // A large request takes the regular path, which checks it off the loop.
+        if !fastPaths.isEmpty, payload.count < shared.configuration.largeRequestBytes, let request = ScannedRequest(frame: payload),
            let handler = fastPaths.handler(forPath: request.method), takeRaw(request, handler) {
             return .answered
         }
@@ -96,9 +118,13 @@ extension Connection {
             let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
             let call = InFlightCall(logEntry: logEntry)
             track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
+            let charge = request.message.count + Self.callOverheadBytes
+            heldBytes += charge
+            notePressure()
             let loop = owner.loop
             start { [self] answer in
                 loop.execute {
+                    self.heldBytes -= charge
                     let outcome: CallOutcome
                     switch answer() {
                     case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
@@ -106,6 +132,7 @@ extension Connection {
                     }
                     self.finish(callID: callID, call: call, status: outcome.status, message: outcome.message, body: outcome.body)
                     self.scheduleFlush()
+                    self.budgetChanged()
                 }
             }
             return true
@@ -161,8 +188,26 @@ extension Connection {
         var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
         if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
         let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
+        // Decoding and checking a large request (a CreateMessage of many notifications in many
+        // languages) takes milliseconds: on the blocking threads, not on the loop.
+        let isLarge = request.message.count >= shared.configuration.largeRequestBytes
 
         switch method.handler {
+        case .onLoop(let handler) where isLarge:
+            queueBlocking({ context, bytes, complete in complete(handler(context, bytes)) },
+                          callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
+
+        case .offLoop(let handler) where isLarge:
+            queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
+
+        case .onLoopOrOffLoop(let fast, let slow) where isLarge:
+            queueBlocking({ context, bytes, complete in
+                if let result = fast(context, bytes) { complete(result) } else { slow(context, bytes, complete) }
+            }, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
+
+        case .blocking(let handler):
+            queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+
         case .onLoop(let handler):
             // Cheap work answers inline: no allocation for the call beyond its values, no hop.
             let context = RequestContext(
@@ -199,19 +244,24 @@ extension Connection {
         let context = RequestContext(
             callID: callID, method: request.method, metadata: request.metadata, peer: peer,
             deadlineNanos: deadline, cancellation: call.cancellation)
+        let charge = request.message.count + Self.callOverheadBytes
+        heldBytes += charge
+        notePressure()
         let loop = owner.loop
         // The outcome hops back to this loop through its task queue (and eventfd), and answers
         // the call unless a deadline, Cancel or close answered it first.
         handler(context, request.message) { [self] result in
             loop.execute {
+                self.heldBytes -= charge
                 self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
                 self.scheduleFlush()
+                self.budgetChanged()
             }
         }
     }
 
     /// Tracks call `callID` as in flight and arms its deadline.
-    private func track(callID: UInt32, call: InFlightCall, deadline: UInt64?, timeoutNanos: UInt64) {
+    func track(callID: UInt32, call: InFlightCall, deadline: UInt64?, timeoutNanos: UInt64) {
         inFlight[callID] = call
         if let deadline {
             let milliseconds = timeoutNanos / 1_000_000
@@ -233,10 +283,12 @@ extension Connection {
     }
 
     /// Answers `call` unless something (deadline, Cancel, the result) answered it first.
-    private func finish(callID: UInt32, call: InFlightCall, status: StatusCode, message: String, body: [UInt8]) {
+    func finish(callID: UInt32, call: InFlightCall, status: StatusCode, message: String, body: [UInt8]) {
         guard let current = inFlight[callID], current === call else { return }
         inFlight[callID] = nil
         call.cancellation.set()
+        // A blocking call still waiting for the pool is dropped now: it will never start.
+        if !queuedByCallID.isEmpty { releaseQueuedCall(callID) }
         respond(callID: callID, status: status, message: message, body: body)
         if let log = shared.callLog, let entry = call.logEntry { log.finish(entry, status: status, peer: peer) }
         scheduleFlush()
@@ -247,5 +299,6 @@ extension Connection {
         // Never a frame above our own limit: an answer that would be is RESOURCE_EXHAUSTED instead.
         HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body,
                                       maxFrameSize: shared.configuration.maxFrameSize, to: &output)
+        notePressure()
     }
 }

@@ -19,8 +19,9 @@ final class InFlightCall: Sendable {
 /// One client connection: the preface, the frame decoder, the calls in flight, and one output
 /// buffer that every response of a read batch or loop iteration is appended to before one write.
 ///
-/// This file holds the socket side (preface, reads, output, backpressure, closing);
-/// Connection+Calls.swift holds the frames and calls.
+/// This file holds the socket side (preface, reads, output, the byte budget, closing);
+/// Connection+Calls.swift holds the frames and calls, Connection+BlockingCalls.swift the queue of
+/// calls waiting for the blocking threads.
 ///
 /// `@unchecked Sendable`: every property is touched only on the owning loop's thread. Other
 /// threads only carry a reference back to that loop inside `EventLoop.execute`.
@@ -60,6 +61,38 @@ final class Connection: EventHandler, @unchecked Sendable {
     private var wantsWritable = false
     private var flushScheduled = false
     private var readChunk = 2048
+    /// Set when `processFrames` stopped after its turn's share of frames with more buffered: the
+    /// rest is decoded from a task queued behind the loop's other ready connections.
+    var turnYielded = false
+
+    /// Bytes charged to the connection besides its unsent output: the request of every call whose
+    /// work has not ended (released when the work reports back, even if a Cancel or deadline
+    /// answered the call first, since the work still holds the request), and a reservation for
+    /// the answer of each blocking call running. With the output, what the byte budget
+    /// (`maxOutputBufferBytes`) bounds.
+    var heldBytes = 0
+    /// The most this connection held, as last published to `shared.peakHeldBytes`.
+    private var publishedPeak = 0
+    /// Blocking calls handed to the pool and not yet reported back.
+    var blockingRunning = 0
+    /// Blocking calls waiting for a place on the pool, oldest first (from `blockingWaitingHead`);
+    /// entries released by a Cancel or deadline stay until they reach the front or a compaction.
+    var blockingWaiting: [QueuedCall?] = []
+    var blockingWaitingHead = 0
+    var releasedWaitingCount = 0
+    /// The waiting calls by id, so that a Cancel or deadline finds its call's entry.
+    var queuedByCallID: [UInt32: QueuedCall] = [:]
+    /// This connection's queues on the blocking and large-request pools, made on first use.
+    var lane: BlockingPool.Lane?
+    var largeRequestLane: BlockingPool.Lane?
+    /// The footprint last added to `shared.bufferedBytes`.
+    private var publishedFootprint = 0
+    /// Set when reading stopped because the server as a whole holds too much
+    /// (`maxBufferedBytes`); the housekeeping tick resumes it.
+    var pausedForServer = false
+    /// A connection holding at most this is never held back for the server's total: ordinary
+    /// calls go on while large ones wait.
+    static let smallFootprint = 64 * 1024
 
     private let openedAt: UInt64
     var lastFrameAt: UInt64
@@ -77,6 +110,39 @@ final class Connection: EventHandler, @unchecked Sendable {
     var rawFD: Int32 { fd.raw }
     var hasCallsInFlight: Bool { !inFlight.isEmpty }
 
+    /// Bytes the connection makes the server hold: unsent output plus `heldBytes`.
+    var heldTotal: Int { output.count - outputStart + heldBytes }
+
+    /// What the connection holds in memory: its input buffer, its output buffer and `heldBytes`.
+    var footprint: Int { decoder.allocatedByteCount + output.capacity + heldBytes }
+
+    /// Adds the change in `footprint` to the server's total, when it moved by 16 KiB or more (or
+    /// to 0): one atomic add per read batch at most, and a total exact to 16 KiB per connection.
+    func publishFootprint() {
+        let current = footprint
+        let delta = current - publishedFootprint
+        guard delta >= 16 * 1024 || delta <= -16 * 1024 || (current == 0 && delta != 0) else { return }
+        publishedFootprint = current
+        let total = shared.bufferedBytes.add(delta, ordering: .relaxed).newValue
+        if delta > 0 { shared.peakBufferedBytes.max(total, ordering: .relaxed) }
+    }
+
+    /// Whether this connection must wait for the server's total to fall: it holds more than a
+    /// small connection and the total is over `maxBufferedBytes`.
+    var mustWaitForServer: Bool {
+        footprint > Self.smallFootprint && shared.isOverBufferedBytes
+    }
+
+    /// Publishes a new peak of `heldTotal`; an integer compare unless it is one.
+    @inline(__always)
+    func notePressure() {
+        let held = heldTotal
+        if held > publishedPeak {
+            publishedPeak = held
+            shared.peakHeldBytes.max(held, ordering: .relaxed)
+        }
+    }
+
     /// Registers with the loop for input (edge-triggered).
     func register() throws(SystemError) {
         interest = CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLET
@@ -89,6 +155,13 @@ final class Connection: EventHandler, @unchecked Sendable {
         if events & CPW_EPOLLOUT != 0 {
             flush()
         }
+        if pausedForServer, events & (CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 {
+            // Held back for the server's total with its input unread: a peer that has stopped
+            // sending cannot complete what it started, and what it holds is wanted back now,
+            // not at the incomplete-frame timeout.
+            close(reason: "peer closed while held back for the server's memory")
+            return
+        }
         if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 {
             // When the peer has closed its side, read to the end even after a short read: the
             // end of stream raises no further edge.
@@ -97,6 +170,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         if case .closed = state { return }
         // One write for everything this read batch produced.
         if outputStart < output.count { flush() }
+        publishFootprint()
     }
 
     private func readAvailable(toTheEnd: Bool = false) {
@@ -117,6 +191,19 @@ final class Connection: EventHandler, @unchecked Sendable {
                 break
             }
             if readingPaused { return }
+            // Published before each read, so that connections growing in the same wake see
+            // each other's growth.
+            publishFootprint()
+            if mustWaitForServer {
+                if toTheEnd {
+                    // The peer has closed its side: see handleEvents.
+                    close(reason: "peer closed while held back for the server's memory")
+                    return
+                }
+                pausedForServer = true
+                pauseReading()
+                return
+            }
             var outcome = ReadOutcome.wouldBlock
             var filled = false
             let fd = self.fd.raw
@@ -162,13 +249,13 @@ final class Connection: EventHandler, @unchecked Sendable {
             case .read:
                 if filled, readChunk < 65536 { readChunk *= 2 }
                 processFrames()
-                if readingPaused { return }
+                if readingPaused || turnYielded { return }
                 // A short read drained the socket; with edge triggering, more data raises a new event.
                 if !filled && !toTheEnd { return }
             }
         }
         // Budget used up with data maybe left: come back after the other ready descriptors.
-        if case .open = state, !readingPaused {
+        if case .open = state, !readingPaused, !turnYielded {
             owner.loop.execute { [self] in
                 self.readAvailable(toTheEnd: toTheEnd)
                 if case .closed = self.state { return }
@@ -263,6 +350,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         state = .closing
         for call in inFlight.values { call.cancellation.set() }
         inFlight.removeAll()
+        dropQueuedCalls()
         closeWhenFlushed = true
         lingerDeadline = monotonicNanos() &+ 2_000_000_000
         // Input is discarded from now on, so reading resumes even if it was paused.
@@ -300,12 +388,22 @@ final class Connection: EventHandler, @unchecked Sendable {
         fd.close()
         for call in inFlight.values { call.cancellation.set() }
         inFlight.removeAll()
+        dropQueuedCalls()
         output = []
+        decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
+        heldBytes = 0
+        publishFootprint()
         owner.connectionClosed(self)
     }
 
-    /// Housekeeping: preface, idle, incomplete-frame and linger timeouts.
+    /// Housekeeping: preface, idle, incomplete-frame and linger timeouts, and resuming a
+    /// connection held back for the server's total.
     func checkTimeouts(now: UInt64) {
+        if pausedForServer, case .open = state,
+           shared.bufferedBytes.load(ordering: .relaxed) <= shared.configuration.maxBufferedBytes / 8 * 7 {
+            pausedForServer = false
+            budgetChanged()
+        }
         switch state {
         case .awaitingPreface:
             if now &- openedAt > shared.prefaceTimeoutNanos { close(reason: "preface timeout") }
@@ -316,6 +414,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                 decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
                 output = []
                 outputStart = 0
+                publishFootprint()
             }
             if let since = partialFrameSince, now &- since > shared.incompleteFrameTimeoutNanos {
                 goAwayAndClose(status: .deadlineExceeded, message: "a frame stayed incomplete for too long")
@@ -357,6 +456,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                     wantsWritable = true
                     updateInterest()
                 }
+                budgetChanged()
                 return
             case .failure(let error):
                 close(reason: "\(error)")
@@ -366,17 +466,11 @@ final class Connection: EventHandler, @unchecked Sendable {
         // Drained. Big buffers (a burst for a slow reader) are given back rather than kept per connection.
         if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
         outputStart = 0
-        if wantsWritable || readingPaused {
-            let resuming = readingPaused
+        if wantsWritable {
             wantsWritable = false
-            readingPaused = false
             updateInterest()
-            if resuming {
-                // Frames may be waiting in the decoder with nothing left in the socket to raise
-                // an event: decode them after this iteration.
-                owner.loop.execute { [self] in self.resumeAfterBackpressure() }
-            }
         }
+        budgetChanged()
         if closeWhenFlushed, !writeShutDown {
             writeShutDown = true
             Syscall.shutdownWrite(fd.raw)
@@ -387,19 +481,48 @@ final class Connection: EventHandler, @unchecked Sendable {
         }
     }
 
+    /// Decodes what is buffered and reads on: after a pause or a yielded turn.
     private func resumeAfterBackpressure() {
         guard case .open = state, !readingPaused else { return }
         processFrames()
-        if !readingPaused { readAvailable(toTheEnd: true) }
+        if !readingPaused, !turnYielded { readAvailable(toTheEnd: true) }
         if case .closed = state { return }
         if outputStart < output.count { flush() }
+    }
+
+    /// Ends `processFrames`' turn with frames still buffered: they are decoded from a task that
+    /// runs after the loop's other ready connections have had theirs.
+    func yieldTurn() {
+        if turnYielded { return }
+        turnYielded = true
+        owner.loop.execute { [self] in
+            self.turnYielded = false
+            self.resumeAfterBackpressure()
+        }
     }
 
     func pauseReading() {
         shared.peakPausedOutputBytes.max(output.count - outputStart, ordering: .relaxed)
         shared.backpressurePauses.add(1, ordering: .relaxed)
+        notePressure()
         readingPaused = true
         updateInterest()
+    }
+
+    /// After the connection's held bytes went down (output written, a call's work ended, a
+    /// queued call dropped): starts queued blocking calls that now fit, and resumes reading once
+    /// the connection holds at most half its budget (so that it does not pause and resume on
+    /// every answer).
+    func budgetChanged() {
+        guard case .open = state else { return }
+        publishFootprint()
+        if blockingWaitingHead < blockingWaiting.count { startQueuedCalls() }
+        guard readingPaused, !pausedForServer, heldTotal <= shared.configuration.maxOutputBufferBytes / 2 else { return }
+        readingPaused = false
+        updateInterest()
+        // Frames may be waiting in the decoder with nothing left in the socket to raise an event:
+        // decode them after this iteration.
+        owner.loop.execute { [self] in self.resumeAfterBackpressure() }
     }
 
     private func updateInterest() {

@@ -8,9 +8,16 @@ import PushwireWire
 final class Listener: EventHandler {
     private var fd: FileDescriptor
     private unowned let owner: LoopServer
-    /// Set when accepting failed for lack of descriptors or memory: retried on the next tick,
-    /// since an edge-triggered socket will not report the waiting connections again.
+    /// Set when accepting failed for lack of descriptors or memory: retried from a tick at
+    /// `retryAt`, since an edge-triggered socket will not report the waiting connections again.
     private(set) var needsRetry = false
+    /// When the next retry is due (monotonic nanoseconds).
+    private(set) var retryAt: UInt64 = 0
+    /// The wait before the next retry: doubled on each failure up to `maximumRetryDelay`, so that
+    /// a server out of descriptors does not spin on accept; back to the minimum once one works.
+    private var retryDelay = Listener.minimumRetryDelay
+    static let minimumRetryDelay: UInt64 = 100_000_000
+    static let maximumRetryDelay: UInt64 = 1_600_000_000
 
     init(fd: consuming FileDescriptor, owner: LoopServer) {
         self.fd = fd
@@ -35,8 +42,17 @@ final class Listener: EventHandler {
                 case ECONNABORTED, EPROTO:
                     continue  // the peer gave up while queued; the next one may be fine
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    shared.logger.warning("accept failed; retrying shortly", ["error": "\(error)"])
+                    let now = monotonicNanos()
+                    // Every loop retries while the condition lasts: one line per interval for the
+                    // whole server, saying how many failures it stands for.
+                    if let held = shared.acceptFailures.occurred(now: now) {
+                        shared.logger.warning("accept failed; retrying with backoff", [
+                            "error": "\(error)", "retry_ms": "\(retryDelay / 1_000_000)", "failures_since_last_warning": "\(held)",
+                        ])
+                    }
                     needsRetry = true
+                    retryAt = now &+ retryDelay
+                    retryDelay = min(retryDelay * 2, Self.maximumRetryDelay)
                     return
                 default:
                     shared.logger.error("accept failed", ["error": "\(error)"])
@@ -44,12 +60,22 @@ final class Listener: EventHandler {
                 }
             }
             guard case .processed(let (client, peer)) = accepted else { return }
+            retryDelay = Self.minimumRetryDelay
             var socket = FileDescriptor(client)
             let count = shared.connectionCount.add(1, ordering: .relaxed).newValue
             if count > shared.configuration.maxConnections || shared.isDraining {
                 shared.connectionCount.subtract(1, ordering: .relaxed)
                 shared.logger.debug("connection refused: limit reached", [
                     "peer": peer.description, "max_connections": "\(shared.configuration.maxConnections)",
+                ])
+                socket.close()
+                continue
+            }
+            let host = PeerConnections.host(of: peer)
+            if !shared.peers.admit(host, limit: shared.configuration.maxConnectionsPerPeer) {
+                shared.connectionCount.subtract(1, ordering: .relaxed)
+                shared.logger.debug("connection refused: per-peer limit reached", [
+                    "peer": peer.description, "max_connections_per_peer": "\(shared.configuration.maxConnectionsPerPeer)",
                 ])
                 socket.close()
                 continue

@@ -53,6 +53,7 @@ final class LoopServer: @unchecked Sendable {
             socket.close()
             openConnections.subtract(1, ordering: .relaxed)
             shared.connectionCount.subtract(1, ordering: .relaxed)
+            shared.peers.release(PeerConnections.host(of: peer))
             return
         }
         // Small responses must leave at once, not wait for Nagle's algorithm.
@@ -64,6 +65,7 @@ final class LoopServer: @unchecked Sendable {
             shared.logger.error("could not register a connection", ["error": "\(error)"])
             openConnections.subtract(1, ordering: .relaxed)
             shared.connectionCount.subtract(1, ordering: .relaxed)
+            shared.peers.release(PeerConnections.host(of: peer))
             return
         }
         connections[ObjectIdentifier(connection)] = connection
@@ -74,6 +76,7 @@ final class LoopServer: @unchecked Sendable {
         if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
             openConnections.subtract(1, ordering: .relaxed)
             shared.connectionCount.subtract(1, ordering: .relaxed)
+            shared.peers.release(PeerConnections.host(of: connection.peer))
         }
         if drainDeadline != nil, connections.isEmpty { stop() }
     }
@@ -93,7 +96,7 @@ final class LoopServer: @unchecked Sendable {
 
     private func tick() {
         let now = monotonicNanos()
-        if let listener, listener.needsRetry { listener.acceptAll() }
+        if let listener, listener.needsRetry, now >= listener.retryAt { listener.acceptAll() }
         if let drainDeadline, now >= drainDeadline {
             for connection in Array(connections.values) { connection.close(reason: "drain timeout") }
             stop()

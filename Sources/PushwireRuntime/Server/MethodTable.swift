@@ -1,4 +1,3 @@
-import Dispatch
 import PushwireWire
 
 /// How a call ended, ready to be framed: a status, and the encoded response message when OK.
@@ -21,6 +20,9 @@ struct RegisteredMethod: Sendable {
         case offLoop(OffLoopHandler)
         /// Tries `fast` on the event loop; when it returns nil, the call goes off the loop to `slow`.
         case onLoopOrOffLoop(fast: @Sendable (RequestContext, [UInt8]) -> CallOutcome?, slow: OffLoopHandler)
+        /// Blocks (disk, database): run to its end on a thread of the server's `BlockingPool`,
+        /// queued fairly with the other connections' blocking calls.
+        case blocking(OffLoopHandler)
     }
 
     /// Request bytes in; the outcome is handed to the completion, from any thread.
@@ -134,6 +136,12 @@ extension RegisteredMethod {
             case .failure(let error): complete(.failure(error))
             case .success(let request):
                 Task {
+                    // Cancelled or past its deadline while the task waited for a thread: its
+                    // answer is already sent and the result would be dropped, so do no work.
+                    if context.isCancelled {
+                        complete(.failure(RPCError(.cancelled, "cancelled before it started")))
+                        return
+                    }
                     do throws(RPCError) {
                         complete(outcome(.success(try await body(context, request))))
                     } catch {
@@ -162,17 +170,16 @@ extension RegisteredMethod {
         _ method: MethodDescriptor<Request, Response>,
         _ body: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response
     ) -> RegisteredMethod {
-        RegisteredMethod(descriptor: method.erased, handler: .offLoop { context, bytes, complete in
+        // Blocking work (disk, database) must not stall a loop nor the cooperative pool: the
+        // connection hands this to the server's blocking pool, which runs it to its end.
+        RegisteredMethod(descriptor: method.erased, handler: .blocking { context, bytes, complete in
             switch decodeRequest(Request.self, bytes) {
             case .failure(let error): complete(.failure(error))
             case .success(let request):
-                // Blocking work (disk, database) must not stall a loop nor the cooperative pool.
-                DispatchQueue.global().async {
-                    do throws(RPCError) {
-                        complete(outcome(.success(try body(context, request))))
-                    } catch {
-                        complete(.failure(error))
-                    }
+                do throws(RPCError) {
+                    complete(outcome(.success(try body(context, request))))
+                } catch {
+                    complete(.failure(error))
                 }
             }
         })

@@ -121,8 +121,11 @@ public final class Server: Sendable {
         add(.callback(method, handler))
     }
 
-    /// Registers a handler that blocks (disk, database): run on a thread of a shared pool, never on
-    /// an event loop nor on Swift's cooperative pool. Call before `start()`.
+    /// Registers a handler that blocks (disk, database): run on one of the server's blocking
+    /// threads (`configuration.blockingThreads`), never on an event loop nor on Swift's
+    /// cooperative pool. Connections take turns on those threads, each with at most
+    /// `maxBlockingCallsPerConnection` calls there; a call cancelled or past its deadline before
+    /// its turn never runs. Call before `start()`.
     public func registerBlocking<Request, Response>(
         _ method: MethodDescriptor<Request, Response>,
         handler: @escaping @Sendable (RequestContext, Request) throws(RPCError) -> Response
@@ -187,6 +190,8 @@ public final class Server: Sendable {
                 }
             }
             extensions.closeHTTPDoorAfterFailedStart()
+            shared.blockingPool.stop()
+            shared.largeRequestPool.stop()
             throw error
         }
         phase.withLock { $0 = .running(shared: shared, loops: loops, address: address) }
@@ -226,6 +231,25 @@ public final class Server: Sendable {
         return (0, 0)
     }
 
+    /// The most bytes one connection made the server hold at once (unsent responses, requests
+    /// whose work had not ended, answer reservations: what `maxOutputBufferBytes` bounds), and
+    /// how many blocking calls were dropped unstarted because they were cancelled or expired.
+    public var budgetStatistics: (peakHeldBytes: Int, blockingCallsSkipped: Int) {
+        if case .running(let shared, _, _) = phase.withLock({ $0 }) {
+            return (shared.peakHeldBytes.load(ordering: .relaxed), shared.blockingCallsSkipped.load(ordering: .relaxed))
+        }
+        return (0, 0)
+    }
+
+    /// The bytes held for all connections together (to within 16 KiB per connection), now and at
+    /// most so far: what `maxBufferedBytes` bounds.
+    public var bufferedBytesStatistics: (current: Int, peak: Int) {
+        if case .running(let shared, _, _) = phase.withLock({ $0 }) {
+            return (shared.bufferedBytes.load(ordering: .relaxed), shared.peakBufferedBytes.load(ordering: .relaxed))
+        }
+        return (0, 0)
+    }
+
     /// Whether a graceful shutdown has begun (Health answers NOT_SERVING from then on).
     public var isDraining: Bool {
         if case .running(let shared, _, _) = phase.withLock({ $0 }) { return shared.isDraining }
@@ -258,9 +282,11 @@ public final class Server: Sendable {
 
     /// Blocks until every loop has stopped (after `beginShutdown()` or `shutdownNow()`).
     public func waitUntilStopped() {
-        guard case .running(_, let loops, _) = phase.withLock({ $0 }) else { return }
+        guard case .running(let shared, let loops, _) = phase.withLock({ $0 }) else { return }
         for loopServer in loops { loopServer.loop.join() }
         extensions.releaseHTTPDoor()
+        shared.blockingPool.stop()
+        shared.largeRequestPool.stop()
         phase.withLock { $0 = .stopped }
         signalWatcher.withLock { $0 = nil }
         logger.info("stopped")

@@ -17,6 +17,10 @@ public struct ServerConfiguration: Sendable {
     public var maxConcurrentCallsPerConnection: Int
     /// Open connections across the server; extra connections are accepted and closed at once.
     public var maxConnections: Int
+    /// Open connections from one peer address (IPv4: the address; IPv6: its /64 prefix, what one
+    /// host is usually given); extra connections are accepted and closed at once, so that idle
+    /// connections from one host cannot hold every `maxConnections` slot.
+    public var maxConnectionsPerPeer: Int
     /// A connection must send its preface within this time, or it is closed.
     public var prefaceTimeout: Duration
     /// A connection with no complete frame and no call in flight for this long is closed
@@ -27,9 +31,30 @@ public struct ServerConfiguration: Sendable {
     public var incompleteFrameTimeout: Duration
     /// On shutdown, how long in-flight calls may take before their connections are closed.
     public var drainTimeout: Duration
-    /// Bytes of responses waiting for a slow reader before the server stops reading that
-    /// connection's requests (backpressure); reading resumes once the buffer drains.
+    /// A connection's byte budget: responses waiting for a slow reader, plus the requests of its
+    /// calls whose work has not ended, plus 64 KiB reserved for the answer of each blocking call running.
+    /// Above it the server stops reading the connection's requests and starts none of its queued
+    /// blocking calls (backpressure); reading resumes once it is back under half of it.
     public var maxOutputBufferBytes: Int
+    /// Bytes the server holds for all its connections together (their budgets' contents plus
+    /// their input buffers). Above it, a connection holding more than 64 KiB stops being read
+    /// and starts no queued blocking call until the total is back under seven eighths of it, so
+    /// that many connections each within their budget cannot exhaust memory together; small
+    /// connections (ordinary calls) are never held back.
+    public var maxBufferedBytes: Int
+    /// Blocking calls (store reads, large requests' checks) one connection may have running or
+    /// queued on the server's blocking threads; its further ones wait in the connection, where
+    /// a Cancel or deadline drops them before they start.
+    public var maxBlockingCallsPerConnection: Int
+    /// Threads for blocking calls, shared by every connection in turn (round robin).
+    public var blockingThreads: Int
+    /// Threads that decode and check large requests (`largeRequestBytes`), shared the same way;
+    /// apart from `blockingThreads` so that a store read never waits behind other clients'
+    /// large requests (a 3.7 MB CreateMessage takes tens of milliseconds to check).
+    public var largeRequestThreads: Int
+    /// A request whose message is at least this long is decoded and checked on the blocking
+    /// threads instead of the event loop, so that it does not stall the loop's other connections.
+    public var largeRequestBytes: Int
     /// The deadline of a request that sends `timeout_ms = 0`; `nil` means none.
     public var defaultCallTimeout: Duration?
     /// The name announced in Settings.
@@ -44,18 +69,27 @@ public struct ServerConfiguration: Sendable {
     public var recordsCallMetrics = true
 
     /// The defaults: `127.0.0.1:7355`, one loop per core, 4 MiB frames, 1024 calls per connection,
-    /// 100,000 connections, 10 s preface, 5 min idle, 30 s per frame, 10 s drain, 4 MiB output buffer.
+    /// 100,000 connections and 1,000 per peer, 10 s preface, 5 min idle, 30 s per frame, 10 s
+    /// drain, 4 MiB output buffer, 4 blocking calls per connection on max(4, 2 per core) threads,
+    /// requests from 64 KiB checked off the loop (one thread per core), 512 MiB held across
+    /// connections.
     public init(
         listen: SocketAddress = ServerConfiguration.defaultListenAddress,
         threads: Int = ServerConfiguration.defaultThreadCount,
         maxFrameSize: Int = WireProtocol.defaultMaxFrameSize,
         maxConcurrentCallsPerConnection: Int = WireProtocol.defaultMaxConcurrentCalls,
         maxConnections: Int = 100_000,
+        maxConnectionsPerPeer: Int = 1000,
         prefaceTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(300),
         incompleteFrameTimeout: Duration = .seconds(30),
         drainTimeout: Duration = .seconds(10),
         maxOutputBufferBytes: Int = 4 * 1024 * 1024,
+        maxBufferedBytes: Int = 512 * 1024 * 1024,
+        maxBlockingCallsPerConnection: Int = 4,
+        blockingThreads: Int = max(4, 2 * ServerConfiguration.defaultThreadCount),
+        largeRequestThreads: Int = ServerConfiguration.defaultThreadCount,
+        largeRequestBytes: Int = 64 * 1024,
         defaultCallTimeout: Duration? = nil,
         serverName: String = "pushwired",
         serverVersion: String = PushwireVersion.current
@@ -65,11 +99,17 @@ public struct ServerConfiguration: Sendable {
         self.maxFrameSize = maxFrameSize
         self.maxConcurrentCallsPerConnection = maxConcurrentCallsPerConnection
         self.maxConnections = maxConnections
+        self.maxConnectionsPerPeer = maxConnectionsPerPeer
         self.prefaceTimeout = prefaceTimeout
         self.idleTimeout = idleTimeout
         self.incompleteFrameTimeout = incompleteFrameTimeout
         self.drainTimeout = drainTimeout
         self.maxOutputBufferBytes = maxOutputBufferBytes
+        self.maxBufferedBytes = maxBufferedBytes
+        self.maxBlockingCallsPerConnection = maxBlockingCallsPerConnection
+        self.blockingThreads = blockingThreads
+        self.largeRequestThreads = largeRequestThreads
+        self.largeRequestBytes = largeRequestBytes
         self.defaultCallTimeout = defaultCallTimeout
         self.serverName = serverName
         self.serverVersion = serverVersion

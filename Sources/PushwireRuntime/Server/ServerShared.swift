@@ -20,6 +20,24 @@ final class ServerShared: Sendable {
     let peakPausedOutputBytes = Atomic<Int>(0)
     /// How many times a connection's input was paused for a slow reader.
     let backpressurePauses = Atomic<Int>(0)
+    /// The most bytes one connection held at once (unsent responses, requests whose work has
+    /// not ended, answer reservations): what its byte budget bounds, for tests and diagnostics.
+    let peakHeldBytes = Atomic<Int>(0)
+    /// Bytes held for all connections (each connection's published footprint: input buffer,
+    /// output buffer, held bytes), compared with `maxBufferedBytes`.
+    let bufferedBytes = Atomic<Int>(0)
+    /// The most `bufferedBytes` reached, for tests and diagnostics.
+    let peakBufferedBytes = Atomic<Int>(0)
+    /// Blocking calls dropped before they started because they were cancelled or expired.
+    let blockingCallsSkipped = Atomic<Int>(0)
+    /// The threads of blocking calls.
+    let blockingPool: BlockingPool
+    /// The threads that decode and check large requests.
+    let largeRequestPool: BlockingPool
+    /// Open connections per peer host (`maxConnectionsPerPeer`).
+    let peers = PeerConnections()
+    /// Accept failures for lack of descriptors or memory: logged at most once per interval.
+    let acceptFailures = RateLimitedWarning(intervalNanos: 10_000_000_000)
 
     // Limits in the units the hot path compares against.
     let prefaceTimeoutNanos: UInt64
@@ -32,6 +50,8 @@ final class ServerShared: Sendable {
         self.table = table
         self.logger = logger
         self.callLog = logger.level <= .debug ? CallLog(logger: logger, describe: describeCall) : nil
+        blockingPool = BlockingPool(threads: configuration.blockingThreads)
+        largeRequestPool = BlockingPool(threads: configuration.largeRequestThreads)
         var settings = Settings()
         settings.maxFrameSize = UInt32(clamping: configuration.maxFrameSize)
         settings.maxConcurrentCalls = UInt32(clamping: configuration.maxConcurrentCallsPerConnection)
@@ -49,4 +69,7 @@ final class ServerShared: Sendable {
     }
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Whether the connections together hold more than `maxBufferedBytes`.
+    var isOverBufferedBytes: Bool { bufferedBytes.load(ordering: .relaxed) > configuration.maxBufferedBytes }
 }

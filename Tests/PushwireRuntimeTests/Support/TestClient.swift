@@ -1,8 +1,72 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import PushwireWire
 @testable import PushwireRuntime
+
+/// Writes `bytes` to `fd` from another thread (blocking until the peer has taken them all);
+/// the semaphore is signalled when done. For a client that sends more than the server takes at
+/// once while the test does something else.
+func sendInBackground(fd: Int32, _ bytes: [UInt8]) -> DispatchSemaphore {
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            offset += written
+        }
+        done.signal()
+    }
+    return done
+}
+
+/// A length-prefixed request frame built by hand with bulk copies: the generated encoders are slow
+/// on megabyte fields in a debug build (seconds for a dozen 1 MiB requests), which would make
+/// the client, not the server, the slow side of a test.
+func rawRequestFrame(callID: UInt32, method: String, message: [UInt8]) -> [UInt8] {
+    func varint(_ value: Int, into bytes: inout [UInt8]) {
+        var value = UInt64(value)
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+    var request: [UInt8] = [0x0A]
+    varint(method.utf8.count, into: &request)
+    request.append(contentsOf: Array(method.utf8))
+    request.append(0x22)
+    varint(message.count, into: &request)
+    request.append(contentsOf: message)
+    var frame: [UInt8] = [0x08]
+    varint(Int(callID), into: &frame)
+    frame.append(0x12)
+    varint(request.count, into: &frame)
+    frame.append(contentsOf: request)
+    var out: [UInt8] = []
+    let length = UInt32(frame.count)
+    out.append(contentsOf: [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)])
+    out.append(contentsOf: frame)
+    return out
+}
+
+/// A `HealthCheckRequest` whose `service` is `text`, built by hand (see `rawRequestFrame`).
+func rawHealthRequest(_ text: [UInt8]) -> [UInt8] {
+    var bytes: [UInt8] = [0x0A]
+    var value = UInt64(text.count)
+    while value >= 0x80 {
+        bytes.append(UInt8(value & 0x7F) | 0x80)
+        value >>= 7
+    }
+    bytes.append(UInt8(value))
+    bytes.append(contentsOf: text)
+    return bytes
+}
 
 /// A tiny blocking Pushwire client over a raw socket, for tests: preface, frames, timeouts.
 final class TestClient {
@@ -18,7 +82,8 @@ final class TestClient {
     /// Connects; with `handshake`, sends the preface and reads the server's preface and Settings.
     /// - Parameter receiveBuffer: a fixed SO_RCVBUF (which turns off the kernel's autotuning), to
     ///   make a client that does not read fill up quickly.
-    init(_ address: SocketAddress, handshake: Bool = true, receiveBuffer: Int32? = nil) throws {
+    /// - Parameter source: a local address to connect from (e.g. 127.0.0.2, another loopback host).
+    init(_ address: SocketAddress, handshake: Bool = true, receiveBuffer: Int32? = nil, source: SocketAddress? = nil) throws {
         let socket = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         fd = socket
@@ -26,6 +91,12 @@ final class TestClient {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            guard source.withSockAddr({ Glibc.bind(fd, $0, $1) }) == 0 else {
+                Glibc.close(fd)
+                throw Failure(description: "bind: errno \(errno)")
+            }
         }
         let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         guard result == 0 else {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PushwireWire
+import Synchronization
 @testable import PushwireRuntime
 
 /// Test methods, reusing the Health messages so no test proto is needed: the request's `service`
@@ -16,6 +17,17 @@ enum TestMethods {
     /// Answers `service` KiB of bytes (in a `Request` message, whose `message` field is bytes):
     /// big responses that cost little to make.
     static let big = MethodDescriptor<HealthCheckRequest, Request>(service: "pushwire.test.Test", method: "Big")
+    /// `big` on a blocking thread: a store read with a large answer (GetTags of a device with
+    /// many tags).
+    static let blockingBig = MethodDescriptor<HealthCheckRequest, Request>(service: "pushwire.test.Test", method: "BlockingBig")
+    /// Sleeps `service` milliseconds on a blocking thread, counting each start in `blockingStarts`.
+    static let countedSleep = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "CountedSleep")
+    /// A request whose checking costs CPU: started on the loop like CreateMessage (a callback
+    /// answered later), it spins for `service` milliseconds before answering; the request may
+    /// carry padding in its `service` after the number ("250 xxxx…").
+    static let heavy = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "Heavy")
+    /// Times `countedSleep` started its work, across servers.
+    static let blockingStarts = Atomic<Int>(0)
 
     static func request(_ argument: String) -> [UInt8] {
         var request = HealthCheckRequest()
@@ -49,6 +61,27 @@ func startTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }
         var response = Request()
         response.message = [UInt8](repeating: 0x78, count: (Int(request.service) ?? 1) * 1024)
         return response
+    }
+    server.registerBlocking(TestMethods.blockingBig) { _, request in
+        var response = Request()
+        response.message = [UInt8](repeating: 0x79, count: (Int(request.service) ?? 1) * 1024)
+        return response
+    }
+    server.registerBlocking(TestMethods.countedSleep) { _, request in
+        TestMethods.blockingStarts.add(1, ordering: .relaxed)
+        usleep(UInt32((Int(request.service) ?? 0) * 1000))
+        var response = HealthCheckResponse()
+        response.status = .serving
+        return response
+    }
+    server.registerCallback(TestMethods.heavy) { _, request, complete in
+        let milliseconds = Int(request.service.prefix { $0 != " " }) ?? 0
+        let end = TestClient.now() + Double(milliseconds) / 1000
+        var spin = 0
+        while TestClient.now() < end { spin &+= 1 }
+        var response = HealthCheckResponse()
+        response.status = spin >= 0 ? .serving : .unspecified
+        complete(.success(response))
     }
     let address = try server.start()
     return (server, address)

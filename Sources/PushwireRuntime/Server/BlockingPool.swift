@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+/// The server's threads for blocking work (store reads) and for the decoding and checking of
+/// large requests, shared fairly between connections.
+///
+/// Each connection submits into its own `Lane`; the threads take one job from each lane with
+/// work in turn (round robin), so a connection with a thousand jobs queued delays another
+/// connection's job by at most one job of its own, never by its whole queue. A connection keeps
+/// at most a few jobs submitted at once (`ServerConfiguration.maxBlockingCallsPerConnection`) and
+/// holds the rest itself, where a Cancel or a deadline can drop them before they cost anything.
+///
+/// The threads run at a lower CPU priority than the event loops (niceness `niceness`), so that
+/// on a contended core a loop answering a cheap call runs before a large request's checks.
+final class BlockingPool: Sendable {
+    /// One connection's queue of jobs. Its storage is only touched under the pool's lock.
+    ///
+    /// `@unchecked Sendable`: `jobs`, `head` and `isScheduled` are read and written only inside
+    /// `BlockingPool.state.withLock`.
+    final class Lane: @unchecked Sendable {
+        fileprivate var jobs: [(@Sendable () -> Void)?] = []
+        fileprivate var head = 0
+        /// Whether the lane is in the pool's ring of lanes with work.
+        fileprivate var isScheduled = false
+
+        fileprivate var isEmpty: Bool { head == jobs.count }
+
+        fileprivate func pop() -> (@Sendable () -> Void)? {
+            guard head < jobs.count else { return nil }
+            let job = jobs[head]
+            jobs[head] = nil
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: jobs.capacity <= 64)
+                head = 0
+            }
+            return job
+        }
+    }
+
+    private struct State {
+        /// Lanes with at least one job, in the order they are served.
+        var ring: [Lane?] = []
+        var ringHead = 0
+        var stopping = false
+
+        mutating func popLane() -> Lane? {
+            guard ringHead < ring.count else { return nil }
+            let lane = ring[ringHead]
+            ring[ringHead] = nil
+            ringHead += 1
+            if ringHead == ring.count {
+                ring.removeAll(keepingCapacity: true)
+                ringHead = 0
+            } else if ringHead >= 256, ringHead * 2 >= ring.count {
+                ring.removeFirst(ringHead)
+                ringHead = 0
+            }
+            return lane
+        }
+    }
+
+    /// The HTTP door's blocking calls (MethodInvoker), started on first use and kept for the
+    /// process.
+    static let httpDoor = BlockingPool(threads: max(4, 2 * ServerConfiguration.defaultThreadCount))
+
+    /// The threads' niceness (Linux weighs niceness 0 as 1024 and 5 as 335).
+    static let niceness: Int32 = 5
+
+    private let state = Mutex(State())
+    /// Counts queued jobs: each submit signals once, each job taken waited for once.
+    private let queued = DispatchSemaphore(value: 0)
+    private let threadCount: Int
+    private let finished = DispatchSemaphore(value: 0)
+    private let started = Atomic<Int>(0)
+
+    /// Starts `threads` threads.
+    init(threads: Int) {
+        threadCount = max(1, threads)
+        for _ in 0..<threadCount {
+            let box = Unmanaged.passRetained(self).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(&thread, nil, { argument in
+                guard let argument else { return nil }
+                let pool = Unmanaged<BlockingPool>.fromOpaque(argument).takeRetainedValue()
+                // When it cannot be set (a seccomp profile), the thread runs at the default priority.
+                try? Syscall.setThreadNiceness(BlockingPool.niceness)
+                pool.run()
+                return nil
+            }, box)
+            if result == 0 {
+                pthread_detach(thread)
+                started.add(1, ordering: .relaxed)
+            } else {
+                Unmanaged<BlockingPool>.fromOpaque(box).release()
+            }
+        }
+    }
+
+    /// Queues `job` at the back of `lane`. Callable from any thread.
+    func submit(_ job: @escaping @Sendable () -> Void, to lane: Lane) {
+        let accepted = state.withLock { state -> Bool in
+            if state.stopping { return false }
+            lane.jobs.append(job)
+            if !lane.isScheduled {
+                lane.isScheduled = true
+                state.ring.append(lane)
+            }
+            return true
+        }
+        if accepted { queued.signal() }
+    }
+
+    /// Lets the threads finish the job they are running and exit; queued jobs are dropped (their
+    /// connections are closed by then). Waits for the threads.
+    func stop() {
+        let alreadyStopping = state.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return state.stopping
+        }
+        if alreadyStopping { return }
+        let count = started.load(ordering: .relaxed)
+        for _ in 0..<count { queued.signal() }
+        for _ in 0..<count { finished.wait() }
+    }
+
+    private func run() {
+        while true {
+            queued.wait()
+            let job = state.withLock { state -> (@Sendable () -> Void)?? in
+                if state.stopping { return .none }
+                // One signal per job: a wait that returns always finds one.
+                guard let lane = state.popLane() else { return .some(nil) }
+                let job = lane.pop()
+                if lane.isEmpty {
+                    lane.isScheduled = false
+                } else {
+                    state.ring.append(lane)
+                }
+                return .some(job)
+            }
+            guard let job else { break }
+            job?()
+        }
+        finished.signal()
+    }
+}

@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import PushwireWire
+import XCTest
+@testable import PushwireRuntime
+
+/// Issue 16 items 1 and 2: what one connection can make the server hold and do.
+final class ConnectionBudgetTests: XCTestCase {
+    /// A connection that never reads, with 40 blocking calls whose answers are 64 KiB each (a
+    /// GetTags of a device with many tags): before the byte budget, every answer was made and
+    /// appended to its output buffer (the input pause only stopped further requests), 2.5 MiB
+    /// here; now the calls wait in the connection once its budget is spent. (The answers are
+    /// small because the debug build's encoder costs about a microsecond per byte; the RSS of a
+    /// real pushwired under 1 MiB answers is measured by Scripts/abuse.)
+    func testClientThatNeverReadsCannotMakeTheServerHoldItsAnswers() throws {
+        let budget = 64 * 1024
+        let (server, address) = try startTestServer { $0.maxOutputBufferBytes = budget }
+        defer { stop(server) }
+        let lazy = try TestClient(address, receiveBuffer: 16 * 1024)
+        var requests: [UInt8] = []
+        for callID in UInt32(1)...40 {
+            Frame.request(callID: callID, method: TestMethods.blockingBig.path, message: TestMethods.request("64"))
+                .encode(appendingTo: &requests, lengthPrefixed: true)
+        }
+        try lazy.sendRaw(requests)
+        // Time for the server to do all it will do for the lazy client.
+        usleep(1_500_000)
+        let held = server.budgetStatistics.peakHeldBytes
+        // At most the budget, plus the answers of the calls already running when it was reached
+        // (4 per connection) and one more being appended.
+        let answer = 64 * 1024 + 64
+        XCTAssertLessThanOrEqual(held, budget + 5 * answer, "bytes held for the connection")
+        // Others are served meanwhile, blocking calls included.
+        let other = try TestClient(address)
+        XCTAssertEqual(try other.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
+        let small = try other.call(TestMethods.blockingBig.path, TestMethods.request("1"))
+        XCTAssertEqual(small.code, .ok)
+        XCTAssertEqual(small.body.count, 1024 + 3)
+        // Once the lazy client reads, every answer comes: the held calls were only waiting.
+        var answered = Set<UInt32>()
+        while answered.count < 40 {
+            let response = try lazy.readResponse(timeout: 10)
+            XCTAssertEqual(response.code, .ok)
+            XCTAssertEqual(response.body.count, 64 * 1024 + 4)
+            answered.insert(response.callID)
+        }
+    }
+
+    /// Requests the budget keeps waiting in the decoder are whole frames, not a frame the peer is
+    /// slow to send: a pause longer than the incomplete-frame timeout must not end the connection
+    /// (it was answered GoAway DEADLINE_EXCEEDED "a frame stayed incomplete for too long").
+    func testFramesWaitingForTheBudgetAreNotAnIncompleteFrame() throws {
+        let (server, address) = try startTestServer {
+            $0.maxOutputBufferBytes = 16 * 1024
+            $0.incompleteFrameTimeout = .milliseconds(300)
+        }
+        defer { stop(server) }
+        let client = try TestClient(address)
+        var requests: [UInt8] = []
+        for callID in UInt32(1)...120 {
+            Frame.request(callID: callID, method: TestMethods.blockingSleep.path, message: TestMethods.request("20"))
+                .encode(appendingTo: &requests, lengthPrefixed: true)
+        }
+        // 120 calls of 20 ms, one at a time (the budget leaves no room for a second answer's
+        // reservation): about 2.5 s during which most requests wait, read but not decoded.
+        try client.sendRaw(requests)
+        var answered = 0
+        while answered < 120 {
+            let response = try client.readResponse(timeout: 10)
+            XCTAssertEqual(response.code, .ok)
+            answered += 1
+        }
+        XCTAssertGreaterThan(server.backpressureStatistics.pauses, 0, "the budget paused the connection")
+    }
+
+    /// Cancelled and expired blocking calls waiting for a thread never start: with one call at a
+    /// time per connection, a 300 ms call runs while 40 are cancelled and 20 expire behind it.
+    func testCancelledAndExpiredBlockingCallsDoNotStart() throws {
+        let (server, address) = try startTestServer {
+            $0.maxBlockingCallsPerConnection = 1
+            $0.blockingThreads = 1
+        }
+        defer { stop(server) }
+        let client = try TestClient(address)
+        let startsBefore = TestMethods.blockingStarts.load(ordering: .relaxed)
+        let first = try client.start(TestMethods.countedSleep.path, TestMethods.request("300"))
+        var cancelled: [UInt32] = []
+        for _ in 0..<40 { cancelled.append(try client.start(TestMethods.countedSleep.path, TestMethods.request("100"))) }
+        for _ in 0..<20 { try client.start(TestMethods.countedSleep.path, TestMethods.request("100"), timeoutMS: 50) }
+        for callID in cancelled { try client.send(.cancel(callID: callID)) }
+        var codes: [StatusCode: Int] = [:]
+        for _ in 0..<61 { codes[try client.readResponse(timeout: 5).code, default: 0] += 1 }
+        XCTAssertEqual(codes, [.ok: 1, .cancelled: 40, .deadlineExceeded: 20])
+        usleep(200_000)
+        XCTAssertEqual(TestMethods.blockingStarts.load(ordering: .relaxed) - startsBefore, 1, "only call \(first) ran")
+        // The connection goes on.
+        XCTAssertEqual(try client.call(TestMethods.countedSleep.path, TestMethods.request("0")).code, .ok)
+    }
+
+    /// One client sending 4000 blocking calls of 50 ms, each cancelled at once (a GetTags +
+    /// Cancel loop), must not starve another client's blocking calls: before, every cancelled
+    /// call still queued its work (200 s of it) ahead of the other client's.
+    func testCancelLoopDoesNotStarveOtherClientsBlockingCalls() throws {
+        let (server, address) = try startTestServer()
+        defer { stop(server) }
+        let attacker = try TestClient(address)
+        let startsBefore = TestMethods.blockingStarts.load(ordering: .relaxed)
+        var frames: [UInt8] = []
+        for callID in UInt32(1)...4000 {
+            Frame.request(callID: callID, method: TestMethods.countedSleep.path, message: TestMethods.request("50"))
+                .encode(appendingTo: &frames, lengthPrefixed: true)
+            Frame.cancel(callID: callID).encode(appendingTo: &frames, lengthPrefixed: true)
+        }
+        // Its 4000 CANCELLED answers (about 100 KiB) fit in the socket and its output budget,
+        // so it never needs to read.
+        let sent = sendInBackground(fd: attacker.fd, frames)
+        usleep(100_000)
+        let other = try TestClient(address)
+        var worst = 0.0
+        for _ in 0..<10 {
+            let started = TestClient.now()
+            XCTAssertEqual(try other.call(TestMethods.blockingSleep.path, TestMethods.request("0")).code, .ok)
+            worst = max(worst, TestClient.now() - started)
+        }
+        XCTAssertLessThan(worst, 1.0, "the other client's slowest blocking call took \(worst) s")
+        XCTAssertEqual(sent.wait(timeout: .now() + 30), .success)
+        // A Cancel read in the same batch as its call drops it before any thread takes it: of
+        // the 4000 calls, only those whose Cancel came in a later read may have started.
+        let started = TestMethods.blockingStarts.load(ordering: .relaxed) - startsBefore
+        XCTAssertLessThan(started, 400, "\(started) of the cancelled calls ran")
+    }
+}
