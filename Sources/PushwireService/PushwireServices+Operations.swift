@@ -8,6 +8,7 @@ extension PushwireServices {
         let store = self.operationsStore
         let deliveries = messages.deliveryMetrics
         let apns = messages.apnsStatistics
+        let fcm = messages.fcmStatistics
         server.addHealthCheck("store") {
             let statistics = store.statistics
             return HealthReport(serving: true, state: "open: \(statistics.transactions) transactions committed")
@@ -30,6 +31,12 @@ extension PushwireServices {
             out.gauge("pushwire_apns_gateways", help: "APNs gateways open (one per application with APNs settings in use).", Double(figures.gateways))
             out.counter("pushwire_apns_provider_tokens_signed_total", help: "APNs provider tokens (ES256 JWTs) signed.", UInt64(figures.tokensSigned))
             out.counter("pushwire_apns_connection_retries_total", help: "APNs connections retried after a failure.", UInt64(figures.connectionRetries))
+            let firebase = fcm()
+            out.gauge("pushwire_fcm_gateways", help: "FCM gateways open (one per application with FCM settings in use).", Double(firebase.gateways))
+            out.counter("pushwire_fcm_access_tokens_granted_total",
+                        help: "FCM OAuth2 access tokens granted (service-account JWT grants: first use, expiry and 401 refreshes).",
+                        UInt64(firebase.accessTokensGranted))
+            out.counter("pushwire_fcm_connection_retries_total", help: "FCM requests sent again after their connection failed.", UInt64(firebase.connectionRetries))
         }
     }
 }
