@@ -251,12 +251,13 @@ function changed() {
 async function save(event) {
   event.preventDefault();
   $("server-error").textContent = "";
-  // Sent even when the local rules object, so the server's own message is shown when it disagrees.
+  // Sent even when the local rules object to it, so the server's own message is shown when it disagrees.
   const category = { categoryId: editing.categoryId, name: editing.name, buttons: editing.buttons.map((b) => ({ ...b, id: Number.isFinite(b.id) ? b.id : 0 })) };
   try {
     const reply = await call("Categories/UpsertCategory", { category });
     editing = normalized(reply.category || category);
     $("category-id").value = String(editing.categoryId);
+    drawButtons();  // the editors now edit the stored category's buttons
     $("server-error").textContent = "";
     $("categories-version").textContent = reply.categoriesVersion || "0";
     await showCategories();
