@@ -133,6 +133,8 @@ def test_categories_with_live_preview_and_isolation(server, browser):
     id_field.send_keys("\b3")
     wait(browser, lambda d: d.find_element(By.ID, "rule-errors").text == "")
     shot(browser, "category-editor")
+    browser.execute_script("document.getElementById('preview').scrollIntoView()")
+    shot(browser, "category-preview")
     # Editing a label changes the preview as it is typed.
     browser.find_element(By.ID, "button-0-label").send_keys(" now")
     wait(browser, lambda d: preview_labels(d, "banner")[0] == "Accept now")
