@@ -1,6 +1,7 @@
 // Sign-in and the pages an application token or the admin token can see.
 import { call, token, setToken, clearToken } from "./api.js";
 import { showCategories, setUpCategories } from "./categories.js";
+import { setUpMessages } from "./messages.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,6 +28,7 @@ async function enter() {
     $("applications").hidden = true;
     if (error.status !== 401 && error.status !== 403) throw error;
     await showCategories();
+    $("messages").hidden = false;
     $("who").textContent = "Signed in with an application token";
   }
   $("sign-in").hidden = true;
@@ -34,7 +36,7 @@ async function enter() {
 }
 
 function signedOut(message) {
-  for (const id of ["applications", "categories", "category-form", "preview"]) $(id).hidden = true;
+  for (const id of ["applications", "categories", "category-form", "preview", "messages", "message-details"]) $(id).hidden = true;
   $("sign-in").hidden = false;
   $("sign-out").hidden = true;
   $("who").textContent = "";
@@ -43,6 +45,7 @@ function signedOut(message) {
 
 document.addEventListener("DOMContentLoaded", () => {
   setUpCategories();
+  setUpMessages();
   $("sign-in-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     setToken($("token").value.trim());

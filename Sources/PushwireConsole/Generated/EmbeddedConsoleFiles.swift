@@ -43,6 +43,7 @@ export async function call(method, body = {}) {
 // Sign-in and the pages an application token or the admin token can see.
 import { call, token, setToken, clearToken } from "./api.js";
 import { showCategories, setUpCategories } from "./categories.js";
+import { setUpMessages } from "./messages.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -69,6 +70,7 @@ async function enter() {
     $("applications").hidden = true;
     if (error.status !== 401 && error.status !== 403) throw error;
     await showCategories();
+    $("messages").hidden = false;
     $("who").textContent = "Signed in with an application token";
   }
   $("sign-in").hidden = true;
@@ -76,7 +78,7 @@ async function enter() {
 }
 
 function signedOut(message) {
-  for (const id of ["applications", "categories", "category-form", "preview"]) $(id).hidden = true;
+  for (const id of ["applications", "categories", "category-form", "preview", "messages", "message-details"]) $(id).hidden = true;
   $("sign-in").hidden = false;
   $("sign-out").hidden = true;
   $("who").textContent = "";
@@ -85,6 +87,7 @@ function signedOut(message) {
 
 document.addEventListener("DOMContentLoaded", () => {
   setUpCategories();
+  setUpMessages();
   $("sign-in-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     setToken($("token").value.trim());
@@ -394,11 +397,117 @@ figure { margin: 0; }
       </div>
     </section>
   </section>
+
+  <section id="messages" hidden aria-labelledby="messages-title">
+    <h2 id="messages-title">Message</h2>
+    <form id="message-form">
+      <label for="message-code">Message code</label>
+      <input id="message-code" required autocomplete="off">
+      <button type="submit">Show</button>
+    </form>
+    <p id="message-error" class="error" role="alert"></p>
+    <div id="message-details" hidden>
+      <dl>
+        <dt>Status</dt><dd id="message-status"></dd>
+        <dt>Targeted / sent / failed</dt><dd id="message-progress"></dd>
+        <dt>Invalid tokens</dt><dd id="message-invalid"></dd>
+        <dt>Opened</dt><dd id="message-opened"></dd>
+      </dl>
+      <table><caption>Failures by reason</caption>
+        <thead><tr><th scope="col">Reason</th><th scope="col">Count</th></tr></thead>
+        <tbody id="message-failures"></tbody></table>
+      <h3 id="taps-title">Taps per button</h3>
+      <svg id="taps-chart" role="img" aria-labelledby="taps-title" width="480" height="40"></svg>
+      <button id="cancel-message" type="button" hidden>Cancel this scheduled message</button>
+    </div>
+  </section>
 </main>
 </body>
 </html>
 
 """#),
+        "messages.js": ConsoleFile(contentType: "text/javascript; charset=utf-8", text: ##"""
+// A message's page: delivery progress (refreshed every second while it is scheduled or sending),
+// failures by reason, opens, taps per button as an SVG bar chart, and cancelling a scheduled one.
+// The API has no method to list messages yet, so a message is opened by its code.
+import { call } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+let timer = null;
+let shown = null;
+
+function svg(name, attributes, text) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+/** Draws one bar per button, scaled to the largest count, with the label and count as text. */
+function drawTaps(taps) {
+  const chart = $("taps-chart");
+  const row = 28;
+  chart.replaceChildren();
+  chart.setAttribute("height", String(Math.max(1, taps.length) * row + 4));
+  if (taps.length === 0) { chart.append(svg("text", { x: 0, y: 18 }, "No taps yet")); return; }
+  const most = Math.max(1, ...taps.map((t) => Number(t.count || 0)));
+  taps.forEach((tap, index) => {
+    const count = Number(tap.count || 0);
+    const y = index * row + 2;
+    const group = svg("g", { class: "bar", "data-button": tap.buttonId || 0 });
+    group.append(svg("title", {}, `${tap.label || tap.buttonId}: ${count}`));
+    group.append(svg("text", { x: 0, y: y + 17 }, tap.label || `button ${tap.buttonId || 0}`));
+    group.append(svg("rect", { x: 140, y, height: row - 6, width: Math.round((count / most) * 280), fill: "#1d3557" }));
+    group.append(svg("text", { x: 430, y: y + 17, class: "count" }, String(count)));
+    chart.append(group);
+  });
+}
+
+async function refresh() {
+  try {
+    const details = await call("Messages/GetMessageDetails", { messageCode: shown });
+    $("message-error").textContent = "";
+    $("message-details").hidden = false;
+    const status = (details.status || "MESSAGE_STATUS_UNSPECIFIED").replace("MESSAGE_STATUS_", "").toLowerCase();
+    $("message-status").textContent = status;
+    $("message-progress").textContent = `${details.targeted || 0} / ${details.sent || 0} / ${details.failed || 0}`;
+    $("message-invalid").textContent = String(details.invalidTokens || 0);
+    $("message-opened").textContent = String(details.opened || 0);
+    const failures = $("message-failures");
+    failures.replaceChildren(...(details.failures || []).map((f) => {
+      const tr = document.createElement("tr");
+      for (const value of [f.reason, f.count]) { const td = document.createElement("td"); td.textContent = String(value || 0); tr.append(td); }
+      return tr;
+    }));
+    drawTaps(details.taps || []);
+    $("cancel-message").hidden = status !== "scheduled";
+  } catch (error) {
+    $("message-error").textContent = `The server refused: ${error.message}`;
+    $("message-details").hidden = true;
+  }
+}
+
+/** Wires the message form and the cancel button. */
+export function setUpMessages() {
+  $("message-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    shown = $("message-code").value.trim();
+    clearInterval(timer);
+    await refresh();
+    // Once a second: progress while it fans out and taps as they are reported.
+    timer = setInterval(() => { if (!$("messages").hidden && shown) refresh(); }, 1000);
+  });
+  $("cancel-message").addEventListener("click", async () => {
+    if (!confirm("Cancel this scheduled message?")) return;
+    try { await call("Messages/DeleteMessage", { messageCode: shown }); } catch (error) {
+      $("message-error").textContent = `The server refused: ${error.message}`;
+    }
+    await refresh();
+  });
+}
+
+"""##),
         "preview.js": ConsoleFile(contentType: "text/javascript; charset=utf-8", text: #"""
 // How a notification with a category shows: the iPhone banner (the first two buttons), the
 // expanded iPhone notification (up to four, destructive ones in red) and Android's (up to three).
