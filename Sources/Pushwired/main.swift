@@ -4,6 +4,7 @@ import Glibc
 #endif
 import PushwireAPNs
 import PushwireDelivery
+import PushwireConsole
 import PushwirePushwoosh
 import PushwireRuntime
 import PushwireService
@@ -148,6 +149,7 @@ case .run(let options):
     services.register(on: server)
     services.registerOperations(on: server)
     PushwooshAPI.register(on: server)
+    Console.register(on: server)
     services.registry.log.use(logger)
     let registry = services.registry
     server.describeCalls { method, metadata, message in registry.describeCall(method: method, metadata: metadata, message: message) }
