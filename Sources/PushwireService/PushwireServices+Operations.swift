@@ -2,16 +2,22 @@ import PushwireRuntime
 import PushwireStore
 
 extension PushwireServices {
-    /// Adds the services' part of the HTTP door's operations endpoints to `server`: the store's
-    /// check in `GET /healthz`, and the store's figures in `GET /metrics`. Call before `start()`.
+    /// Adds the services' part of the operations endpoints to `server`: the store's health as
+    /// the server's health check (`GET /healthz` and Health/Check both answer from it: not
+    /// serving while the store cannot write — a full disk, a failed fsync, closed), and the
+    /// store's figures in `GET /metrics`. Call before `start()`.
     public func registerOperations(on server: Server) {
         let store = self.operationsStore
         let deliveries = messages.deliveryMetrics
         let apns = messages.apnsStatistics
         let fcm = messages.fcmStatistics
         server.addHealthCheck("store") {
-            let statistics = store.statistics
-            return HealthReport(serving: true, state: "open: \(statistics.transactions) transactions committed")
+            switch store.health {
+            case .serving:
+                return HealthReport(serving: true, state: "open: \(store.statistics.transactions) transactions committed")
+            case .notServing(let reason):
+                return HealthReport(serving: false, state: reason)
+            }
         }
         server.addMetricsCollector { out in
             // Read once: the writer's counters move while the scrape runs.

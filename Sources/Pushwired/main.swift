@@ -79,13 +79,6 @@ case .run(let options):
             exit(1)
         }
     }
-    do {
-        // Held until exit: a second pushwired, or a restore, on this directory is refused.
-        try DataDirectoryLock.acquire(options.dataDirectory)
-    } catch {
-        logger.critical("cannot use the data directory", ["error": error.description])
-        exit(1)
-    }
     let server = Server(configuration: options.configuration, logger: logger)
     do {
         // First, before any thread starts (the store's, the loops'): every thread inherits the
@@ -126,6 +119,7 @@ case .run(let options):
         }
     }
     // The engine: SQLite in the data directory. The services see only the store protocols.
+    // Opening it takes the directory's lock (a second pushwired, or a restore, is refused).
     let store: SQLiteStore
     do {
         store = try SQLiteStore(dataDirectory: options.dataDirectory)
@@ -153,8 +147,6 @@ case .run(let options):
     services.registry.log.use(logger)
     let registry = services.registry
     server.describeCalls { method, metadata, message in registry.describeCall(method: method, metadata: metadata, message: message) }
-    // Health/Check answers NOT_SERVING while the store cannot write (a full disk, a failed fsync).
-    server.reportHealth { services.isServing }
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])
