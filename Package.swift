@@ -103,8 +103,10 @@ let package = Package(
         ),
         // PushwirePushwoosh: Pushwoosh's /json/1.3 API on the HTTP door, translated to Pushwire's methods.
         .target(name: "PushwirePushwoosh", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
+        // PushwireConsole: the operator console (Console/, embedded by Scripts/embed-console) at /console/.
+        .target(name: "PushwireConsole", dependencies: ["PushwireRuntime"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
@@ -125,6 +127,7 @@ let package = Package(
         // joins with one file: a subclass of StoreContractTests naming its factory).
         .testTarget(name: "PushwireStoreContractTests", dependencies: ["PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore"]),
         .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
+        .testTarget(name: "PushwireConsoleTests", dependencies: ["PushwireConsole", "PushwireRuntime"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
         .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),
         .testTarget(name: "PushwireJSONBridgeTests", dependencies: ["PushwireJSONBridge", "PushwireProtoC", "CProtobufC"]),

@@ -78,9 +78,12 @@ struct PushwooshCall: Sendable {
 
     /// Calls `method` with `request` given in proto3 JSON (encoded by the shared JSON bridge);
     /// `then` gets the response in proto3 JSON with every field, or the failure is answered.
+    /// With `application`, the call names that application in its metadata, and a token of
+    /// another application (PERMISSION_DENIED) answers as an argument error (210), as Pushwoosh
+    /// answers a wrong `application`.
     func invoke<Request, Response>(
         _ method: MethodDescriptor<Request, Response>, _ request: JSONValue, token: String? = nil,
-        then: @escaping @Sendable (JSONValue) -> Void
+        application: String? = nil, then: @escaping @Sendable (JSONValue) -> Void
     ) {
         let message: [UInt8]
         do throws(ProtoJSONError) {
@@ -96,9 +99,17 @@ struct PushwooshCall: Sendable {
             entry.value = "Bearer \(token)"
             metadata.append(entry)
         }
+        if let application {
+            var entry = Metadata()
+            entry.key = "application"
+            entry.value = application
+            metadata.append(entry)
+        }
         let reply = self.reply
         exchange.call(method.path, message: message, metadata: metadata) { result in
             switch result {
+            case .failure(let error) where application != nil && error.code == .permissionDenied:
+                reply(.failure(.argument(error.message)))
             case .failure(let error):
                 reply(.failure(PushwooshFailure(error)))
             case .success(let bytes):

@@ -14,7 +14,7 @@ enum PushwooshMessages {
     static func createMessage(_ call: PushwooshCall) throws(PushwooshFailure) {
         try call.refuseUnknown(["auth", "application", "notifications"])
         let token = try Read.string(call.arguments, "auth", required: true)
-        _ = try Read.string(call.arguments, "application", required: true)
+        let application = try Read.string(call.arguments, "application", required: true) ?? ""
         guard case .array(let items)? = call.arguments["notifications"], !items.isEmpty else {
             throw .argument("notifications is required: a list of at least one notification")
         }
@@ -22,7 +22,11 @@ enum PushwooshMessages {
         for (index, item) in items.enumerated() {
             notifications.append(try notification(item, what: "notifications[\(index)]."))
         }
-        call.invoke(Methods.Messages.createMessage, .object([("notifications", .array(notifications))]), token: token) { response in
+        // The application is checked against the token's by Pushwire's own rule (the
+        // `application` metadata entry): a backend that mixes up two apps' codes and tokens
+        // hears so, rather than sending to the token's app while naming another.
+        call.invoke(Methods.Messages.createMessage, .object([("notifications", .array(notifications))]), token: token,
+                    application: application) { response in
             var members: [(key: String, value: JSONValue)] = [("Messages", response["messageCodes"] ?? .array([]))]
             if case .array(let unknown)? = response["unknownDevices"], !unknown.isEmpty {
                 members.append(("UnknownDevices", .array(unknown)))

@@ -1,4 +1,5 @@
 import CSQLite
+import PushwireStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -125,13 +126,21 @@ public enum SQLiteBackup {
     /// Installs the backup `file` as the store of `dataDirectory` (created when missing), after
     /// `check`: copied beside it, synced, and renamed over any database there (whose WAL and
     /// shared-memory files are removed first, so none of the old database is replayed into the
-    /// new one). The caller makes sure no server uses the directory.
+    /// new one). Holds the directory's lock (the one every store takes, `DataDirectoryLock`)
+    /// while it does: a directory a server uses is refused, and no server can open it meanwhile.
     /// - Parameter replace: the directory may hold a database already (it is replaced).
     public static func restore(from file: String, dataDirectory: String, replace: Bool) throws(Failure) -> Summary {
         let summary = try check(file: file)
         if mkdir(dataDirectory, 0o700) != 0 && errno != EEXIST {
             throw Failure("cannot create \(dataDirectory): \(String(cString: strerror(errno)))")
         }
+        let lock: DataDirectoryLock
+        do {
+            lock = try DataDirectoryLock(dataDirectory: dataDirectory)
+        } catch {
+            throw Failure("cannot restore into \(dataDirectory): \(Self.reason(error))")
+        }
+        defer { lock.release() }
         let target = dataDirectory + "/" + SQLiteStore.fileName
         if !replace, access(target, F_OK) == 0 {
             throw Failure("\(dataDirectory) already holds a database; pass --force to replace it")
@@ -153,6 +162,12 @@ public enum SQLiteBackup {
         }
         syncDirectory(of: target)
         return summary
+    }
+
+    /// The lock's reason without the store's "cannot open the store at …" framing.
+    private static func reason(_ error: StoreError) -> String {
+        if case .cannotOpen(_, let reason) = error { return reason }
+        return error.description
     }
 
     private static func copyFile(_ source: String, to target: String) throws(Failure) {

@@ -2,15 +2,22 @@ import PushwireRuntime
 import PushwireStore
 
 extension PushwireServices {
-    /// Adds the services' part of the HTTP door's operations endpoints to `server`: the store's
-    /// check in `GET /healthz`, and the store's figures in `GET /metrics`. Call before `start()`.
+    /// Adds the services' part of the operations endpoints to `server`: the store's health as
+    /// the server's health check (`GET /healthz` and Health/Check both answer from it: not
+    /// serving while the store cannot write — a full disk, a failed fsync, closed), and the
+    /// store's figures in `GET /metrics`. Call before `start()`.
     public func registerOperations(on server: Server) {
         let store = self.operationsStore
         let deliveries = messages.deliveryMetrics
         let apns = messages.apnsStatistics
+        let fcm = messages.fcmStatistics
         server.addHealthCheck("store") {
-            let statistics = store.statistics
-            return HealthReport(serving: true, state: "open: \(statistics.transactions) transactions committed")
+            switch store.health {
+            case .serving:
+                return HealthReport(serving: true, state: "open: \(store.statistics.transactions) transactions committed")
+            case .notServing(let reason):
+                return HealthReport(serving: false, state: reason)
+            }
         }
         server.addMetricsCollector { out in
             // Read once: the writer's counters move while the scrape runs.
@@ -30,6 +37,12 @@ extension PushwireServices {
             out.gauge("pushwire_apns_gateways", help: "APNs gateways open (one per application with APNs settings in use).", Double(figures.gateways))
             out.counter("pushwire_apns_provider_tokens_signed_total", help: "APNs provider tokens (ES256 JWTs) signed.", UInt64(figures.tokensSigned))
             out.counter("pushwire_apns_connection_retries_total", help: "APNs connections retried after a failure.", UInt64(figures.connectionRetries))
+            let firebase = fcm()
+            out.gauge("pushwire_fcm_gateways", help: "FCM gateways open (one per application with FCM settings in use).", Double(firebase.gateways))
+            out.counter("pushwire_fcm_access_tokens_granted_total",
+                        help: "FCM OAuth2 access tokens granted (service-account JWT grants: first use, expiry and 401 refreshes).",
+                        UInt64(firebase.accessTokensGranted))
+            out.counter("pushwire_fcm_connection_retries_total", help: "FCM requests sent again after their connection failed.", UInt64(firebase.connectionRetries))
         }
     }
 }

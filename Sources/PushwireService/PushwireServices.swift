@@ -105,10 +105,6 @@ public final class PushwireServices: Sendable {
         messages.register(on: server)
     }
 
-    /// Whether the store can take writes (`StoreHealth.serving`): what Health/Check reports.
-    /// Never waits.
-    public var isServing: Bool { store.health == .serving }
-
     /// Finishes queued writes and closes the store; call after the server stopped.
     public func close() {
         messages.pipeline.requestStop()

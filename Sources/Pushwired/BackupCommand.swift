@@ -58,13 +58,6 @@ enum BackupCommand {
                 printLine("backed up \(dataDirectory) to \(target): \(describe(summary))")
             } else {
                 let file = values["--from"] ?? ""
-                // Held until exit: no pushwired can start on the directory while it is replaced.
-                do {
-                    try DataDirectoryLock.acquire(dataDirectory)
-                } catch {
-                    printError("pushwired restore: \(error.description); stop it first")
-                    return 1
-                }
                 let summary = try SQLiteBackup.restore(from: file, dataDirectory: dataDirectory, replace: force)
                 printLine("restored \(file) into \(dataDirectory): \(describe(summary))")
             }

@@ -58,7 +58,8 @@ struct Options {
           --listen <address>             host:port to listen on: 127.0.0.1:7355 (default), [::1]:7355,
                                          0.0.0.0:7355; port 0 picks a free port
           --http-listen <address|off>    host:port of the HTTP door (Connect JSON for every method,
-                                         the Pushwoosh API, /healthz, /metrics); off disables it
+                                         the Pushwoosh API, the console at /console/, /healthz,
+                                         /metrics); off disables it
                                          (default: 127.0.0.1, port --listen's + 1, i.e. 7356; a
                                          free port when --listen's port is 0)
           --http-max-body <bytes>        largest HTTP request body accepted (default: 4194304)

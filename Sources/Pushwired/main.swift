@@ -4,6 +4,7 @@ import Glibc
 #endif
 import PushwireAPNs
 import PushwireDelivery
+import PushwireConsole
 import PushwirePushwoosh
 import PushwireRuntime
 import PushwirePostgresStore
@@ -86,13 +87,6 @@ case .run(let options):
             exit(1)
         }
     }
-    do {
-        // Held until exit: a second pushwired, or a restore, on this directory is refused.
-        try DataDirectoryLock.acquire(options.dataDirectory)
-    } catch {
-        logger.critical("cannot use the data directory", ["error": error.description])
-        exit(1)
-    }
     let server = Server(configuration: options.configuration, logger: logger)
     do {
         // First, before any thread starts (the store's, the loops'): every thread inherits the
@@ -132,7 +126,8 @@ case .run(let options):
         case .error: logger.error(message)
         }
     }
-    // The engine: PostgreSQL when a database URL is given, else SQLite in the data directory.
+    // The engine: PostgreSQL when a database URL is given, else SQLite in the data directory
+    // (opening it takes the directory's lock: a second pushwired, or a restore, is refused).
     // The services see only the store protocols.
     let store: any PushwireStore & MessageStore
     do {
@@ -170,12 +165,10 @@ case .run(let options):
     services.register(on: server)
     services.registerOperations(on: server)
     PushwooshAPI.register(on: server)
+    Console.register(on: server)
     services.registry.log.use(logger)
     let registry = services.registry
     server.describeCalls { method, metadata, message in registry.describeCall(method: method, metadata: metadata, message: message) }
-    // Health/Check answers NOT_SERVING while the store cannot write (a full disk, a failed fsync,
-    // its database unreachable).
-    server.reportHealth { services.isServing }
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])

@@ -163,7 +163,18 @@ final class APNsGatewayTests: XCTestCase {
     func testRestartOfTheServiceMidBatchLosesAndDuplicatesNothing() async throws {
         try await forEachTransport {
             let first = try APNsDouble(["--delay-ms", "2"])
-            let gateway = try makeGateway(first) { $0.maxConcurrentStreams = 50 }
+            // The service is down from `stop()` until the second double (a Python process) is
+            // listening again, which takes a few seconds on a loaded machine. The default
+            // policy's budget (8 attempts, at least ~2.6 s of backoff with its jitter) is what a
+            // caller wants before handing a notification back as `.retry` for the store to
+            // reschedule, and under load it ran out before the double was back — so the test
+            // flaked on timing, not on a loss. This gateway's budget (at least ~6.6 s) outlasts
+            // the restart; what is asserted is unchanged: every notification sent, each
+            // accepted exactly once across both lives of the service.
+            let gateway = try makeGateway(first) {
+                $0.maxConcurrentStreams = 50
+                $0.retryPolicy = APNsRetryPolicy(maxAttempts: 30, initialBackoff: .milliseconds(50), maxBackoff: .milliseconds(500))
+            }
             let count = 1500
             let batch = (0..<count).map { notification($0) }
             let delivery = Task { await gateway.deliver(batch) }

@@ -79,6 +79,6 @@ final class BinariesAgreeTests: XCTestCase {
         // A second pushwired on the same data directory is refused (the directory is locked).
         let second = try runExecutable("pushwired", ["--listen", "127.0.0.1:0", "--data-dir", directory.path], timeout: 60)
         XCTAssertEqual(second.status, 1, second.stderr)
-        XCTAssertTrue(second.stderr.contains("is in use by another pushwired"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("another process (pid \(server.process.processIdentifier)) is using this data directory"), second.stderr)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import PushwireWire
+import Synchronization
 import XCTest
 @testable import PushwireRuntime
 
@@ -177,18 +178,35 @@ final class HTTPDoorTests: XCTestCase {
         try PromtoolCheck.check(metrics.text)
     }
 
-    func testHealthzIs503WhenACheckFails() throws {
+    /// One health state behind both doors: the check `/healthz` reports is the one Health/Check
+    /// obeys, so the two turn together.
+    func testHealthzIs503AndHealthCheckNotServingWhenACheckFails() throws {
         var configuration = ServerConfiguration(listen: try SocketAddress(parsing: "127.0.0.1:0"), threads: 1)
         configuration.http = HTTPConfiguration(listen: try SocketAddress(parsing: "127.0.0.1:0"))
         let server = Server(configuration: configuration, logger: Logger(label: "test", level: .warning))
-        server.addHealthCheck("store") { HealthReport(serving: false, state: "read-only: disk full") }
+        let full = Atomic<Bool>(true)
+        server.addHealthCheck("store") {
+            full.load(ordering: .relaxed) ? HealthReport(serving: false, state: "read-only: disk full") : HealthReport(serving: true, state: "open")
+        }
         try server.start()
         defer { stop(server) }
         let client = try HTTPTestClient(try XCTUnwrap(server.httpAddress))
+        let rpc = try TestClient(try XCTUnwrap(server.localAddress))
+        func rpcStatus() throws -> ServingStatus {
+            let result = try rpc.call(Methods.Health.check.path, TestMethods.request(""))
+            XCTAssertEqual(result.code, .ok)
+            return try HealthCheckResponse(decoding: result.body).status
+        }
         try client.send(HTTPTestClient.request("GET", "/healthz"))
         let health = try client.readResponse()
         XCTAssertEqual(health.status, 503)
         XCTAssertEqual(health.text, #"{"status":"not_serving","checks":{"store":{"serving":false,"state":"read-only: disk full"}}}"#)
+        XCTAssertEqual(try rpcStatus(), .notServing)
+
+        full.store(false, ordering: .relaxed)
+        try client.send(HTTPTestClient.request("GET", "/healthz"))
+        XCTAssertEqual(try client.readResponse().status, 200)
+        XCTAssertEqual(try rpcStatus(), .serving)
     }
 
     func testShutdownClosesIdleConnectionsAndTheListener() throws {

@@ -5,13 +5,16 @@ import XCTest
 import PushwireStore
 
 /// Issue 16, item 7, through real `pushwired` processes: a full disk answers RESOURCE_EXHAUSTED
-/// and turns Health/Check NOT_SERVING until there is room again; a log recovered at start is
+/// and turns Health/Check NOT_SERVING and `GET /healthz` 503 (one health state, the store's,
+/// behind both doors) until there is room again; a log recovered at start is
 /// logged; `pushwired --check` tells a whole database from a damaged one.
 final class StorageFaultServerTests: XCTestCase {
     /// A pushwired whose standard error goes to a file, at log level notice.
     private struct Logged {
         let process: Process
         let port: UInt16
+        /// The HTTP door's port (`/healthz`).
+        let httpPort: UInt16
         let logPath: String
 
         var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -30,21 +33,57 @@ final class StorageFaultServerTests: XCTestCase {
         try process.run()
         var text = ""
         let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, !text.contains("listening on") {
+        while Date() < deadline, !text.contains("HTTP listening on") {
             let data = output.fileHandleForReading.availableData
             if data.isEmpty { break }
             text += String(decoding: data, as: UTF8.self)
         }
-        guard let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
-              let port = line.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespaces)) }) else {
+        func portAfter(_ prefix: String) -> UInt16? {
+            text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) })
+                .flatMap { $0.split(separator: ":").last }.flatMap { UInt16($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        guard let port = portAfter("listening on"), let httpPort = portAfter("HTTP listening on") else {
             process.terminate()
             throw RawClient.Failure(description: "pushwired did not start: \(text)")
         }
-        return Logged(process: process, port: port, logPath: logPath)
+        return Logged(process: process, port: port, httpPort: httpPort, logPath: logPath)
     }
 
     private func health(_ client: RawClient, callID: UInt32) throws -> ServingStatus {
         try client.call(Methods.Health.check, HealthCheckRequest(), callID: callID).status
+    }
+
+    /// `GET /healthz` on the HTTP door: its status code and body.
+    private func healthz(_ port: UInt16) throws -> (Int, String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawClient.Failure(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw RawClient.Failure(description: "connect to the HTTP door: \(errno)") }
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+            throw RawClient.Failure(description: "send /healthz: \(errno)")
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while response.count < 65_536 {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            response += buffer[0..<count]
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        // "HTTP/1.1 503 Service Unavailable\r\n…"
+        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? -1
+        let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+        return (status, body)
     }
 
     /// The outcome of registering `hwid`: 0 for OK, else the status code.
@@ -76,6 +115,7 @@ final class StorageFaultServerTests: XCTestCase {
         create.name = "full"
         let code = try XCTUnwrap(try client.call(Methods.Admin.createApplication, create, token: "crash-admin", callID: 1).application?.code)
         XCTAssertEqual(try health(client, callID: 2), .serving)
+        XCTAssertEqual(try healthz(server.httpPort).0, 200)
 
         // Fill what is left, then register until a write fails.
         let filler = mountPoint + "/filler"
@@ -91,12 +131,16 @@ final class StorageFaultServerTests: XCTestCase {
         XCTAssertEqual(StatusCode(wireValue: status), .resourceExhausted, message)
         XCTAssertTrue(message.contains("out of space"), message)
         XCTAssertEqual(try health(client, callID: callID + 1), .notServing, "writes cannot succeed")
+        let (full, fullBody) = try healthz(server.httpPort)
+        XCTAssertEqual(full, 503, "/healthz answers from the same state: \(fullBody)")
+        XCTAssertTrue(fullBody.contains("\"not_serving\"") && fullBody.contains("out of space"), fullBody)
 
         // Room again: the next write succeeds and the server serves.
         try FileManager.default.removeItem(atPath: filler)
         let after = try register(client, code, "after-the-disk-was-freed", callID: callID + 2)
         XCTAssertEqual(after.0, 0, after.1)
         XCTAssertEqual(try health(client, callID: callID + 3), .serving)
+        XCTAssertEqual(try healthz(server.httpPort).0, 200)
         server.process.terminate()
         server.process.waitUntilExit()
     }

@@ -8,8 +8,10 @@ extension Server {
         extensions.state.withLock { $0.routes.append((prefix, handler)) }
     }
 
-    /// Adds a check that `GET /healthz` reports under `name` (the server is serving only while
-    /// every check is). Called on every health request: keep it cheap. Call before `start()`.
+    /// Adds a check that `GET /healthz` reports under `name` and that Health/Check obeys: the
+    /// server is serving (200, SERVING) only while every check is, and answers 503 and
+    /// NOT_SERVING otherwise, as while it drains. Called on the event loop for every health
+    /// request on either door: keep it cheap, never block. Call before `start()`.
     public func addHealthCheck(_ name: String, _ check: @escaping @Sendable () -> HealthReport) {
         extensions.state.withLock { $0.healthChecks.append((name, check)) }
     }

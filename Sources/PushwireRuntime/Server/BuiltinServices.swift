@@ -8,7 +8,7 @@ enum BuiltinServices {
         let health = RegisteredMethod.sync(Methods.Health.check) { _, request throws(RPCError) in
             var response = HealthCheckResponse()
             let shared = state.shared
-            // Draining, or the application says it cannot serve (its store cannot write).
+            // Draining, or a health check (the store's: it cannot write) says it cannot serve.
             let draining = shared?.isDraining ?? true || !(state.isServing?() ?? true)
             if request.service.isEmpty {
                 response.status = draining ? .notServing : .serving
@@ -45,6 +45,6 @@ enum BuiltinServices {
 /// then only read.
 final class SharedReference: @unchecked Sendable {
     var shared: ServerShared?
-    /// `Server.reportHealth`'s probe, if any.
+    /// Whether every `Server.addHealthCheck` check is serving (nil: none was added).
     var isServing: (@Sendable () -> Bool)?
 }

@@ -34,7 +34,6 @@ public final class Server: Sendable {
     private let rawFastPaths = Mutex<[String: RawHandler]>([:])
     /// HTTP routes, health checks, metrics collectors, and the HTTP door once started (Server+HTTP.swift).
     let extensions = ServerExtensions()
-    private let healthProbe = Mutex<(@Sendable () -> Bool)?>(nil)
 
     /// Creates a server; it listens once `start()` is called.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "pushwired")) {
@@ -54,13 +53,6 @@ public final class Server: Sendable {
             methods[method.descriptor.path] = method
             phase = .configuring(methods)
         }
-    }
-
-    /// Makes Health/Check answer NOT_SERVING while `isServing` returns false (the store cannot
-    /// write), as it does while the server drains; call before `start()`. `isServing` runs on the
-    /// event loop for every check: it must not block.
-    public func reportHealth(_ isServing: @escaping @Sendable () -> Bool) {
-        healthProbe.withLock { $0 = isServing }
     }
 
     /// Puts a raw fast path in front of `method`, which must also be registered with one of the
@@ -148,7 +140,12 @@ public final class Server: Sendable {
         }
         let threads = max(1, configuration.threads)
         let reference = SharedReference()
-        reference.isServing = healthProbe.withLock { $0 }
+        // One health state for both doors: Health/Check asks the same checks `/healthz` reports
+        // (`addHealthCheck`, e.g. the store's), so the two never disagree.
+        let checks = extensions.state.withLock { $0.healthChecks }
+        if !checks.isEmpty {
+            reference.isServing = { checks.allSatisfy { $0.check().serving } }
+        }
         let allMethods = BuiltinServices.adding(to: methods, state: reference)
         let callMetrics = CallMetrics(paths: allMethods.keys.sorted())
         let fastPaths = rawFastPaths.withLock { $0 }

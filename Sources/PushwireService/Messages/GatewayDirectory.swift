@@ -50,6 +50,19 @@ final class GatewayDirectory: Sendable {
         return (count, tokens, retries)
     }
 
+    /// The FCM gateways made so far, the OAuth2 access tokens they were granted (each a refresh
+    /// through the service account's token URI) and their connection retries, summed (for /metrics).
+    var fcmStatistics: (gateways: Int, accessTokensGranted: Int, connectionRetries: Int) {
+        let all = gateways.withLock { $0.values.compactMap { $0.fcm?.gateway } }
+        var tokens = 0, retries = 0, count = 0
+        for case let gateway as FCMGateway in all {
+            count += 1
+            tokens += gateway.accessTokensGranted
+            retries += gateway.connectionRetryCount
+        }
+        return (count, tokens, retries)
+    }
+
     /// The failure reason of deliveries whose application's APNs gateway could not be created.
     static let unavailableReason = "APNsGatewayUnavailable"
     /// The failure reason of deliveries whose application's FCM gateway could not be created.

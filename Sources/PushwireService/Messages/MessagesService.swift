@@ -13,6 +13,8 @@ public struct MessagesService: Sendable {
     public internal(set) var deliveryMetrics = DeliveryMetrics()
     /// The APNs gateways' figures (gateways, provider tokens signed, connection retries), for /metrics.
     var apnsStatistics: @Sendable () -> (gateways: Int, tokensSigned: Int, connectionRetries: Int) = { (0, 0, 0) }
+    /// The FCM gateways' figures for /metrics (GatewayDirectory.fcmStatistics).
+    var fcmStatistics: @Sendable () -> (gateways: Int, accessTokensGranted: Int, connectionRetries: Int) = { (0, 0, 0) }
 
     /// Creates the service; `pipeline` is told of every message created (and woken when it can start it).
     public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {

@@ -33,6 +33,7 @@ extension MessagesService {
         var service = MessagesService(registry: registry, store: store, pipeline: pipeline)
         service.deliveryMetrics = metrics
         service.apnsStatistics = { gateways.apnsStatistics }
+        service.fcmStatistics = { gateways.fcmStatistics }
         return service
     }
 }
