@@ -25,23 +25,21 @@ Prints "PORT <n>" on stdout once it listens.
 """
 import argparse
 import asyncio
-import base64
 import json
+import os
 import re
-import signal
-import ssl
 import sys
 import time
 
-import h2.config
-import h2.connection
-import h2.events
 import h2.errors
-import h2.settings
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+# The HTTP/2-over-TLS plumbing both push-service doubles share lives in Scripts/h2-double.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h2-double"))
+import h2_double  # noqa: E402
 
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 PATH_RE = re.compile(r"^/3/device/([0-9a-fA-F]+)$")
@@ -49,29 +47,14 @@ MAX_PAYLOAD = 4096
 DEAD_TOKEN_TIMESTAMP = 1754000000000  # what 410 answers carry as "timestamp" (ms since 1970)
 
 
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-class Double:
+class Double(h2_double.DoubleState):
     def __init__(self, args):
-        self.args = args
         with open(args.public_key, "rb") as f:
             self.public_key = serialization.load_pem_public_key(f.read())
-        self.rules = {}
-        for rule in args.rule or []:
-            token, _, answer = rule.partition("=")
-            parts = answer.split(":")
-            self.rules[token.lower()] = [int(parts[0]), parts[1] if len(parts) > 1 else "",
-                                         parts[2] if len(parts) > 2 and parts[2] else None,
-                                         int(parts[3]) if len(parts) > 3 else None]  # None: always
-        self.log = open(args.log, "a", buffering=1) if args.log else None
+        self.rules = h2_double.parse_rules(args.rule, key=str.lower)
+        super().__init__(args)  # opens --log: only once the key and the rules have been read
         self.verified = {}  # jwt -> error reason or None
         self.expired_jwt = None
-        self.open_streams = 0
-        self.peak_open_streams = 0
-        self.connections = set()
-        self.connection_counter = 0
 
     def check_jwt(self, jwt):
         if jwt in self.verified:
@@ -79,9 +62,9 @@ class Double:
         reason = None
         try:
             header_b64, claims_b64, signature_b64 = jwt.split(".")
-            header = json.loads(b64url_decode(header_b64))
-            claims = json.loads(b64url_decode(claims_b64))
-            signature = b64url_decode(signature_b64)
+            header = json.loads(h2_double.b64url_decode(header_b64))
+            claims = json.loads(h2_double.b64url_decode(claims_b64))
+            signature = h2_double.b64url_decode(signature_b64)
             if header.get("alg") != "ES256" or header.get("kid") != self.args.key_id:
                 reason = "InvalidProviderToken"
             elif claims.get("iss") != self.args.team_id or not isinstance(claims.get("iat"), int):
@@ -152,58 +135,10 @@ class Double:
         return 200, None, None, True
 
 
-class Connection(asyncio.Protocol):
+class Connection(h2_double.Connection):
     def __init__(self, double):
-        self.double = double
-        self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
-        self.streams = {}
+        super().__init__(double)
         self.answered = 0
-        self.closing = False
-
-    def connection_made(self, transport):
-        self.transport = transport
-        self.double.connection_counter += 1
-        self.id = self.double.connection_counter
-        self.double.connections.add(self)
-        self.h2.local_settings = h2.settings.Settings(
-            client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.double.args.max_streams})
-        self.h2.initiate_connection()
-        self.transport.write(self.h2.data_to_send())
-
-    def connection_lost(self, exc):
-        self.double.connections.discard(self)
-        self.double.open_streams -= len(self.streams)
-        self.streams.clear()
-
-    def data_received(self, data):
-        if self.closing:
-            return
-        try:
-            events = self.h2.receive_data(data)
-        except Exception:
-            self.transport.close()
-            return
-        for event in events:
-            if self.closing:
-                break
-            if isinstance(event, h2.events.RequestReceived):
-                self.streams[event.stream_id] = (dict(event.headers), bytearray())
-                self.double.open_streams += 1
-                self.double.peak_open_streams = max(self.double.peak_open_streams, self.double.open_streams)
-            elif isinstance(event, h2.events.DataReceived):
-                if event.stream_id in self.streams:
-                    self.streams[event.stream_id][1].extend(event.data)
-                self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
-            elif isinstance(event, h2.events.StreamEnded):
-                if self.double.args.delay_ms > 0:
-                    asyncio.get_running_loop().call_later(self.double.args.delay_ms / 1000, self.respond, event.stream_id)
-                else:
-                    self.respond(event.stream_id)
-            elif isinstance(event, h2.events.StreamReset):
-                if self.streams.pop(event.stream_id, None) is not None:
-                    self.double.open_streams -= 1
-        if not self.closing:
-            self.transport.write(self.h2.data_to_send())
 
     def respond(self, stream_id):
         if self.closing or stream_id not in self.streams:
@@ -247,18 +182,10 @@ class Connection(asyncio.Protocol):
         else:
             self.transport.write(self.h2.data_to_send())
 
-    def close(self):
-        """Flushes what was written (answers already given) and closes; nothing more is answered."""
-        self.closing = True
-        self.transport.close()
-
 
 async def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--cert", required=True)
-    parser.add_argument("--key", required=True)
+    h2_double.add_server_arguments(parser)
     parser.add_argument("--public-key", required=True, help="PEM public key of the app's .p8")
     parser.add_argument("--team-id", required=True)
     parser.add_argument("--key-id", required=True)
@@ -272,27 +199,7 @@ async def main():
     parser.add_argument("--alpn", action="append")
     args = parser.parse_args()
 
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(args.cert, args.key)
-    context.set_alpn_protocols(args.alpn or ["h2"])
-    double = Double(args)
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: Connection(double), args.host, args.port, ssl=context,
-                                      reuse_address=True, backlog=256)
-    print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
-    stop = asyncio.Event()
-    # A parent that spawns us from a thread with signals blocked (libdispatch workers do) passes
-    # that mask on; unblock so SIGTERM reaches the handler.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    loop.add_signal_handler(signal.SIGTERM, stop.set)
-    loop.add_signal_handler(signal.SIGINT, stop.set)
-    await stop.wait()
-    server.close()
-    for connection in list(double.connections):
-        connection.close()
-    await asyncio.sleep(0.1)  # let the transports flush
-    if double.log:
-        double.log.close()
+    await h2_double.serve(args, Double(args), Connection, args.alpn or ["h2"])
 
 
 if __name__ == "__main__":

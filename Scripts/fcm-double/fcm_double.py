@@ -30,33 +30,27 @@ Prints "PORT <n>" on stdout once it listens.
 """
 import argparse
 import asyncio
-import base64
 import json
+import os
 import re
 import secrets
-import signal
-import ssl
 import sys
 import time
 import urllib.parse
 
-import h2.config
-import h2.connection
-import h2.events
-import h2.settings
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
+
+# The HTTP/2-over-TLS plumbing both push-service doubles share lives in Scripts/h2-double.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "h2-double"))
+import h2_double  # noqa: E402
 
 SEND_RE = re.compile(r"^/v1/projects/([a-z0-9-]+)/messages:send$")
 TTL_RE = re.compile(r"^[0-9]+(\.[0-9]{1,9})?s$")
 SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 MAX_MESSAGE = 4096
-
-
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def fcm_error(status, code, message, token_field=False):
@@ -69,26 +63,15 @@ def fcm_error(status, code, message, token_field=False):
     return {"error": {"code": status, "message": message, "status": names.get(status, "UNKNOWN"), "details": details}}
 
 
-class Double:
+class Double(h2_double.DoubleState):
     def __init__(self, args):
-        self.args = args
         with open(args.public_key, "rb") as f:
             self.public_key = serialization.load_pem_public_key(f.read())
-        self.rules = {}
-        for rule in args.rule or []:
-            token, _, answer = rule.partition("=")
-            parts = answer.split(":")
-            self.rules[token] = [int(parts[0]), parts[1] if len(parts) > 1 else "",
-                                 parts[2] if len(parts) > 2 and parts[2] else None,
-                                 int(parts[3]) if len(parts) > 3 else None]
-        self.log = open(args.log, "a", buffering=1) if args.log else None
+        self.rules = h2_double.parse_rules(args.rule)
+        super().__init__(args)  # opens --log: only once the key and the rules have been read
         self.tokens = {}  # access token -> expiry (time.time())
         self.first_token = None
         self.port = None
-        self.connections = set()
-        self.connection_counter = 0
-        self.open_streams = 0
-        self.peak_open_streams = 0
 
     def token_uri(self):
         return self.args.token_uri or f"https://127.0.0.1:{self.port}/token"
@@ -101,9 +84,9 @@ class Double:
         assertion = (form.get("assertion") or [""])[0]
         try:
             header_b64, claims_b64, signature_b64 = assertion.split(".")
-            header = json.loads(b64url_decode(header_b64))
-            claims = json.loads(b64url_decode(claims_b64))
-            self.public_key.verify(b64url_decode(signature_b64), f"{header_b64}.{claims_b64}".encode(),
+            header = json.loads(h2_double.b64url_decode(header_b64))
+            claims = json.loads(h2_double.b64url_decode(claims_b64))
+            self.public_key.verify(h2_double.b64url_decode(signature_b64), f"{header_b64}.{claims_b64}".encode(),
                                    padding.PKCS1v15(), hashes.SHA256())
         except (ValueError, KeyError, InvalidSignature, json.JSONDecodeError):
             return 400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}, "signature"
@@ -171,58 +154,11 @@ class Double:
         return 200, {"name": f"projects/{self.args.project}/messages/0:{secrets.token_hex(8)}"}, None, token, True
 
 
-class Connection(asyncio.Protocol):
-    def __init__(self, double):
-        self.double = double
-        self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
-        self.streams = {}
-        self.closing = False
-
-    def connection_made(self, transport):
-        self.transport = transport
-        self.double.connection_counter += 1
-        self.id = self.double.connection_counter
-        self.double.connections.add(self)
-        self.h2.local_settings = h2.settings.Settings(
-            client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.double.args.max_streams})
-        self.h2.initiate_connection()
-        self.transport.write(self.h2.data_to_send())
-
-    def connection_lost(self, exc):
-        self.double.connections.discard(self)
-        self.double.open_streams -= len(self.streams)
-        self.streams.clear()
-
-    def data_received(self, data):
-        if self.closing:
-            return
-        try:
-            events = self.h2.receive_data(data)
-        except Exception:
-            self.transport.close()
-            return
-        for event in events:
-            if self.closing:
-                break
-            if isinstance(event, h2.events.RequestReceived):
-                self.streams[event.stream_id] = (dict(event.headers), bytearray())
-                self.double.open_streams += 1
-                self.double.peak_open_streams = max(self.double.peak_open_streams, self.double.open_streams)
-            elif isinstance(event, h2.events.DataReceived):
-                if event.stream_id in self.streams:
-                    self.streams[event.stream_id][1].extend(event.data)
-                self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
-            elif isinstance(event, h2.events.StreamEnded):
-                path = self.streams.get(event.stream_id, ({}, None))[0].get(":path", "")
-                if self.double.args.delay_ms > 0 and path != "/token":
-                    asyncio.get_running_loop().call_later(self.double.args.delay_ms / 1000, self.respond, event.stream_id)
-                else:
-                    self.respond(event.stream_id)
-            elif isinstance(event, h2.events.StreamReset):
-                if self.streams.pop(event.stream_id, None) is not None:
-                    self.double.open_streams -= 1
-        if not self.closing:
-            self.transport.write(self.h2.data_to_send())
+class Connection(h2_double.Connection):
+    def delays(self, stream_id):
+        # Token grants are answered at once: --delay-ms slows sends only.
+        path = self.streams.get(stream_id, ({}, None))[0].get(":path", "")
+        return self.double.args.delay_ms > 0 and path != "/token"
 
     def respond(self, stream_id):
         if self.closing or stream_id not in self.streams:
@@ -258,17 +194,9 @@ class Connection(asyncio.Protocol):
             self.double.log.write(json.dumps(record) + "\n")
         self.transport.write(self.h2.data_to_send())
 
-    def close(self):
-        self.closing = True
-        self.transport.close()
-
-
 async def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--cert", required=True)
-    parser.add_argument("--key", required=True)
+    h2_double.add_server_arguments(parser)
     parser.add_argument("--public-key", required=True, help="PEM public key of the service account's RSA key")
     parser.add_argument("--client-email", required=True, help="the service account's e-mail (the JWT iss)")
     parser.add_argument("--key-id", default="", help="the key's id (the JWT kid), checked when given")
@@ -282,26 +210,12 @@ async def main():
     parser.add_argument("--max-streams", type=int, default=1000)
     args = parser.parse_args()
 
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(args.cert, args.key)
-    context.set_alpn_protocols(["h2"])
     double = Double(args)
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: Connection(double), args.host, args.port, ssl=context,
-                                      reuse_address=True, backlog=256)
-    double.port = server.sockets[0].getsockname()[1]
-    print(f"PORT {double.port}", flush=True)
-    stop = asyncio.Event()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    loop.add_signal_handler(signal.SIGTERM, stop.set)
-    loop.add_signal_handler(signal.SIGINT, stop.set)
-    await stop.wait()
-    server.close()
-    for connection in list(double.connections):
-        connection.close()
-    await asyncio.sleep(0.1)
-    if double.log:
-        double.log.close()
+
+    def listening(port):
+        double.port = port  # the default aud (token_uri) names it
+
+    await h2_double.serve(args, double, Connection, ["h2"], on_listening=listening)
 
 
 if __name__ == "__main__":

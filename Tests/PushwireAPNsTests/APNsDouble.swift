@@ -65,31 +65,16 @@ final class APNsDouble {
     init(_ arguments: [String] = [], port: Int = 0, logPath: String? = nil) throws {
         let directory = try Self.materialDirectory()
         self.logPath = logPath ?? directory.appendingPathComponent("log-\(UUID().uuidString).jsonl").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.scriptsDirectory.appendingPathComponent("apns_double.py").path,
-                             "--port", String(port),
-                             "--cert", directory.appendingPathComponent("server.pem").path,
-                             "--key", directory.appendingPathComponent("server.key").path,
-                             "--public-key", directory.appendingPathComponent("app.pub.pem").path,
-                             "--team-id", Self.teamID, "--key-id", Self.keyID, "--topic", Self.topic,
-                             "--log", self.logPath] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        // The double prints "PORT <n>" once it listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let parsed = Int(text.dropFirst(5).prefix { $0.isNumber }) else {
-            process.terminate()
-            throw XCTSkip("the APNs double did not start: \(text)")
-        }
-        self.port = parsed
+        let launched = try DoubleProcess.launch("APNs", script: Self.scriptsDirectory.appendingPathComponent("apns_double.py"), arguments: [
+            "--port", String(port),
+            "--cert", directory.appendingPathComponent("server.pem").path,
+            "--key", directory.appendingPathComponent("server.key").path,
+            "--public-key", directory.appendingPathComponent("app.pub.pem").path,
+            "--team-id", Self.teamID, "--key-id", Self.keyID, "--topic", Self.topic,
+            "--log", self.logPath,
+        ] + arguments)
+        process = launched.process
+        self.port = launched.port
     }
 
     deinit { stop() }
@@ -97,17 +82,8 @@ final class APNsDouble {
     var baseURL: String { "https://127.0.0.1:\(port)" }
 
     /// Stops the double (SIGTERM: it flushes the answers it gave and closes) and waits for it.
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
+    func stop() { DoubleProcess.stop(process) }
 
     /// Every answered request so far, as the double logged it.
-    func records() -> [[String: Any]] {
-        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
+    func records() -> [[String: Any]] { DoubleProcess.records(atPath: logPath) }
 }

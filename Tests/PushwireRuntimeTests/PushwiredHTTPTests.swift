@@ -9,43 +9,15 @@ import XCTest
 /// `--http-listen off`.
 extension PushwiredProcessTests {
     func testHTTPDoorIsOnByDefaultAndAnswers() throws {
-        let dataDirectory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", "t"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Bounded: a pushwired that never prints the line is killed, which ends the reads below
-        // (cancelled once the test is done, so it can never hit a later process with the same id).
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
-        defer {
-            watchdog.cancel()
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+        try withPushwiredHTTPDoor(adminToken: "t", watchdogSeconds: 10) { door in
+            XCTAssertTrue(door.description.hasPrefix("127.0.0.1:"))
+            XCTAssertNotEqual(door.port, 0)
+            let client = try HTTPTestClient(door)
+            try client.send(HTTPTestClient.request("GET", "/healthz"))
+            let answer = try client.readResponse()
+            XCTAssertEqual(answer.status, 200)
+            XCTAssertTrue(answer.text.contains(#""store":{"serving":true"#), answer.text)
         }
-        var text = ""
-        var address: SocketAddress?
-        while address == nil {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("HTTP listening on ") }) {
-                address = try SocketAddress(parsing: String(line.dropFirst("HTTP listening on ".count)))
-            }
-        }
-        let door = try XCTUnwrap(address, "no 'HTTP listening on' line in: \(text)")
-        XCTAssertTrue(door.description.hasPrefix("127.0.0.1:"))
-        XCTAssertNotEqual(door.port, 0)
-        let client = try HTTPTestClient(door)
-        try client.send(HTTPTestClient.request("GET", "/healthz"))
-        let answer = try client.readResponse()
-        XCTAssertEqual(answer.status, 200)
-        XCTAssertTrue(answer.text.contains(#""store":{"serving":true"#), answer.text)
     }
 
     func testHTTPListenOffOpensNoDoor() throws {

@@ -11,34 +11,7 @@ extension PushwiredProcessTests {
     /// Runs pushwired (admin token "admin") and calls `body` with a client of its HTTP door; the
     /// process is stopped after, and killed if it hangs (bounded).
     private func withPushwired(_ body: (HTTPTestClient) throws -> Void) throws {
-        let dataDirectory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", "admin"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
-        defer {
-            watchdog.cancel()
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
-        }
-        var text = ""
-        var address: SocketAddress?
-        while address == nil {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("HTTP listening on ") }) {
-                address = try SocketAddress(parsing: String(line.dropFirst("HTTP listening on ".count)))
-            }
-        }
-        try body(try HTTPTestClient(try XCTUnwrap(address, "no 'HTTP listening on' line in: \(text)")))
+        try withPushwiredHTTPDoor(adminToken: "admin", watchdogSeconds: 30) { try body(try HTTPTestClient($0)) }
     }
 
     func testMetricsOfTheServicesPassPromtool() throws {

@@ -67,15 +67,7 @@ final class PushwiredProcessTests: XCTestCase {
     var executable: URL!
 
     override func setUpWithError() throws {
-        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var candidates = [bundleDirectory.appendingPathComponent("pushwired")]
-        for argument in CommandLine.arguments where argument.hasSuffix(".xctest") {
-            candidates.append(URL(fileURLWithPath: argument).deletingLastPathComponent().appendingPathComponent("pushwired"))
-        }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw XCTSkip("pushwired is not built next to the tests (run `swift build` first)")
-        }
-        executable = found
+        executable = try pushwiredExecutable()
     }
 
     struct Running {

@@ -48,30 +48,16 @@ final class FCMDouble {
     init(_ arguments: [String] = [], port: Int = 0, logPath: String? = nil) throws {
         let directory = try Self.materialDirectory()
         self.logPath = logPath ?? directory.appendingPathComponent("fcm-log-\(UUID().uuidString).jsonl").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.scriptsDirectory.appendingPathComponent("fcm_double.py").path,
-                             "--port", String(port),
-                             "--cert", directory.appendingPathComponent("server.pem").path,
-                             "--key", directory.appendingPathComponent("server.key").path,
-                             "--public-key", directory.appendingPathComponent("account.pub.pem").path,
-                             "--client-email", Self.clientEmail, "--key-id", Self.keyID, "--project", Self.project,
-                             "--log", self.logPath] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let parsed = Int(text.dropFirst(5).prefix { $0.isNumber }) else {
-            process.terminate()
-            throw XCTSkip("the FCM double did not start: \(text)")
-        }
-        self.port = parsed
+        let launched = try DoubleProcess.launch("FCM", script: Self.scriptsDirectory.appendingPathComponent("fcm_double.py"), arguments: [
+            "--port", String(port),
+            "--cert", directory.appendingPathComponent("server.pem").path,
+            "--key", directory.appendingPathComponent("server.key").path,
+            "--public-key", directory.appendingPathComponent("account.pub.pem").path,
+            "--client-email", Self.clientEmail, "--key-id", Self.keyID, "--project", Self.project,
+            "--log", self.logPath,
+        ] + arguments)
+        process = launched.process
+        self.port = launched.port
     }
 
     deinit { stop() }
@@ -82,19 +68,10 @@ final class FCMDouble {
     func serviceAccountJSON() throws -> String { try Self.serviceAccountJSON(port: port) }
 
     /// Stops the double (SIGTERM: it flushes the answers it gave and closes) and waits for it.
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
+    func stop() { DoubleProcess.stop(process) }
 
     /// Every answered request so far, as the double logged it.
-    func records() -> [[String: Any]] {
-        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
+    func records() -> [[String: Any]] { DoubleProcess.records(atPath: logPath) }
 
     /// The answered sends.
     func sends() -> [[String: Any]] { records().filter { $0["kind"] as? String == "send" } }

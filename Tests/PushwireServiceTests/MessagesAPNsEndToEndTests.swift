@@ -8,24 +8,7 @@ import XCTest
 /// fan-out loses and duplicates nothing. `APNsDouble.swift` is shared with PushwireAPNsTests (a
 /// symbolic link to Tests/PushwireAPNsTests/APNsDouble.swift).
 final class MessagesAPNsEndToEndTests: XCTestCase {
-    /// pushwired pointed at `double`, with one connection for the test's calls.
-    private struct Server {
-        let process: Process
-        let client: RawClient
-        var nextCallID: UInt32 = 1
-
-        mutating func call<Request: WireMessage, Response: WireMessage>(
-            _ method: MethodDescriptor<Request, Response>, _ request: Request, token: String? = nil) throws -> Response {
-            nextCallID += 1
-            return try client.call(method, request, token: token, callID: nextCallID)
-        }
-
-        func stop() {
-            guard process.isRunning else { return }
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
+    private typealias Server = PushDoubleServer
 
     private static let adminToken = "apns-e2e-admin"
 
@@ -36,7 +19,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         let (process, port) = try CrashRecoveryTests.startServer(
             path, dataDirectory: dataDirectory, adminToken: Self.adminToken,
             extraArguments: ["--apns-url", double.baseURL, "--apns-ca-file", try caFile ?? APNsDouble.caFile()])
-        return Server(process: process, client: try RawClient(port: port))
+        return Server(process: process, client: try RawClient(port: port), dataDirectory: dataDirectory)
     }
 
     /// Creates an application whose APNs settings are the double's; returns (code, access token).
@@ -56,25 +39,8 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
 
     /// Registers one iOS device per token (hwid `hw-<index>`), 64 calls in flight.
     private func register(_ tokens: [String], application: String, on server: inout Server) throws {
-        var next = 0, inFlight = 0, done = 0
-        while done < tokens.count {
-            while inFlight < 64 && next < tokens.count {
-                var request = RegisterDeviceRequest()
-                request.application = application
-                request.hwid = "hw-\(next)"
-                request.pushToken = tokens[next]
-                request.deviceType = .ios
-                request.language = "en"
-                server.nextCallID += 1
-                try server.client.sendRequest(callID: server.nextCallID, path: Methods.Devices.registerDevice.path, request)
-                next += 1
-                inFlight += 1
-            }
-            let response = try server.client.nextResponse()
-            XCTAssertEqual(response.code, 0, response.message)
-            inFlight -= 1
-            done += 1
-        }
+        try register(tokens.enumerated().map { (hwid: "hw-\($0.offset)", token: $0.element, type: DeviceType.ios, language: "en") },
+                     application: application, on: &server)
     }
 
     private func upsertCategory(_ server: inout Server, token: String) throws -> UInt32 {
@@ -92,35 +58,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         return try XCTUnwrap(stored.category?.categoryID)
     }
 
-    private func createMessage(_ notification: PushwireWire.Notification, _ server: inout Server, token: String) throws -> String {
-        var request = CreateMessageRequest()
-        request.notifications = [notification]
-        return try XCTUnwrap(server.call(Methods.Messages.createMessage, request, token: token).messageCodes.first)
-    }
-
-    /// Polls GetMessageDetails until the message is done (or `timeout` passed).
-    private func details(_ code: String, _ server: inout Server, token: String, timeout: TimeInterval = 30) throws -> GetMessageDetailsResponse {
-        var request = GetMessageDetailsRequest()
-        request.messageCode = code
-        let deadline = Date().addingTimeInterval(timeout)
-        var details = try server.call(Methods.Messages.getMessageDetails, request, token: token)
-        while details.status != .done && Date() < deadline {
-            usleep(50_000)
-            details = try server.call(Methods.Messages.getMessageDetails, request, token: token)
-        }
-        XCTAssertEqual(details.status, .done, "message \(code) did not finish in \(timeout) s")
-        return details
-    }
-
-    private func failures(_ details: GetMessageDetailsResponse) -> [String: UInt64] {
-        Dictionary(details.failures.map { ($0.reason, $0.count) }, uniquingKeysWith: +)
-    }
-
     private static func token(_ index: Int) -> String { String(format: "%064x", 0xE2E000 + index) }
-
-    private static func temporaryPath(_ prefix: String) -> String {
-        NSTemporaryDirectory() + "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))"
-    }
 
     private static func deviceToken(of record: [String: Any]) -> String? {
         (record["path"] as? String).map { String($0.dropFirst("/3/device/".count)) }

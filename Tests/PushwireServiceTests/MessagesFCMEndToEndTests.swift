@@ -8,24 +8,7 @@ import XCTest
 /// once; a restart of the FCM double mid fan-out loses and duplicates nothing; a platform without
 /// credentials is counted as such and targeted again once they are added.
 final class MessagesFCMEndToEndTests: XCTestCase {
-    private struct Server {
-        let process: Process
-        let client: RawClient
-        let dataDirectory: String
-        var nextCallID: UInt32 = 1
-
-        mutating func call<Request: WireMessage, Response: WireMessage>(
-            _ method: MethodDescriptor<Request, Response>, _ request: Request, token: String? = nil) throws -> Response {
-            nextCallID += 1
-            return try client.call(method, request, token: token, callID: nextCallID)
-        }
-
-        func stop() {
-            guard process.isRunning else { return }
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
+    private typealias Server = PushDoubleServer
 
     private static let adminToken = "fcm-e2e-admin"
 
@@ -62,53 +45,6 @@ final class MessagesFCMEndToEndTests: XCTestCase {
         return (try XCTUnwrap(created.application?.code), created.accessToken)
     }
 
-    /// Registers devices (hwid, token, type, language), 64 calls in flight.
-    private func register(_ devices: [(hwid: String, token: String, type: DeviceType, language: String)], application: String,
-                          on server: inout Server) throws {
-        var next = 0, inFlight = 0, done = 0
-        while done < devices.count {
-            while inFlight < 64 && next < devices.count {
-                var request = RegisterDeviceRequest()
-                request.application = application
-                request.hwid = devices[next].hwid
-                request.pushToken = devices[next].token
-                request.deviceType = devices[next].type
-                request.language = devices[next].language
-                server.nextCallID += 1
-                try server.client.sendRequest(callID: server.nextCallID, path: Methods.Devices.registerDevice.path, request)
-                next += 1
-                inFlight += 1
-            }
-            let response = try server.client.nextResponse()
-            XCTAssertEqual(response.code, 0, response.message)
-            inFlight -= 1
-            done += 1
-        }
-    }
-
-    private func createMessage(_ notification: PushwireWire.Notification, _ server: inout Server, token: String) throws -> String {
-        var request = CreateMessageRequest()
-        request.notifications = [notification]
-        return try XCTUnwrap(server.call(Methods.Messages.createMessage, request, token: token).messageCodes.first)
-    }
-
-    private func details(_ code: String, _ server: inout Server, token: String, timeout: TimeInterval = 30) throws -> GetMessageDetailsResponse {
-        var request = GetMessageDetailsRequest()
-        request.messageCode = code
-        let deadline = Date().addingTimeInterval(timeout)
-        var details = try server.call(Methods.Messages.getMessageDetails, request, token: token)
-        while details.status != .done && Date() < deadline {
-            usleep(50_000)
-            details = try server.call(Methods.Messages.getMessageDetails, request, token: token)
-        }
-        XCTAssertEqual(details.status, .done, "message \(code) did not finish in \(timeout) s")
-        return details
-    }
-
-    private func failures(_ details: GetMessageDetailsResponse) -> [String: UInt64] {
-        Dictionary(details.failures.map { ($0.reason, $0.count) }, uniquingKeysWith: +)
-    }
-
     /// The per-platform counts as (targeted, sent, failed, invalid tokens) by device type.
     private func platforms(_ details: GetMessageDetailsResponse) -> [Int32: [UInt64]] {
         Dictionary(uniqueKeysWithValues: details.platforms.map {
@@ -118,10 +54,6 @@ final class MessagesFCMEndToEndTests: XCTestCase {
 
     private static func iosToken(_ index: Int) -> String { String(format: "%064x", 0xF0E000 + index) }
     private static func androidToken(_ index: Int) -> String { "android-\(index):APA91bDoubleToken_\(index)" }
-
-    private static func temporaryPath(_ prefix: String) -> String {
-        NSTemporaryDirectory() + "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))"
-    }
 
     // MARK: - Both platforms
 

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import XCTest
+@testable import PushwireRuntime
+
+extension PushwiredProcessTests {
+    /// Runs pushwired (loopback, port 0, `adminToken`), waits for its "HTTP listening on" line and
+    /// calls `body` with that address. The process is stopped after, and killed if it has not
+    /// finished within `watchdogSeconds` (bounded: the kill also ends the reads of its output; the
+    /// watchdog is cancelled once done, so it can never hit a later process with the same id).
+    func withPushwiredHTTPDoor(adminToken: String, watchdogSeconds: Int, _ body: (SocketAddress) throws -> Void) throws {
+        let dataDirectory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", adminToken]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(watchdogSeconds), execute: watchdog)
+        defer {
+            watchdog.cancel()
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        var text = ""
+        var address: SocketAddress?
+        while address == nil {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("HTTP listening on ") }) {
+                address = try SocketAddress(parsing: String(line.dropFirst("HTTP listening on ".count)))
+            }
+        }
+        try body(try XCTUnwrap(address, "no 'HTTP listening on' line in: \(text)"))
+    }
+}

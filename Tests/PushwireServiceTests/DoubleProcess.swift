@@ -1,0 +1,1 @@
+../PushwireAPNsTests/DoubleProcess.swift
