@@ -227,7 +227,9 @@ public struct FrameDecoder: Sendable {
             var capacity = max(Self.initialCapacity, unread + count, storage.count * 2)
             // While a large frame comes in, doubling would leave on average a third of the buffer
             // unused (a 2.1 MiB frame in 4 MiB): stop at the frame's end plus the room asked for.
-            if let frameEnd = announcedFrameSize(), frameEnd > unread {
+            // Only for a frame the buffer cannot hold: capping for small frames would keep the
+            // buffer at one read's room and compact on every read of a steady stream.
+            if let frameEnd = announcedFrameSize(), frameEnd > unread, frameEnd > storage.count {
                 capacity = min(capacity, max(Self.initialCapacity, frameEnd + count))
             }
             reallocate(capacity: capacity)
