@@ -16,6 +16,6 @@ public enum APNsTransport: String, Sendable, Equatable, CaseIterable {
     /// what HTTP/2 needs, all of a loop round's frames in one TLS write. The default.
     case nghttp2
     /// libcurl's multi interface (HTTP/2 through libcurl's own nghttp2 use), one thread per
-    /// connection. About 20× the CPU per request of `.nghttp2` with Debian's libcurl 7.88.
+    /// connection. Far more CPU per request than `.nghttp2` with Debian's libcurl 7.88 (docs/BENCHMARKS.md).
     case libcurl
 }

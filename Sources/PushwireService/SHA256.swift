@@ -17,8 +17,8 @@ public enum SHA256 {
     }
 
     /// SHA-256's implementation, fetched once: `EVP_sha256()` makes OpenSSL 3 look it up again
-    /// at every digest, which took 0.96 µs of a 43-byte token's digest against 0.35 µs with it
-    /// fetched (nil only if the default provider has no SHA-256; `EVP_sha256()` is then used).
+    /// at every digest, most of a short token's digest (docs/journal/2026-12-01-figures-from-code-comments.md)
+    /// (nil only if the default provider has no SHA-256; `EVP_sha256()` is then used).
     /// `nonisolated(unsafe)`: a fetched method is immutable once fetched, and OpenSSL documents
     /// sharing one between threads as safe.
     private nonisolated(unsafe) static let method = EVP_MD_fetch(nil, "SHA256", nil)

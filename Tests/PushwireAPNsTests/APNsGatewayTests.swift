@@ -214,7 +214,7 @@ final class APNsGatewayTests: XCTestCase {
 
     func testTheServersConcurrentStreamLimitIsRespectedFromTheFirstRequest() async throws {
         // nghttp2 only: libcurl 7.88 gets every notification through here too, but only after a
-        // connection retry each (40 for 40, about 30 s) — see docs/BENCHMARKS.md, APNs, third pass.
+        // connection retry each (40 for 40, about 30 s) — see docs/journal/2026-11-29-apns-gateway.md, third pass.
         transport = .nghttp2
         do {
             // The double ends a connection that opens more streams than its SETTINGS allow.

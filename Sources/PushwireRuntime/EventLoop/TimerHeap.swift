@@ -5,8 +5,8 @@
 /// the action checks whether it still applies, which keeps scheduling O(log n) and cancel free.
 /// Dead entries are dropped in bulk instead: each time the heap has doubled since the last sweep,
 /// the entries whose `isLive` says their reason went away are removed. Without that, calls with
-/// long deadlines left one entry each until the deadline passed: 60 s deadlines at 25 k calls/s
-/// held 1.5 M entries, about 230 MiB, though only a few hundred calls were in flight.
+/// long deadlines left one entry each until the deadline passed: millions of entries at a high call
+/// rate, though only a few hundred calls were in flight (docs/journal/2026-11-29-registration-and-sync.md).
 struct TimerHeap {
     struct Entry {
         var deadline: UInt64

@@ -10,7 +10,7 @@ import Glibc
 /// 4.55 hours: codes made together sort together, so the store's unique index on codes takes a
 /// commit's new codes on one or two of its pages. With all 21 digits random, every new code
 /// dirtied a page of its own, which was most of what each commit wrote to the log and fsynced
-/// (docs/BENCHMARKS.md, "Message codes"). The clock tells when the message was created, to 1/64 s
+/// (docs/journal/2026-11-30-messages-cpu-passes.md, "Message codes"). The clock tells when the message was created, to 1/64 s
 /// and modulo 4.55 hours, which whoever holds its code knows anyway.
 enum MessageCodes {
     /// The length of every code.
