@@ -20,6 +20,8 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private let configuration: APNsConfiguration
     private let tlsContext: OpaquePointer
     private let connectionRetries = Atomic<Int>(0)
+    /// A wake-up is registered with the profile for a pending token (so that one is, not one per loop round).
+    private let awaitingToken = Atomic<Bool>(false)
     /// The wake-up pipe: `submit` and `stop` write a byte, the thread polls the read end.
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -172,8 +174,22 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private func startStreams(on connection: NGHTTP2Connection) {
         var room = connection.room
         guard room > 0, queueHead < queue.count else { return }
-        let (current, failure) = profile.currentToken()
-        guard let token = current else {
+        let token: String
+        switch profile.currentToken() {
+        case .ready(let current):
+            token = current
+        case .pending:
+            // The token is being fetched on a thread of its own: the jobs stay queued and this
+            // thread goes on reading answers; the grant's end wakes it (once per wait).
+            if !awaitingToken.exchange(true, ordering: .acquiringAndReleasing) {
+                profile.whenTokenSettles { [weak self] in
+                    guard let self else { return }
+                    self.awaitingToken.store(false, ordering: .releasing)
+                    self.inbox.nudge { self.wake() }
+                }
+            }
+            return
+        case .unavailable(let failure):
             let waiting = queue[queueHead...]
             queue = []
             queueHead = 0
@@ -221,11 +237,11 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         case .outcome(let outcome):
             job.completion(outcome)
         case .refreshTokenAndRetry:
-            guard !job.refreshedToken, profile.replace(rejected: stream.token) != nil else {
+            guard !job.refreshedToken, profile.replace(rejected: stream.token) else {
                 job.completion(profile.rejectedTokenOutcome)
                 return
             }
-            // The next round starts it with the new current token.
+            // The next round starts it with the new current token (or waits for it).
             job.refreshedToken = true
             queue.append(job)
         }
