@@ -54,21 +54,10 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         wakeRead = ends[0]
         wakeWrite = ends[1]
 
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            // The thread owns the +1 taken above until it returns.
-            let client = Unmanaged<NGHTTP2Client>.fromOpaque(context!).takeRetainedValue()
-            client.run()
-            // OpenSSL keeps random generators per thread; free this thread's now, not at exit.
-            OPENSSL_thread_stop()
-            return nil
-        }, context)
-        guard created == 0 else {
-            Unmanaged<NGHTTP2Client>.fromOpaque(context).release()
-            throw .transport("could not start the HTTP/2 thread (\(created))")
+        // The thread holds the client until its loop returns.
+        guard DetachedThread.start({ [self] in run() }) else {
+            throw .transport("could not start the HTTP/2 thread")
         }
-        pthread_detach(thread)
     }
 
     deinit {

@@ -1,4 +1,3 @@
-import COpenSSL
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -9,7 +8,7 @@ import Synchronization
 /// token and its lifetime.
 ///
 /// Grants never run on the caller's thread (an HTTP/2 connection's): `current()` answers at once
-/// and, when a grant is due, starts one on a thread of its own (`OAuth2GrantThread`). The token is
+/// and, when a grant is due, starts one on a thread of its own (`DetachedThread`). The token is
 /// replaced ahead of its expiry — from `refreshMargin` (5 minutes) before it, or halfway through a
 /// short lifetime — while requests go on carrying the old one, still valid; a stalled grant (up to
 /// `grantTimeoutMS`) thus delays nobody while the token it replaces lives. Only when there is no
@@ -170,7 +169,7 @@ final class OAuth2TokenCache: Sendable {
     }
 
     private func startGrant() {
-        if !OAuth2GrantThread.start({ [self] in runGrant() }) {
+        if !DetachedThread.start({ [self] in runGrant() }) {
             settle(.failure(GrantFailure(reason: "could not start a thread for the grant")), at: now())
         }
     }
@@ -249,32 +248,4 @@ enum BearerToken: Sendable, Equatable {
     case pending
     /// No token can be had for now; the reason is reported with the request's retry.
     case unavailable(String)
-}
-
-/// Starts the detached threads OAuth2 grants block on, off the HTTP/2 connections' threads.
-enum OAuth2GrantThread {
-    private final class Box {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-
-    /// Runs `body` on a new detached thread; false when the thread could not be created.
-    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(Box(body)).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            // The thread owns the +1 taken above.
-            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-            box.body()
-            // libcurl and OpenSSL keep per-thread state; free this thread's now, not at exit.
-            OPENSSL_thread_stop()
-            return nil
-        }, context)
-        guard created == 0 else {
-            Unmanaged<Box>.fromOpaque(context).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
-    }
 }

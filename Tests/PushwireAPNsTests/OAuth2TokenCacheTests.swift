@@ -38,17 +38,7 @@ final class OAuth2TokenCacheTests: XCTestCase {
 
     private func account() throws -> FCMServiceAccount {
         if Self.rsaKey == nil {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw XCTSkip("openssl genpkey failed") }
-            Self.rsaKey = String(decoding: data, as: UTF8.self)
+            Self.rsaKey = try FCMGatewayTests.openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
         }
         let file = ["type": "service_account", "project_id": "my-project", "private_key": Self.rsaKey ?? "",
                     "client_email": "svc@p.iam.gserviceaccount.com", "token_uri": "https://127.0.0.1:9/token"]
