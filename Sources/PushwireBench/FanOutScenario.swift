@@ -28,6 +28,8 @@ struct FanOutOptions {
     var apns: (teamID: String, keyID: String, topic: String, p8File: String)?
     /// `--fcm-account FILE`: the service-account key file of the application the bench creates.
     var fcmAccountFile: String?
+    /// `--apns-token-pool N`: iOS devices' push tokens cycle over N values (0: each its own).
+    var apnsTokenPool = 0
 }
 
 let fanOutUsage = """
@@ -54,6 +56,9 @@ let fanOutUsage = """
                              key id, topic and the .p8 file (sandbox)
       --fcm-account FILE     give the application the bench creates this Firebase service
                              account key file
+      --apns-token-pool N    iOS devices' push tokens cycle over N values (the hex of 0…N-1), so
+                             that a static HTTP/2 server can answer every APNs path from a file;
+                             default: each device its own token
       --json                 print the result as JSON
       --yes                  go ahead although it writes into --application CODE (registering
                              devices, rotating its token when --token is not given), or the
@@ -117,6 +122,10 @@ func parseFanOutOptions(_ arguments: [String]) throws(UsageError) -> FanOutOptio
             }
             options.apns = (parts[0], parts[1], parts[2], parts[3])
         case "--fcm-account": options.fcmAccountFile = try args.value(flag)
+        case "--apns-token-pool":
+            let text = try args.value(flag)
+            guard let n = Int(text), n > 0 else { throw UsageError(message: "--apns-token-pool: expected a positive count, got '\(text)'") }
+            options.apnsTokenPool = n
         case "--help", "-h": throw UsageError(message: "")
         default: throw UsageError(message: "unknown option '\(flag)'")
         }
@@ -264,7 +273,7 @@ struct FanOutRun {
                 request.application = application
                 request.hwid = hwid(next)
                 let android = options.androidHalf && next % 2 == 1
-                request.pushToken = android ? fcmToken(next) : hexToken(next)
+                request.pushToken = android ? fcmToken(next) : hexToken(options.apnsTokenPool > 0 ? next % options.apnsTokenPool : next)
                 request.deviceType = android ? .android : .ios
                 request.language = languages[next % 3]
                 request.appVersion = "1.0"
