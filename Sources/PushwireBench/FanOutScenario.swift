@@ -40,16 +40,16 @@ let fanOutUsage = """
     OPTIONS:
       --server host:port     server address (default 127.0.0.1:7355; --target is another name)
       --devices N            register N iOS devices (fo-00000000…, languages en/de/fr in turn;
-                             half of them Android with --android-half)
-                             before the clock starts; 0 (default) uses the devices the
-                             application already holds
+                             every second one Android with --android-half) before the clock
+                             starts; 0 (default) uses the devices the application already holds
       --application CODE     the application (default: create one with the admin token)
       --token T              its access token; without it the token is rotated with the admin token
       --admin-token T        the admin token, or
       --data-dir D           pushwired's data directory (reads D/admin-token)
       --poll D               GetMessageDetails interval: the figure's resolution (default 20ms)
       --timeout D            give up after D (default 600s)
-      --server-pid P         also report pushwired's RSS before and its peak during the fan-out
+      --server-pid P         also report pushwired's RSS before and its peak during the fan-out,
+                             and the CPU time it spent on the fan-out
       --android-half         register every second device as Android (an FCM registration
                              token) instead of iOS
       --apns T:K:TOPIC:P8    give the application the bench creates APNs settings: team id,
