@@ -22,6 +22,10 @@ Misbehaviour on demand:
                                            granted (as if it had been revoked)
   --token-ttl N                            access tokens live N seconds (default 3600)
   --delay-ms N                             answer each send N ms after it arrives
+  --stall-grants-after N [--stall-grants-ms MS]
+                                           answer the token grants after the first N only MS
+                                           (default 30000) ms after they arrive: a token endpoint
+                                           that hangs
 On SIGTERM it stops accepting, closes every connection after flushing the answers already given,
 and exits: the tokens it granted are forgotten (a restarted double answers them 401).
 
@@ -72,6 +76,7 @@ class Double(h2_double.DoubleState):
         self.tokens = {}  # access token -> expiry (time.time())
         self.first_token = None
         self.port = None
+        self.grants_received = 0
 
     def token_uri(self):
         return self.args.token_uri or f"https://127.0.0.1:{self.port}/token"
@@ -155,10 +160,15 @@ class Double(h2_double.DoubleState):
 
 
 class Connection(h2_double.Connection):
-    def delays(self, stream_id):
-        # Token grants are answered at once: --delay-ms slows sends only.
+    def delay_seconds(self, stream_id):
+        # --delay-ms slows sends only; grants after the first --stall-grants-after wait
+        # --stall-grants-ms (a token endpoint that hangs).
         path = self.streams.get(stream_id, ({}, None))[0].get(":path", "")
-        return self.double.args.delay_ms > 0 and path != "/token"
+        if path != "/token":
+            return self.double.args.delay_ms / 1000
+        self.double.grants_received += 1
+        stalled = self.double.args.stall_grants_after is not None and self.double.grants_received > self.double.args.stall_grants_after
+        return self.double.args.stall_grants_ms / 1000 if stalled else 0
 
     def respond(self, stream_id):
         if self.closing or stream_id not in self.streams:
@@ -207,6 +217,9 @@ async def main():
     parser.add_argument("--rule", action="append")
     parser.add_argument("--reject-first-token", action="store_true")
     parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--stall-grants-after", type=int, metavar="N",
+                        help="answer every token grant after the first N only --stall-grants-ms later")
+    parser.add_argument("--stall-grants-ms", type=int, default=30_000)
     parser.add_argument("--max-streams", type=int, default=1000)
     args = parser.parse_args()
 

@@ -51,7 +51,7 @@ class DoubleState:
 
 class Connection(asyncio.Protocol):
     """One client connection. Subclasses implement `respond(stream_id)` (pop the request from
-    `self.streams`, answer it, decrement `double.open_streams`) and may override `delays(stream_id)`."""
+    `self.streams`, answer it, decrement `double.open_streams`) and may override `delay_seconds(stream_id)`."""
 
     def __init__(self, double):
         self.double = double
@@ -74,9 +74,9 @@ class Connection(asyncio.Protocol):
         self.double.open_streams -= len(self.streams)
         self.streams.clear()
 
-    def delays(self, stream_id):
-        """Whether this finished request waits --delay-ms before it is answered."""
-        return self.double.args.delay_ms > 0
+    def delay_seconds(self, stream_id):
+        """How long this finished request waits before it is answered (0: not at all): --delay-ms."""
+        return self.double.args.delay_ms / 1000
 
     def data_received(self, data):
         if self.closing:
@@ -98,8 +98,9 @@ class Connection(asyncio.Protocol):
                     self.streams[event.stream_id][1].extend(event.data)
                 self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
             elif isinstance(event, h2.events.StreamEnded):
-                if self.delays(event.stream_id):
-                    asyncio.get_running_loop().call_later(self.double.args.delay_ms / 1000, self.respond, event.stream_id)
+                delay = self.delay_seconds(event.stream_id)
+                if delay > 0:
+                    asyncio.get_running_loop().call_later(delay, self.respond, event.stream_id)
                 else:
                     self.respond(event.stream_id)
             elif isinstance(event, h2.events.StreamReset):

@@ -52,7 +52,11 @@ public struct APNsCredentials: Sendable, Equatable {
     /// then rather than discovered at send time.
     /// - Throws: `APNsCredentialError.invalidKey` with what was wrong.
     public static func validate(p8: String) throws(APNsCredentialError) {
-        _ = try ES256Signer(pem: p8)
+        do {
+            _ = try JWTSigner(pem: p8, algorithm: .es256)
+        } catch {
+            throw .invalidKey(error.reason(for: .es256))
+        }
     }
 }
 

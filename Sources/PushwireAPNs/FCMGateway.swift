@@ -1,5 +1,4 @@
 import PushwireDelivery
-import Synchronization
 
 /// Delivers notifications to Android devices through Firebase Cloud Messaging's HTTP v1 API.
 ///
@@ -16,9 +15,7 @@ public final class FCMGateway: NotificationGateway {
     /// The longest device token passed on (FCM's are about 160 bytes).
     static let maxTokenBytes = 4096
 
-    private let clients: [NGHTTP2Client]
-    private let nextClient = Atomic<Int>(0)
-    private let window: InFlightWindow
+    private let pool: HTTP2ConnectionPool
     private let tokens: OAuth2TokenCache
 
     /// Creates a gateway and starts its HTTP/2 threads; connections open on the first delivery.
@@ -28,83 +25,55 @@ public final class FCMGateway: NotificationGateway {
     ///     replaces FCM's URL (`pushwired --fcm-url`), `caFile` is trusted instead of the system's
     ///     store for FCM and for the account's token URI alike.
     /// - Throws: `.credentials`-like `.transport` errors when the key or the URL is unusable.
-    public init(account: FCMServiceAccount, configuration: APNsConfiguration = APNsConfiguration()) throws(APNsGatewayError) {
+    public convenience init(account: FCMServiceAccount, configuration: APNsConfiguration = APNsConfiguration()) throws(APNsGatewayError) {
+        let tokens: OAuth2TokenCache
         do {
             tokens = try OAuth2TokenCache(account: account, caFile: configuration.caFile)
         } catch {
             throw .transport(error.description)
         }
-        window = InFlightWindow(size: configuration.maxInFlight)
+        try self.init(account: account, configuration: configuration, tokens: tokens)
+    }
+
+    /// As the public init, with the token cache given (tests inject its grant and clock).
+    init(account: FCMServiceAccount, configuration: APNsConfiguration, tokens: OAuth2TokenCache) throws(APNsGatewayError) {
+        self.tokens = tokens
         var baseURL = configuration.baseURLOverride ?? Self.defaultBaseURL
         while baseURL.hasSuffix("/") { baseURL.removeLast() }
         guard let endpoint = APNsEndpoint(baseURL: baseURL) else { throw .transport("not an https://host[:port] URL: \(baseURL)") }
         var perConnection = configuration
         perConnection.maxConnections = 1
         let profile = FCMProfile(projectID: account.projectID, tokens: tokens)
-        var clients: [NGHTTP2Client] = []
-        for _ in 0..<configuration.maxConnections {
-            do throws(APNsGatewayError) {
-                clients.append(try NGHTTP2Client(endpoint: endpoint, profile: profile, configuration: perConnection))
-            } catch {
-                for client in clients { client.stop() }
-                throw error
-            }
+        pool = try HTTP2ConnectionPool(connections: configuration.maxConnections, maxInFlight: configuration.maxInFlight) { () throws(APNsGatewayError) -> any APNsConnectionClient in
+            try NGHTTP2Client(endpoint: endpoint, profile: profile, configuration: perConnection)
         }
-        self.clients = clients
     }
 
-    deinit { for client in clients { client.stop() } }
+    deinit { pool.stop() }
 
     /// Delivers `batch`, suspending while the in-flight window is full; one outcome per
     /// notification, in order. A token that cannot be an FCM registration token (empty, too
     /// long, characters FCM never uses) is answered `.invalidToken("INVALID_ARGUMENT")` without
     /// a request.
     public func deliver(_ batch: [OutgoingNotification]) async -> [DeliveryOutcome] {
-        guard !batch.isEmpty else { return [] }
-        let collector = BatchCollector(count: batch.count)
-        var sendable: [Int] = []
-        sendable.reserveCapacity(batch.count)
-        for (index, notification) in batch.enumerated() {
-            if Self.isUsableToken(notification.deviceToken) {
-                sendable.append(index)
-            } else {
-                collector.complete(index, .invalidToken(reason: "INVALID_ARGUMENT"))
-            }
+        await pool.send(batch, refusal: { Self.isUsableToken($0.deviceToken) ? nil : .invalidToken(reason: "INVALID_ARGUMENT") }) { notification, completion in
+            var request = notification
+            request.payload = Self.requestBody(notification)
+            return APNsJob(notification: request, apnsID: "", completion: completion)
         }
-        var next = 0
-        let window = self.window
-        while next < sendable.count {
-            let granted = await window.acquire(atMost: sendable.count - next)
-            let jobs = sendable[next..<next + granted].map { index in
-                var request = batch[index]
-                request.payload = Self.requestBody(request)
-                return APNsJob(notification: request, apnsID: "") { outcome in
-                    window.release()
-                    collector.complete(index, outcome)
-                }
-            }
-            next += granted
-            submit(jobs)
-        }
-        return await collector.outcomes()
-    }
-
-    private func submit(_ jobs: [APNsJob]) {
-        guard clients.count > 1 else { return clients[0].submit(jobs) }
-        let first = UInt(bitPattern: nextClient.wrappingAdd(jobs.count, ordering: .relaxed).oldValue)
-        var groups = Array(repeating: [APNsJob](), count: clients.count)
-        for (offset, job) in jobs.enumerated() { groups[Int((first &+ UInt(offset)) % UInt(clients.count))].append(job) }
-        for (client, group) in zip(clients, groups) { client.submit(group) }
     }
 
     /// Stops the HTTP/2 threads; notifications still in flight complete with `.retry`.
-    public func shutdown() { for client in clients { client.stop() } }
+    public func shutdown() { pool.stop() }
 
     /// Access tokens granted so far.
     public var accessTokensGranted: Int { tokens.grantedCount }
 
+    /// Access-token grants that failed so far (each is tried again after a backoff).
+    public var accessTokenGrantFailures: Int { tokens.grantFailureCount }
+
     /// Requests sent again because their connection failed before FCM answered.
-    public var connectionRetryCount: Int { clients.reduce(0) { $0 + $1.connectionRetryCount } }
+    public var connectionRetryCount: Int { pool.connectionRetryCount }
 
     /// `{"message":{"token":"<token>",<the payload's members>}}`.
     static func requestBody(_ notification: OutgoingNotification) -> [UInt8] {

@@ -66,8 +66,9 @@ struct FCMProfile: HTTP2PushProfile {
         [("authorization", "Bearer \(token)"), ("content-type", "application/json")]
     }
     func ownHeaders(for job: APNsJob) -> [(name: String, value: String)] { [] }
-    func currentToken() -> (token: String?, failure: String) { tokens.current() }
-    func replace(rejected: String) -> String? { tokens.replace(rejected: rejected) }
+    func currentToken() -> BearerToken { tokens.current() }
+    func whenTokenSettles(_ wake: @escaping @Sendable () -> Void) { tokens.whenSettled(wake) }
+    func replace(rejected: String) -> Bool { tokens.replace(rejected: rejected) }
     func verdict(status: Int, body: [UInt8], job: APNsJob, retryAfter: Duration?) -> APNsVerdict {
         FCMResponse.verdict(status: status, body: body, retryAfter: retryAfter)
     }

@@ -48,7 +48,11 @@ public struct FCMServiceAccount: Sendable, Equatable {
             throw .invalid("\"token_uri\" is missing or not an https:// URL")
         }
         guard let pem = file.private_key, !pem.isEmpty else { throw .invalid("\"private_key\" is missing") }
-        _ = try RS256Signer(pem: pem)
+        do {
+            _ = try JWTSigner(pem: pem, algorithm: .rs256)
+        } catch {
+            throw .invalid(error.reason(for: .rs256))
+        }
         projectID = project
         clientEmail = email
         privateKeyID = keyID

@@ -11,12 +11,17 @@ protocol HTTP2PushProfile: Sendable {
     func sharedHeaders(token: String) -> [(name: String, value: String)]
     /// The headers of this request alone.
     func ownHeaders(for job: APNsJob) -> [(name: String, value: String)]
-    /// The token to send now; nil when none can be had (signing or the token endpoint failed),
-    /// with the reason, reported as a transient failure.
-    func currentToken() -> (token: String?, failure: String)
+    /// The token to send now, without blocking: `.pending` while one is being fetched (the
+    /// connection's thread goes on and is woken through `whenTokenSettles`), `.unavailable` with
+    /// the reason when none can be had (signing or the token endpoint failed), reported as a
+    /// transient failure.
+    func currentToken() -> BearerToken
+    /// Calls `wake` (on any thread) once a pending token has been fetched or has failed.
+    func whenTokenSettles(_ wake: @escaping @Sendable () -> Void)
     /// Replaces `rejected` after the service refused it (APNs 403 `ExpiredProviderToken`, FCM
-    /// 401); nil when no new token can be had.
-    func replace(rejected: String) -> String?
+    /// 401); false when no new token can be had, else the request goes again with the next
+    /// `currentToken()`.
+    func replace(rejected: String) -> Bool
     /// What an answer means.
     func verdict(status: Int, body: [UInt8], job: APNsJob, retryAfter: Duration?) -> APNsVerdict
     /// The outcome of a request whose token was refused again after a refresh.
@@ -31,8 +36,10 @@ struct APNsProfile: HTTP2PushProfile {
     func path(for notification: OutgoingNotification) -> String { APNsRequest.path(for: notification) }
     func sharedHeaders(token: String) -> [(name: String, value: String)] { APNsRequest.sharedHeaders(topic: topic, token: token) }
     func ownHeaders(for job: APNsJob) -> [(name: String, value: String)] { APNsRequest.ownHeaders(for: job) }
-    func currentToken() -> (token: String?, failure: String) { (tokens.current(), "could not sign the provider token") }
-    func replace(rejected: String) -> String? { tokens.replace(expired: rejected) }
+    // ES256 signing takes well under a millisecond: done on the connection's thread, never pending.
+    func currentToken() -> BearerToken { tokens.current().map(BearerToken.ready) ?? .unavailable("could not sign the provider token") }
+    func whenTokenSettles(_ wake: @escaping @Sendable () -> Void) { wake() }
+    func replace(rejected: String) -> Bool { tokens.replace(expired: rejected) != nil }
     func verdict(status: Int, body: [UInt8], job: APNsJob, retryAfter: Duration?) -> APNsVerdict {
         APNsResponse.verdict(status: status, body: body, apnsID: job.apnsID, retryAfter: retryAfter)
     }

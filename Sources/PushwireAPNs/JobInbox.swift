@@ -32,6 +32,13 @@ final class JobInbox: Sendable {
         }
     }
 
+    /// Wakes the thread without jobs (something it waits for happened), unless it is stopping.
+    func nudge(wake: () -> Void) {
+        state.withLock { state in
+            if !state.stopping { wake() }
+        }
+    }
+
     /// Tells the thread to stop (once).
     func stop(wake: () -> Void) {
         state.withLock { state in

@@ -20,6 +20,8 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private let configuration: APNsConfiguration
     private let tlsContext: OpaquePointer
     private let connectionRetries = Atomic<Int>(0)
+    /// A wake-up is registered with the profile for a pending token (so that one is, not one per loop round).
+    private let awaitingToken = Atomic<Bool>(false)
     /// The wake-up pipe: `submit` and `stop` write a byte, the thread polls the read end.
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -52,21 +54,10 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         wakeRead = ends[0]
         wakeWrite = ends[1]
 
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            // The thread owns the +1 taken above until it returns.
-            let client = Unmanaged<NGHTTP2Client>.fromOpaque(context!).takeRetainedValue()
-            client.run()
-            // OpenSSL keeps random generators per thread; free this thread's now, not at exit.
-            OPENSSL_thread_stop()
-            return nil
-        }, context)
-        guard created == 0 else {
-            Unmanaged<NGHTTP2Client>.fromOpaque(context).release()
-            throw .transport("could not start the HTTP/2 thread (\(created))")
+        // The thread holds the client until its loop returns.
+        guard DetachedThread.start({ [self] in run() }) else {
+            throw .transport("could not start the HTTP/2 thread")
         }
-        pthread_detach(thread)
     }
 
     deinit {
@@ -172,8 +163,22 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private func startStreams(on connection: NGHTTP2Connection) {
         var room = connection.room
         guard room > 0, queueHead < queue.count else { return }
-        let (current, failure) = profile.currentToken()
-        guard let token = current else {
+        let token: String
+        switch profile.currentToken() {
+        case .ready(let current):
+            token = current
+        case .pending:
+            // The token is being fetched on a thread of its own: the jobs stay queued and this
+            // thread goes on reading answers; the grant's end wakes it (once per wait).
+            if !awaitingToken.exchange(true, ordering: .acquiringAndReleasing) {
+                profile.whenTokenSettles { [weak self] in
+                    guard let self else { return }
+                    self.awaitingToken.store(false, ordering: .releasing)
+                    self.inbox.nudge { self.wake() }
+                }
+            }
+            return
+        case .unavailable(let failure):
             let waiting = queue[queueHead...]
             queue = []
             queueHead = 0
@@ -221,11 +226,11 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         case .outcome(let outcome):
             job.completion(outcome)
         case .refreshTokenAndRetry:
-            guard !job.refreshedToken, profile.replace(rejected: stream.token) != nil else {
+            guard !job.refreshedToken, profile.replace(rejected: stream.token) else {
                 job.completion(profile.rejectedTokenOutcome)
                 return
             }
-            // The next round starts it with the new current token.
+            // The next round starts it with the new current token (or waits for it).
             job.refreshedToken = true
             queue.append(job)
         }

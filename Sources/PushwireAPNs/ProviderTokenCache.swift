@@ -26,7 +26,7 @@ final class ProviderTokenCache: Sendable {
         var signedCount = 0
     }
 
-    private let signer: ES256Signer
+    private let signer: JWTSigner
     private let teamID: String
     private let keyID: String
     private let refreshSeconds: Int64
@@ -35,7 +35,11 @@ final class ProviderTokenCache: Sendable {
 
     /// Creates a cache; `now` returns seconds since 1970 (injectable for tests).
     init(credentials: APNsCredentials, refreshSeconds: Int64, now: @escaping @Sendable () -> Int64 = ProviderTokenCache.systemNow) throws(APNsCredentialError) {
-        signer = try ES256Signer(pem: credentials.p8PEM)
+        do {
+            signer = try JWTSigner(pem: credentials.p8PEM, algorithm: .es256)
+        } catch {
+            throw .invalidKey(error.reason(for: .es256))
+        }
         teamID = credentials.teamID
         keyID = credentials.keyID
         self.refreshSeconds = max(refreshSeconds, Self.minimumRefreshSeconds)
@@ -74,11 +78,9 @@ final class ProviderTokenCache: Sendable {
     }
 
     private func sign(into state: inout State, at time: Int64) -> String? {
-        let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
-        let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(time)}"#.utf8))
-        let signingInput = header + "." + claims
-        guard let signature = signer.sign(Array(signingInput.utf8)) else { return nil }
-        let token = signingInput + "." + Base64URL.encode(signature)
+        guard let token = signer.compact(header: #"{"alg":"ES256","kid":"\#(keyID)"}"#, claims: #"{"iss":"\#(teamID)","iat":\#(time)}"#) else {
+            return nil
+        }
         state.token = token
         state.issuedAt = time
         state.signedCount += 1

@@ -22,6 +22,14 @@ struct FanOutOptions {
     var json = false
     /// `--yes`: see `WriteGuard`.
     var yes = false
+    /// `--android-half`: every second registered device is an Android device (an FCM token).
+    var androidHalf = false
+    /// `--apns TEAM:KEY:TOPIC:P8FILE`: APNs settings of the application the bench creates.
+    var apns: (teamID: String, keyID: String, topic: String, p8File: String)?
+    /// `--fcm-account FILE`: the service-account key file of the application the bench creates.
+    var fcmAccountFile: String?
+    /// `--apns-token-pool N`: iOS devices' push tokens cycle over N values (0: each its own).
+    var apnsTokenPool = 0
 }
 
 let fanOutUsage = """
@@ -31,16 +39,26 @@ let fanOutUsage = """
 
     OPTIONS:
       --server host:port     server address (default 127.0.0.1:7355; --target is another name)
-      --devices N            register N iOS devices (fo-00000000…, languages en/de/fr in turn)
-                             before the clock starts; 0 (default) uses the devices the
-                             application already holds
+      --devices N            register N iOS devices (fo-00000000…, languages en/de/fr in turn;
+                             every second one Android with --android-half) before the clock
+                             starts; 0 (default) uses the devices the application already holds
       --application CODE     the application (default: create one with the admin token)
       --token T              its access token; without it the token is rotated with the admin token
       --admin-token T        the admin token, or
       --data-dir D           pushwired's data directory (reads D/admin-token)
       --poll D               GetMessageDetails interval: the figure's resolution (default 20ms)
       --timeout D            give up after D (default 600s)
-      --server-pid P         also report pushwired's RSS before and its peak during the fan-out
+      --server-pid P         also report pushwired's RSS before and its peak during the fan-out,
+                             and the CPU time it spent on the fan-out
+      --android-half         register every second device as Android (an FCM registration
+                             token) instead of iOS
+      --apns T:K:TOPIC:P8    give the application the bench creates APNs settings: team id,
+                             key id, topic and the .p8 file (sandbox)
+      --fcm-account FILE     give the application the bench creates this Firebase service
+                             account key file
+      --apns-token-pool N    iOS devices' push tokens cycle over N values (the hex of 0…N-1), so
+                             that a static HTTP/2 server can answer every APNs path from a file;
+                             default: each device its own token
       --json                 print the result as JSON
       --yes                  go ahead although it writes into --application CODE (registering
                              devices, rotating its token when --token is not given), or the
@@ -95,6 +113,19 @@ func parseFanOutOptions(_ arguments: [String]) throws(UsageError) -> FanOutOptio
             guard let pid = Int32(text), pid > 0 else { throw UsageError(message: "--server-pid: expected a process id, got '\(text)'") }
             options.serverPID = pid
         case "--json": options.json = true
+        case "--android-half": options.androidHalf = true
+        case "--apns":
+            let text = try args.value(flag)
+            let parts = text.split(separator: ":", maxSplits: 3).map(String.init)
+            guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty }) else {
+                throw UsageError(message: "--apns: expected TEAM:KEY:TOPIC:P8FILE, got '\(text)'")
+            }
+            options.apns = (parts[0], parts[1], parts[2], parts[3])
+        case "--fcm-account": options.fcmAccountFile = try args.value(flag)
+        case "--apns-token-pool":
+            let text = try args.value(flag)
+            guard let n = Int(text), n > 0 else { throw UsageError(message: "--apns-token-pool: expected a positive count, got '\(text)'") }
+            options.apnsTokenPool = n
         case "--help", "-h": throw UsageError(message: "")
         default: throw UsageError(message: "unknown option '\(flag)'")
         }
@@ -131,6 +162,7 @@ struct FanOutRun {
         request.notifications = [notification]
 
         let rssBefore = options.serverPID.flatMap { residentKiB($0, field: "VmRSS:") }
+        let cpuBefore = options.serverPID.flatMap(cpuSeconds)
         var rssPeak = rssBefore
         let start = monotonicNanos()
         let created = try caller.call(Methods.Messages.createMessage, request, token: token)
@@ -149,10 +181,12 @@ struct FanOutRun {
             usleep(UInt32(options.pollSeconds * 1e6))
         }
         let seconds = Double(monotonicNanos() - start) / 1e9
-        report(code: code, seconds: seconds, details: last, polls: polls, rssBefore: rssBefore, rssPeak: rssPeak)
+        let cpu = options.serverPID.flatMap(cpuSeconds).flatMap { after in cpuBefore.map { after - $0 } }
+        report(code: code, seconds: seconds, details: last, polls: polls, rssBefore: rssBefore, rssPeak: rssPeak, serverCPU: cpu)
     }
 
-    private func report(code: String, seconds: Double, details: GetMessageDetailsResponse, polls: Int, rssBefore: Int?, rssPeak: Int?) {
+    private func report(code: String, seconds: Double, details: GetMessageDetailsResponse, polls: Int, rssBefore: Int?, rssPeak: Int?,
+                        serverCPU: Double?) {
         let rate = seconds > 0 ? Double(details.sent) / seconds : 0
         let growthMiB = rssBefore.flatMap { before in rssPeak.map { Double(max(0, $0 - before)) / 1024 } }
         if options.json {
@@ -161,11 +195,14 @@ struct FanOutRun {
                 "\"failed\":\(details.failed)", String(format: "\"seconds\":%.3f", seconds),
                 String(format: "\"resolution_seconds\":%.3f", options.pollSeconds), String(format: "\"devices_per_second\":%.0f", rate),
                 "\"polls\":\(polls)",
+                // The reasons, so that a run whose deliveries failed says why.
+                "\"failures\":{" + details.failures.map { "\(jsonQuoted($0.reason)):\($0.count)" }.joined(separator: ",") + "}",
             ]
             if let rssBefore, let growthMiB {
                 fields.append("\"rss_before_mib\":\(rssBefore / 1024)")
                 fields.append(String(format: "\"rss_growth_mib\":%.1f", growthMiB))
             }
+            if let serverCPU { fields.append(String(format: "\"server_cpu_seconds\":%.2f", serverCPU)) }
             print("{" + fields.joined(separator: ",") + "}")
             return
         }
@@ -176,6 +213,9 @@ struct FanOutRun {
         print(String(format: "  Devices/sec:  %.0f", rate))
         if let rssBefore, let growthMiB {
             print(String(format: "  Server RSS:   %d MiB before, grew by %.1f MiB at most (sampled at each poll)", rssBefore / 1024, growthMiB))
+        }
+        if let serverCPU, details.sent > 0 {
+            print(String(format: "  Server CPU:   %.2f s (%.1f µs per device sent)", serverCPU, serverCPU * 1e6 / Double(details.sent)))
         }
     }
 
@@ -194,6 +234,20 @@ struct FanOutRun {
         }
         var create = CreateApplicationRequest()
         create.name = "fanout-bench"
+        if let apns = options.apns {
+            var settings = ApnsSettings()
+            settings.teamID = apns.teamID
+            settings.keyID = apns.keyID
+            settings.topic = apns.topic
+            settings.privateKeyP8 = try readText(apns.p8File, flag: "--apns")
+            settings.environment = .sandbox
+            create.apns = settings
+        }
+        if let file = options.fcmAccountFile {
+            var settings = FcmSettings()
+            settings.serviceAccountJSON = try readText(file, flag: "--fcm-account")
+            create.fcm = settings
+        }
         let created = try caller.call(Methods.Admin.createApplication, create, token: admin)
         guard let code = created.application?.code else { throw SetupError(description: "CreateApplication returned no application") }
         return (code, created.accessToken)
@@ -218,8 +272,9 @@ struct FanOutRun {
                 var request = RegisterDeviceRequest()
                 request.application = application
                 request.hwid = hwid(next)
-                request.pushToken = hexToken(next)
-                request.deviceType = .ios
+                let android = options.androidHalf && next % 2 == 1
+                request.pushToken = android ? fcmToken(next) : hexToken(options.apnsTokenPool > 0 ? next % options.apnsTokenPool : next)
+                request.deviceType = android ? .android : .ios
                 request.language = languages[next % 3]
                 request.appVersion = "1.0"
                 let bytes = HotFrames.requestMessage(method: Methods.Devices.registerDevice.path, timeoutMS: 60_000, metadata: [],
@@ -241,6 +296,26 @@ struct FanOutRun {
     private func hwid(_ index: Int) -> String {
         let digits = String(index)
         return "fo-" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+    }
+
+    /// An FCM registration token's shape: a colon, then URL-safe base64 (about 160 characters).
+    private func fcmToken(_ index: Int) -> String {
+        "fo\(index):APA91b" + String(repeating: "x", count: 140)
+    }
+
+    /// A small file's text (a key), or a usage error naming `flag`.
+    private func readText(_ path: String, flag: String) throws -> String {
+        guard let file = fopen(path, "r") else { throw SetupError(description: "\(flag): cannot open \(path)") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > 1 << 20 { throw SetupError(description: "\(flag): \(path) is over 1 MiB") }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func hexToken(_ index: Int) -> String {
@@ -312,6 +387,35 @@ final class PipelinedConnection {
             input.append(contentsOf: chunk[0..<n])
         }
     }
+}
+
+/// A process's user + system CPU time in seconds (/proc/PID/stat), or nil.
+func cpuSeconds(_ pid: Int32) -> Double? {
+    guard let file = fopen("/proc/\(pid)/stat", "r") else { return nil }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 1024)
+    guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+    let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    guard let close = text.lastIndex(of: ")") else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // fields[0] is the state (field 3): utime and stime are fields 14 and 15.
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// `text` as a JSON string (quotes, backslashes and control characters escaped).
+func jsonQuoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case _ where scalar.value < 0x20: out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
 }
 
 /// A field of /proc/PID/status in KiB (VmRSS:, VmHWM:), or nil.

@@ -35,13 +35,15 @@ extension PushwireServices {
             }
             let figures = apns()
             out.gauge("pushwire_apns_gateways", help: "APNs gateways open (one per application with APNs settings in use).", Double(figures.gateways))
-            out.counter("pushwire_apns_provider_tokens_signed_total", help: "APNs provider tokens (ES256 JWTs) signed.", UInt64(figures.tokensSigned))
+            out.counter("pushwire_apns_provider_tokens_signed_total", help: "APNs provider tokens (ES256 JWTs) signed.", UInt64(figures.tokens))
             out.counter("pushwire_apns_connection_retries_total", help: "APNs connections retried after a failure.", UInt64(figures.connectionRetries))
             let firebase = fcm()
             out.gauge("pushwire_fcm_gateways", help: "FCM gateways open (one per application with FCM settings in use).", Double(firebase.gateways))
             out.counter("pushwire_fcm_access_tokens_granted_total",
                         help: "FCM OAuth2 access tokens granted (service-account JWT grants: first use, expiry and 401 refreshes).",
-                        UInt64(firebase.accessTokensGranted))
+                        UInt64(firebase.tokens))
+            out.counter("pushwire_fcm_access_token_grant_failures_total",
+                        help: "FCM OAuth2 access-token grants that failed (each tried again after a backoff).", UInt64(firebase.tokenFailures))
             out.counter("pushwire_fcm_connection_retries_total", help: "FCM requests sent again after their connection failed.", UInt64(firebase.connectionRetries))
         }
     }

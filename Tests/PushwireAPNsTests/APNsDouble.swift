@@ -3,7 +3,7 @@ import XCTest
 
 /// Runs Scripts/apns-double/apns_double.py as a subprocess for one test, with throw-away TLS and
 /// signing material made once per test run by Scripts/apns-double/make-certs.
-final class APNsDouble {
+final class APNsDouble: PushDouble {
     static let teamID = "TEAM123456"
     static let keyID = "KEY1234567"
     static let topic = "com.example.pushwire"
@@ -57,33 +57,14 @@ final class APNsDouble {
         return process.terminationStatus
     }
 
-    let process: Process
-    let port: Int
-    let logPath: String
-
     /// Starts the double with extra `arguments` (rules, GOAWAY, delay), on `port` (0: any).
     init(_ arguments: [String] = [], port: Int = 0, logPath: String? = nil) throws {
         let directory = try Self.materialDirectory()
-        self.logPath = logPath ?? directory.appendingPathComponent("log-\(UUID().uuidString).jsonl").path
-        let launched = try DoubleProcess.launch("APNs", script: Self.scriptsDirectory.appendingPathComponent("apns_double.py"), arguments: [
-            "--port", String(port),
-            "--cert", directory.appendingPathComponent("server.pem").path,
-            "--key", directory.appendingPathComponent("server.key").path,
+        try super.init("APNs", script: Self.scriptsDirectory.appendingPathComponent("apns_double.py"),
+                       logPath: logPath ?? directory.appendingPathComponent("log-\(UUID().uuidString).jsonl").path,
+                       material: directory, port: port, arguments: [
             "--public-key", directory.appendingPathComponent("app.pub.pem").path,
             "--team-id", Self.teamID, "--key-id", Self.keyID, "--topic", Self.topic,
-            "--log", self.logPath,
         ] + arguments)
-        process = launched.process
-        self.port = launched.port
     }
-
-    deinit { stop() }
-
-    var baseURL: String { "https://127.0.0.1:\(port)" }
-
-    /// Stops the double (SIGTERM: it flushes the answers it gave and closes) and waits for it.
-    func stop() { DoubleProcess.stop(process) }
-
-    /// Every answered request so far, as the double logged it.
-    func records() -> [[String: Any]] { DoubleProcess.records(atPath: logPath) }
 }

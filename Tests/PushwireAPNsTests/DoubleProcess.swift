@@ -45,3 +45,35 @@ enum DoubleProcess {
         }
     }
 }
+
+/// A running push-service double (`APNsDouble`, `FCMDouble`): its process, port and log, stopped
+/// when the test lets go of it.
+class PushDouble {
+    let process: Process
+    let port: Int
+    let logPath: String
+
+    /// Launches `script` (named `name` in a skip) on `port` (0: any) with the TLS certificate and
+    /// key in `material` (Scripts/apns-double/make-certs), `arguments` and `--log logPath`.
+    init(_ name: String, script: URL, logPath: String, material: URL, port: Int, arguments: [String]) throws {
+        self.logPath = logPath
+        let launched = try DoubleProcess.launch(name, script: script, arguments: [
+            "--port", String(port),
+            "--cert", material.appendingPathComponent("server.pem").path,
+            "--key", material.appendingPathComponent("server.key").path,
+            "--log", logPath,
+        ] + arguments)
+        process = launched.process
+        self.port = launched.port
+    }
+
+    deinit { stop() }
+
+    var baseURL: String { "https://127.0.0.1:\(port)" }
+
+    /// Stops the double (SIGTERM: it flushes the answers it gave and closes) and waits for it.
+    func stop() { DoubleProcess.stop(process) }
+
+    /// Every answered request so far, as the double logged it.
+    func records() -> [[String: Any]] { DoubleProcess.records(atPath: logPath) }
+}

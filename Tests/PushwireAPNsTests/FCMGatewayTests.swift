@@ -52,7 +52,8 @@ final class FCMGatewayTests: XCTestCase {
         for bad in ["", "a\"b", "a b", "é", String(repeating: "a", count: 4097)] { XCTAssertFalse(FCMGateway.isUsableToken(bad), bad) }
     }
 
-    private func openssl(_ arguments: [String]) throws -> String {
+    /// The openssl CLI's output (a generated key), or a skip when it failed.
+    static func openssl(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["openssl"] + arguments
@@ -65,6 +66,8 @@ final class FCMGatewayTests: XCTestCase {
         guard process.terminationStatus == 0 else { throw XCTSkip("openssl \(arguments.joined(separator: " ")) failed") }
         return String(decoding: data, as: UTF8.self)
     }
+
+    private func openssl(_ arguments: [String]) throws -> String { try Self.openssl(arguments) }
 
     private func account(key: String, tokenURI: String = "https://oauth2.googleapis.com/token", project: String = "my-project") -> String {
         let file = ["type": "service_account", "project_id": project, "private_key_id": "k1", "private_key": key,

@@ -93,8 +93,8 @@ final class ProviderTokenTests: XCTestCase {
         let r = [UInt8](repeating: 0x81, count: 32)   // high bit set: DER prefixes a zero byte
         let s = [UInt8](repeating: 0x11, count: 31)   // short: must be left-padded to 32
         let der: [UInt8] = [0x30, UInt8(2 + 33 + 2 + 31), 0x02, 33, 0x00] + r + [0x02, 31] + s
-        XCTAssertEqual(ES256Signer.joseSignature(fromDER: der), r + [0] + s)
-        XCTAssertNil(ES256Signer.joseSignature(fromDER: [0x30, 0x01, 0x00]))
+        XCTAssertEqual(JWTSigner.joseSignature(fromDER: der), r + [0] + s)
+        XCTAssertNil(JWTSigner.joseSignature(fromDER: [0x30, 0x01, 0x00]))
     }
 
     func testBase64URL() {

@@ -4,7 +4,7 @@ import XCTest
 /// Runs Scripts/fcm-double/fcm_double.py as a subprocess for one test: FCM's HTTP v1 API and the
 /// OAuth2 token endpoint on one HTTP/2 TLS port, with the TLS material of the APNs double and a
 /// throw-away service account (Scripts/fcm-double/make-account), made once per test run.
-final class FCMDouble {
+final class FCMDouble: PushDouble {
     static let project = "pushwire-test"
     static let clientEmail = "pushwire@pushwire-test.iam.gserviceaccount.com"
     static let keyID = "double-key-1"
@@ -40,38 +40,19 @@ final class FCMDouble {
         return String(decoding: try JSONSerialization.data(withJSONObject: file), as: UTF8.self)
     }
 
-    let process: Process
-    let port: Int
-    let logPath: String
-
     /// Starts the double with extra `arguments` (rules, token behaviour), on `port` (0: any).
     init(_ arguments: [String] = [], port: Int = 0, logPath: String? = nil) throws {
         let directory = try Self.materialDirectory()
-        self.logPath = logPath ?? directory.appendingPathComponent("fcm-log-\(UUID().uuidString).jsonl").path
-        let launched = try DoubleProcess.launch("FCM", script: Self.scriptsDirectory.appendingPathComponent("fcm_double.py"), arguments: [
-            "--port", String(port),
-            "--cert", directory.appendingPathComponent("server.pem").path,
-            "--key", directory.appendingPathComponent("server.key").path,
+        try super.init("FCM", script: Self.scriptsDirectory.appendingPathComponent("fcm_double.py"),
+                       logPath: logPath ?? directory.appendingPathComponent("fcm-log-\(UUID().uuidString).jsonl").path,
+                       material: directory, port: port, arguments: [
             "--public-key", directory.appendingPathComponent("account.pub.pem").path,
             "--client-email", Self.clientEmail, "--key-id", Self.keyID, "--project", Self.project,
-            "--log", self.logPath,
         ] + arguments)
-        process = launched.process
-        self.port = launched.port
     }
-
-    deinit { stop() }
-
-    var baseURL: String { "https://127.0.0.1:\(port)" }
 
     /// This double's service account (its token URI on this port).
     func serviceAccountJSON() throws -> String { try Self.serviceAccountJSON(port: port) }
-
-    /// Stops the double (SIGTERM: it flushes the answers it gave and closes) and waits for it.
-    func stop() { DoubleProcess.stop(process) }
-
-    /// Every answered request so far, as the double logged it.
-    func records() -> [[String: Any]] { DoubleProcess.records(atPath: logPath) }
 
     /// The answered sends.
     func sends() -> [[String: Any]] { records().filter { $0["kind"] as? String == "send" } }

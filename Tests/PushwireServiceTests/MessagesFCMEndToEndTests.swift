@@ -214,6 +214,52 @@ final class MessagesFCMEndToEndTests: XCTestCase {
         XCTAssertEqual(nextDetails.targeted, 5, "not the UNREGISTERED, INVALID_ARGUMENT or SENDER_ID_MISMATCH devices")
     }
 
+    // MARK: - A stalled token grant
+
+    /// The access token is replaced ahead of its expiry on a thread of its own: while the token
+    /// endpoint hangs, Android devices go on being sent with the token still valid and iOS
+    /// devices with APNs, so a message to both finishes as if nothing were wrong. (Granting on the
+    /// connection's thread, the message waited the grant's 10 s timeout, and then again.)
+    func testAStalledTokenGrantHoldsUpNeitherAPNsNorFCMDeliveriesWithAValidToken() throws {
+        let apns = try APNsDouble()
+        // Tokens live 20 s, so they are replaced from 10 s on; every grant after the first hangs 30 s.
+        let fcm = try FCMDouble(["--token-ttl", "20", "--stall-grants-after", "1", "--stall-grants-ms", "30000"])
+        var server = try startServer(fcm: fcm, apns: apns)
+        defer { server.stop() }
+        let (code, token) = try createApplication(&server, apns: true, fcm: fcm)
+        let devices = (0..<20).flatMap { index -> [(hwid: String, token: String, type: DeviceType, language: String)] in
+            [("ios-\(index)", Self.iosToken(index), .ios, "en"), ("and-\(index)", Self.androidToken(index), .android, "en")]
+        }
+        try register(devices, application: code, on: &server)
+
+        var notification = PushwireWire.Notification()
+        notification.content = "Before the refresh"
+        let start = Date()
+        let first = try details(try createMessage(notification, &server, token: token), &server, token: token)
+        XCTAssertEqual(first.sent, 40, "\(failures(first))")
+        XCTAssertEqual(fcm.grants().count, 1)
+        let firstBearer = Set(fcm.sends().compactMap { $0["authorization"] as? String })
+        XCTAssertEqual(firstBearer.count, 1)
+
+        // Past the refresh time (the grant came less than a second after `start`), well before expiry.
+        let refreshDue = start.addingTimeInterval(11)
+        if refreshDue > Date() { usleep(UInt32(refreshDue.timeIntervalSinceNow * 1_000_000)) }
+        notification.content = "While the grant hangs"
+        let sentAt = Date()
+        let second = try details(try createMessage(notification, &server, token: token), &server, token: token, timeout: 8)
+        let took = Date().timeIntervalSince(sentAt)
+        XCTAssertEqual(second.sent, 40, "\(failures(second))")
+        XCTAssertEqual(platforms(second), [1: [20, 20, 0, 0], 3: [20, 20, 0, 0]])
+        XCTAssertLessThan(took, 5, "the stalled grant held the message up for \(took) s")
+        XCTAssertEqual(apns.records().count, 40, "APNs got both messages' iOS devices")
+        let sends = fcm.sends()
+        XCTAssertEqual(sends.count, 40, "each Android device once per message")
+        XCTAssertTrue(sends.allSatisfy { $0["status"] as? Int == 200 })
+        XCTAssertEqual(Set(sends.compactMap { $0["authorization"] as? String }), firstBearer,
+                       "the second message went with the token still valid")
+        XCTAssertEqual(fcm.grants().count, 1, "the replacement grant is still hanging")
+    }
+
     // MARK: - Credentials per platform
 
     func testAnAndroidDeviceInAnAPNsOnlyApplicationIsCountedAndTargetedOnceFCMIsAdded() throws {

@@ -76,21 +76,7 @@ enum FCMPayloadRenderer {
     /// `texts` with the body cut (on a Unicode scalar boundary) until the message fits in `limit`
     /// bytes; nil when even an empty body does not fit.
     static func trimmed(_ spec: MessageSpec, texts: MessageSpec.Texts, language: String, limit: Int) -> MessageSpec.Texts? {
-        var empty = texts
-        empty.body = ""
-        let budget = limit - worstCaseSize(spec, texts: empty, language: language)
-        if budget < 0 { return nil }
-        var used = 0
-        var kept = String.UnicodeScalarView()
-        for scalar in texts.body.unicodeScalars {
-            let cost = JSONText.escapedCount(String(scalar).utf8)
-            if used + cost > budget { break }
-            used += cost
-            kept.append(scalar)
-        }
-        var result = texts
-        result.body = String(kept)
-        return result
+        texts.bodyTrimmed(toFit: limit) { worstCaseSize(spec, texts: $0, language: language) }
     }
 
     /// A custom value (compact JSON text) as an FCM data string: a JSON string's text, any other

@@ -37,30 +37,36 @@ final class GatewayDirectory: Sendable {
         self.applications = applications
     }
 
-    /// The APNs gateways made so far, the provider tokens (JWTs) they signed and their connection
-    /// retries, summed (for /metrics).
-    var apnsStatistics: (gateways: Int, tokensSigned: Int, connectionRetries: Int) {
-        let all = gateways.withLock { $0.values.compactMap { $0.apns?.gateway } }
-        var tokens = 0, retries = 0, count = 0
-        for case let gateway as APNsGateway in all {
-            count += 1
-            tokens += gateway.providerTokensSigned
-            retries += gateway.connectionRetryCount
-        }
-        return (count, tokens, retries)
+    /// One service's gateways for /metrics, summed over the applications that have one.
+    struct Statistics: Sendable, Equatable {
+        /// Gateways made so far.
+        var gateways = 0
+        /// Tokens they made: APNs provider tokens (JWTs) signed, FCM access tokens granted (each a
+        /// grant through the service account's token URI).
+        var tokens = 0
+        /// FCM access-token grants that failed (each tried again after a backoff); 0 for APNs.
+        var tokenFailures = 0
+        /// Requests sent again after their connection failed.
+        var connectionRetries = 0
     }
 
-    /// The FCM gateways made so far, the OAuth2 access tokens they were granted (each a refresh
-    /// through the service account's token URI) and their connection retries, summed (for /metrics).
-    var fcmStatistics: (gateways: Int, accessTokensGranted: Int, connectionRetries: Int) {
-        let all = gateways.withLock { $0.values.compactMap { $0.fcm?.gateway } }
-        var tokens = 0, retries = 0, count = 0
-        for case let gateway as FCMGateway in all {
-            count += 1
-            tokens += gateway.accessTokensGranted
-            retries += gateway.connectionRetryCount
+    /// The APNs gateways' figures.
+    var apnsStatistics: Statistics { statistics { $0.apns?.gateway } }
+
+    /// The FCM gateways' figures.
+    var fcmStatistics: Statistics { statistics { $0.fcm?.gateway } }
+
+    private func statistics(of service: (Cached) -> (any NotificationGateway)?) -> Statistics {
+        let all = gateways.withLock { $0.values.compactMap(service) }
+        var figures = Statistics()
+        // An UnavailableGateway is never cached; anything else here is a push service's gateway.
+        for case let gateway as any PushServiceGatewayFigures in all {
+            figures.gateways += 1
+            figures.tokens += gateway.tokensMade
+            figures.tokenFailures += gateway.tokenFailures
+            figures.connectionRetries += gateway.connectionRetryCount
         }
-        return (count, tokens, retries)
+        return figures
     }
 
     /// The failure reason of deliveries whose application's APNs gateway could not be created.
@@ -82,37 +88,37 @@ final class GatewayDirectory: Sendable {
             // retried and then counted as failed for that reason (never written to the sink as
             // if sent). Such a failure is not kept, so the next batch tries again — without
             // touching the other service's gateway, which stays as it is.
-            if let settings = application.apns {
-                if let kept = cached.apns, kept.settings == settings {
-                    services[.apns] = kept.gateway
-                } else if let credentials = try? APNsCredentials(
-                              teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
-                              environment: settings.environment == 2 ? .production : .sandbox),
-                          let gateway = try? APNsGateway(credentials: credentials, configuration: apns) {
-                    cached.apns = (settings, gateway)
-                    services[.apns] = gateway
-                } else {
-                    cached.apns = nil
-                    services[.apns] = UnavailableGateway(reason: Self.unavailableReason)
-                }
-            } else {
-                cached.apns = nil
+            services[.apns] = Self.resolve(application.apns, kept: &cached.apns, unavailable: Self.unavailableReason) { settings in
+                guard let credentials = try? APNsCredentials(
+                    teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
+                    environment: settings.environment == 2 ? .production : .sandbox) else { return nil }
+                return try? APNsGateway(credentials: credentials, configuration: apns)
             }
-            if let json = application.fcmServiceAccount {
-                if let kept = cached.fcm, kept.settings == json {
-                    services[.fcm] = kept.gateway
-                } else if let account = try? FCMServiceAccount(json: json), let gateway = try? FCMGateway(account: account, configuration: fcm) {
-                    cached.fcm = (json, gateway)
-                    services[.fcm] = gateway
-                } else {
-                    cached.fcm = nil
-                    services[.fcm] = UnavailableGateway(reason: Self.fcmUnavailableReason)
-                }
-            } else {
-                cached.fcm = nil
+            services[.fcm] = Self.resolve(application.fcmServiceAccount, kept: &cached.fcm, unavailable: Self.fcmUnavailableReason) { json in
+                guard let account = try? FCMServiceAccount(json: json) else { return nil }
+                return try? FCMGateway(account: account, configuration: fcm)
             }
             gateways[applicationID] = cached
             return PlatformRouter(gateways: services)
         }
+    }
+
+    /// One service's gateway of an application whose settings for it are `settings` (nil: none):
+    /// the kept one while the settings are unchanged, else one made from them with `make` and kept,
+    /// else (it cannot be made) an `UnavailableGateway` answering `unavailable`, not kept.
+    private static func resolve<Settings: Equatable>(
+        _ settings: Settings?, kept: inout (settings: Settings, gateway: any NotificationGateway)?, unavailable: String,
+        make: (Settings) -> (any NotificationGateway)?) -> (any NotificationGateway)? {
+        guard let settings else {
+            kept = nil
+            return nil
+        }
+        if let kept, kept.settings == settings { return kept.gateway }
+        guard let made = make(settings) else {
+            kept = nil
+            return UnavailableGateway(reason: unavailable)
+        }
+        kept = (settings, made)
+        return made
     }
 }

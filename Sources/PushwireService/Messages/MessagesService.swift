@@ -12,9 +12,9 @@ public struct MessagesService: Sendable {
     /// Deliveries by gateway and outcome (for /metrics); counted by the gateways `start` wraps.
     public internal(set) var deliveryMetrics = DeliveryMetrics()
     /// The APNs gateways' figures (gateways, provider tokens signed, connection retries), for /metrics.
-    var apnsStatistics: @Sendable () -> (gateways: Int, tokensSigned: Int, connectionRetries: Int) = { (0, 0, 0) }
+    var apnsStatistics: @Sendable () -> GatewayDirectory.Statistics = { GatewayDirectory.Statistics() }
     /// The FCM gateways' figures for /metrics (GatewayDirectory.fcmStatistics).
-    var fcmStatistics: @Sendable () -> (gateways: Int, accessTokensGranted: Int, connectionRetries: Int) = { (0, 0, 0) }
+    var fcmStatistics: @Sendable () -> GatewayDirectory.Statistics = { GatewayDirectory.Statistics() }
 
     /// Creates the service; `pipeline` is told of every message created (and woken when it can start it).
     public init(registry: Registry, store: any MessageStore, pipeline: DeliveryPipeline) {

@@ -10,6 +10,28 @@ struct MessageSpec: Sendable, Equatable, Codable {
         var title: String
         var subtitle: String
         var body: String
+
+        /// These texts with the body cut (on a Unicode scalar boundary, so on a UTF-8 boundary)
+        /// until `size` of them fits in `limit` bytes — `size` being a renderer's worst-case size,
+        /// which grows by a body character's JSON-escaped length; nil when even an empty body
+        /// does not fit.
+        func bodyTrimmed(toFit limit: Int, size: (Texts) -> Int) -> Texts? {
+            var empty = self
+            empty.body = ""
+            let budget = limit - size(empty)
+            if budget < 0 { return nil }
+            var used = 0
+            var kept = String.UnicodeScalarView()
+            for scalar in body.unicodeScalars {
+                let cost = JSONText.escapedCount(String(scalar).utf8)
+                if used + cost > budget { break }
+                used += cost
+                kept.append(scalar)
+            }
+            var result = self
+            result.body = String(kept)
+            return result
+        }
     }
     /// The default language's texts.
     var defaultTexts: Texts
@@ -187,20 +209,6 @@ enum PayloadRenderer {
     /// `texts` with the body cut (on a Unicode scalar boundary, so on a UTF-8 boundary) until the
     /// worst-case payload fits in `limit` bytes; nil when even an empty body does not fit.
     static func trimmed(_ spec: MessageSpec, texts: MessageSpec.Texts, limit: Int) -> MessageSpec.Texts? {
-        var empty = texts
-        empty.body = ""
-        let budget = limit - worstCaseSize(spec, texts: empty)
-        if budget < 0 { return nil }
-        var used = 0
-        var kept = String.UnicodeScalarView()
-        for scalar in texts.body.unicodeScalars {
-            let cost = JSONText.escapedCount(String(scalar).utf8)
-            if used + cost > budget { break }
-            used += cost
-            kept.append(scalar)
-        }
-        var result = texts
-        result.body = String(kept)
-        return result
+        texts.bodyTrimmed(toFit: limit) { worstCaseSize(spec, texts: $0) }
     }
 }
