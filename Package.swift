@@ -6,10 +6,11 @@
 //   PushwireProtoC    protoc-c output for Protos/ (generated, committed)
 //   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
 //   CPushwireLinux    a C shim for epoll, eventfd, accept4 and a thread's niceness (not exported by Swift's Glibc)
-//   PushwireRuntime   epoll event loops, the RPC server and the client transport
+//   PushwireSystem    the syscall layer: sockets, epoll, addresses, clocks, one error type (server and client)
+//   PushwireRuntime   epoll event loops, the RPC server, the HTTP door, logging and metrics
 //   PushwireJSONBridge proto3 JSON ↔ protobuf for any message of the contract (the CLI's and the HTTP door's)
 //   CHTTPParser       Node's http_parser, a Debian system library (apt: libhttp-parser-dev)
-//   PushwireClient    the typed Swift client
+//   PushwireClient    the typed Swift client and its transport (on PushwireSystem, not the server runtime)
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
 //   PushwireStore     the store contract: the protocols every engine meets, their records and errors (no engine)
 //   PushwireSQLiteStore  the embedded engine: SQLite in a data directory
@@ -85,10 +86,12 @@ let package = Package(
         .target(name: "CPushwireLinux"),
         // PushwireJSONBridge: proto3 JSON ↔ protobuf, one implementation for the CLI and the server.
         .target(name: "PushwireJSONBridge", dependencies: ["PushwireWire", "CProtobufC"], swiftSettings: swiftSettings),
+        // PushwireSystem: every syscall wrapped once (EINTR retried, EAGAIN a value), for the server and the client.
+        .target(name: "PushwireSystem", dependencies: ["CPushwireLinux"], swiftSettings: swiftSettings),
         .target(
-            name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser"],
+            name: "PushwireRuntime", dependencies: ["PushwireSystem", "PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser"],
             swiftSettings: swiftSettings),
-        .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
+        .target(name: "PushwireClient", dependencies: ["PushwireSystem", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", swiftSettings: swiftSettings),
@@ -108,7 +111,7 @@ let package = Package(
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
         .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
-        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireSystem", "PushwireWire"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "pushwire-codec-bench",
@@ -133,6 +136,8 @@ let package = Package(
         .testTarget(name: "PushwireJSONBridgeTests", dependencies: ["PushwireJSONBridge", "PushwireProtoC", "CProtobufC"]),
         .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
         .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "pushwire"]),
+        // The load generator's histogram, report and request template, and its option parsing.
+        .testTarget(name: "PushwireBenchTests", dependencies: ["pushwire-bench", "PushwireWire"]),
     ],
     swiftLanguageModes: [.v6]
 )
