@@ -25,8 +25,9 @@
 //   PushwirePushwoosh the Pushwoosh-compatible API (/json/1.3/…) over the HTTP door, calling the methods above
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
 //   pushwired, pushwire, pushwire-bench, pushwire-codec-bench, pushwire-apns-bench: thin executables
-// Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
-// Python clients. Fuzz/ holds the libFuzzer targets, declared only when Scripts/fuzz builds them.
+// Tests/<Target>Tests mirror the sources (PushwireCLITests: pushwire; PushwiredTests: pushwired as a
+// process); Tests/PushwireTestSupport holds their shared helpers; Tests/Vectors holds golden frames
+// shared with the C and Python clients. Fuzz/ holds the libFuzzer targets, declared only when Scripts/fuzz builds them.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = []
@@ -123,19 +124,26 @@ let package = Package(
             name: "PushwireWireTests",
             dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"]
         ),
-        .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire"]),
-        .testTarget(name: "PushwirePostgresStoreTests", dependencies: ["PushwirePostgresStore", "PushwireStore"]),
+        .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
+        .testTarget(name: "PushwirePostgresStoreTests", dependencies: ["PushwirePostgresStore", "PushwireStore", "PushwireTestSupport"]),
         .testTarget(name: "PushwireSQLiteStoreTests", dependencies: ["PushwireSQLiteStore", "PushwireStore"]),
         // One suite written against the store protocols, run against every engine (an engine
         // joins with one file: a subclass of StoreContractTests naming its factory).
         .testTarget(name: "PushwireStoreContractTests", dependencies: ["PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore"]),
-        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
+        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
         .testTarget(name: "PushwireConsoleTests", dependencies: ["PushwireConsole", "PushwireRuntime"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
         .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),
         .testTarget(name: "PushwireJSONBridgeTests", dependencies: ["PushwireJSONBridge", "PushwireProtoC", "CProtobufC"]),
         .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
-        .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "pushwire"]),
+        // Helpers every suite may use (the raw-protocol TestClient, the pushwired and executable
+        // launchers, the fake server, Scripts/postgres); linked into the tests only.
+        .target(name: "PushwireTestSupport", dependencies: ["PushwireWire", "PushwireSystem"], path: "Tests/PushwireTestSupport"),
+        .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "PushwireTestSupport"]),
+        // The `pushwire` CLI, in process (@testable) and as the built binary; the three binaries' shared conventions.
+        .testTarget(name: "PushwireCLITests", dependencies: ["pushwire", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
+        // pushwired as a process: options, backup and restore, install, operator log, service operation.
+        .testTarget(name: "PushwiredTests", dependencies: ["PushwireClient", "PushwireWire", "PushwireTestSupport"]),
         // The load generator's histogram, report and request template, and its option parsing.
         .testTarget(name: "PushwireBenchTests", dependencies: ["pushwire-bench", "PushwireWire"]),
     ],
