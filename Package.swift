@@ -146,6 +146,8 @@ let package = Package(
         .testTarget(name: "PushwiredTests", dependencies: ["PushwireClient", "PushwireWire", "PushwireTestSupport"]),
         // The load generator's histogram, report and request template, and its option parsing.
         .testTarget(name: "PushwireBenchTests", dependencies: ["pushwire-bench", "PushwireWire"]),
+        // pushwire-codegen's naming rules, and its output against the committed generated code.
+        .testTarget(name: "PushwireCodegenTests", dependencies: ["pushwire-codegen"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -235,6 +235,22 @@ public final class TestClient {
         }
     }
 
+    /// Connects and makes one call, again and again until the server admits a connection and
+    /// answers it (a server at a connection limit closes new connections unanswered) or `timeout`
+    /// passes: for a test that waits for a closed connection's slot to be given back.
+    public static func callOnceAdmitted(_ address: SocketAddress, _ path: String, _ message: [UInt8] = [],
+                                        timeout: Double = 5) throws -> (code: StatusCode, message: String, body: [UInt8]) {
+        let deadline = now() + timeout
+        while true {
+            do {
+                return try TestClient(address).call(path, message)
+            } catch {
+                if now() > deadline { throw error }
+                usleep(10_000)
+            }
+        }
+    }
+
     // MARK: The service tests' API (typed messages, status codes as wire values)
 
     /// Sends a request frame for `message` without waiting for its response; `token` becomes the
