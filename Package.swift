@@ -143,7 +143,7 @@ let package = Package(
         // The `pushwire` CLI, in process (@testable) and as the built binary; the three binaries' shared conventions.
         .testTarget(name: "PushwireCLITests", dependencies: ["pushwire", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
         // pushwired as a process: options, backup and restore, install, operator log, service operation.
-        .testTarget(name: "PushwiredTests", dependencies: ["PushwireClient", "PushwireWire", "PushwireTestSupport"]),
+        .testTarget(name: "PushwiredTests", dependencies: ["PushwireClient", "PushwireSystem", "PushwireWire", "PushwireTestSupport"]),
         // The load generator's histogram, report and request template, and its option parsing.
         .testTarget(name: "PushwireBenchTests", dependencies: ["pushwire-bench", "PushwireWire"]),
         // pushwire-codegen's naming rules, and its output against the committed generated code.
