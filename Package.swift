@@ -155,7 +155,8 @@ let package = Package(
 // The libFuzzer targets of Fuzz/ (docs/FUZZING.md): declared only when PUSHWIRE_FUZZ is set, which
 // Scripts/fuzz does when it builds them with `-sanitize=fuzzer,address -parse-as-library
 // -enable-testing`; an ordinary build neither sees nor compiles them. Each is an executable whose
-// entry point hands libFuzzer's driver the target's `LLVMFuzzerTestOneInput`.
+// entry point (Fuzz/Driver/FuzzMain.swift, symlinked into every target) hands libFuzzer's driver
+// the target's `fuzzOneInput` (exported as `LLVMFuzzerTestOneInput`).
 if Context.environment["PUSHWIRE_FUZZ"] != nil {
     package.targets.append(.target(name: "CFuzzer", path: "Fuzz/CFuzzer"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzer", "PushwireWire", "CProtobufC"], path: "Fuzz/Support"))
