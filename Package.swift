@@ -6,10 +6,11 @@
 //   PushwireProtoC    protoc-c output for Protos/ (generated, committed)
 //   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
 //   CPushwireLinux    a C shim for epoll, eventfd, accept4 and a thread's niceness (not exported by Swift's Glibc)
-//   PushwireRuntime   epoll event loops, the RPC server and the client transport
+//   PushwireSystem    the syscall layer: sockets, epoll, addresses, clocks, one error type (server and client)
+//   PushwireRuntime   epoll event loops, the RPC server, the HTTP door, logging and metrics
 //   PushwireJSONBridge proto3 JSON ↔ protobuf for any message of the contract (the CLI's and the HTTP door's)
 //   CHTTPParser       Node's http_parser, a Debian system library (apt: libhttp-parser-dev)
-//   PushwireClient    the typed Swift client
+//   PushwireClient    the typed Swift client and its transport (on PushwireSystem, not the server runtime)
 //   CSQLite           SQLite 3, a Debian system library (apt: libsqlite3-dev)
 //   PushwireStore     the store contract: the protocols every engine meets, their records and errors (no engine)
 //   PushwireSQLiteStore  the embedded engine: SQLite in a data directory
@@ -24,8 +25,9 @@
 //   PushwirePushwoosh the Pushwoosh-compatible API (/json/1.3/…) over the HTTP door, calling the methods above
 //   pushwire-codegen  the generator of PushwireWire/Generated (run by Scripts/generate)
 //   pushwired, pushwire, pushwire-bench, pushwire-codec-bench, pushwire-apns-bench: thin executables
-// Tests/<Target>Tests mirror the sources; Tests/Vectors holds golden frames shared with the C and
-// Python clients. Fuzz/ holds the libFuzzer targets, declared only when Scripts/fuzz builds them.
+// Tests/<Target>Tests mirror the sources (PushwireCLITests: pushwire; PushwiredTests: pushwired as a
+// process); Tests/PushwireTestSupport holds their shared helpers; Tests/Vectors holds golden frames
+// shared with the C and Python clients. Fuzz/ holds the libFuzzer targets, declared only when Scripts/fuzz builds them.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = []
@@ -85,10 +87,12 @@ let package = Package(
         .target(name: "CPushwireLinux"),
         // PushwireJSONBridge: proto3 JSON ↔ protobuf, one implementation for the CLI and the server.
         .target(name: "PushwireJSONBridge", dependencies: ["PushwireWire", "CProtobufC"], swiftSettings: swiftSettings),
+        // PushwireSystem: every syscall wrapped once (EINTR retried, EAGAIN a value), for the server and the client.
+        .target(name: "PushwireSystem", dependencies: ["CPushwireLinux"], swiftSettings: swiftSettings),
         .target(
-            name: "PushwireRuntime", dependencies: ["PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser"],
+            name: "PushwireRuntime", dependencies: ["PushwireSystem", "PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser"],
             swiftSettings: swiftSettings),
-        .target(name: "PushwireClient", dependencies: ["PushwireRuntime", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
+        .target(name: "PushwireClient", dependencies: ["PushwireSystem", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", swiftSettings: swiftSettings),
@@ -108,7 +112,7 @@ let package = Package(
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
         .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
-        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireSystem", "PushwireWire"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "pushwire-codec-bench",
@@ -120,19 +124,30 @@ let package = Package(
             name: "PushwireWireTests",
             dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"]
         ),
-        .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire"]),
-        .testTarget(name: "PushwirePostgresStoreTests", dependencies: ["PushwirePostgresStore", "PushwireStore"]),
+        .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
+        .testTarget(name: "PushwirePostgresStoreTests", dependencies: ["PushwirePostgresStore", "PushwireStore", "PushwireTestSupport"]),
         .testTarget(name: "PushwireSQLiteStoreTests", dependencies: ["PushwireSQLiteStore", "PushwireStore"]),
         // One suite written against the store protocols, run against every engine (an engine
         // joins with one file: a subclass of StoreContractTests naming its factory).
         .testTarget(name: "PushwireStoreContractTests", dependencies: ["PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore"]),
-        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwireRuntime", "PushwireClient", "PushwireWire"]),
+        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
         .testTarget(name: "PushwireConsoleTests", dependencies: ["PushwireConsole", "PushwireRuntime"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
         .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),
         .testTarget(name: "PushwireJSONBridgeTests", dependencies: ["PushwireJSONBridge", "PushwireProtoC", "CProtobufC"]),
         .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
-        .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "pushwire"]),
+        // Helpers every suite may use (the raw-protocol TestClient, the pushwired and executable
+        // launchers, the fake server, Scripts/postgres); linked into the tests only.
+        .target(name: "PushwireTestSupport", dependencies: ["PushwireWire", "PushwireSystem"], path: "Tests/PushwireTestSupport"),
+        .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "PushwireTestSupport"]),
+        // The `pushwire` CLI, in process (@testable) and as the built binary; the three binaries' shared conventions.
+        .testTarget(name: "PushwireCLITests", dependencies: ["pushwire", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
+        // pushwired as a process: options, backup and restore, install, operator log, service operation.
+        .testTarget(name: "PushwiredTests", dependencies: ["PushwireClient", "PushwireSystem", "PushwireWire", "PushwireTestSupport"]),
+        // The load generator's histogram, report and request template, and its option parsing.
+        .testTarget(name: "PushwireBenchTests", dependencies: ["pushwire-bench", "PushwireWire"]),
+        // pushwire-codegen's naming rules, and its output against the committed generated code.
+        .testTarget(name: "PushwireCodegenTests", dependencies: ["pushwire-codegen"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -140,7 +155,8 @@ let package = Package(
 // The libFuzzer targets of Fuzz/ (docs/FUZZING.md): declared only when PUSHWIRE_FUZZ is set, which
 // Scripts/fuzz does when it builds them with `-sanitize=fuzzer,address -parse-as-library
 // -enable-testing`; an ordinary build neither sees nor compiles them. Each is an executable whose
-// entry point hands libFuzzer's driver the target's `LLVMFuzzerTestOneInput`.
+// entry point (Fuzz/Driver/FuzzMain.swift, symlinked into every target) hands libFuzzer's driver
+// the target's `fuzzOneInput` (exported as `LLVMFuzzerTestOneInput`).
 if Context.environment["PUSHWIRE_FUZZ"] != nil {
     package.targets.append(.target(name: "CFuzzer", path: "Fuzz/CFuzzer"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzer", "PushwireWire", "CProtobufC"], path: "Fuzz/Support"))

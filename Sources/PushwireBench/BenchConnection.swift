@@ -1,6 +1,6 @@
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// One pipelined, multiplexed connection of the harness: its socket, its output and input

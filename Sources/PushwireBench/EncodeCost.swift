@@ -1,6 +1,6 @@
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// `pushwire-bench encode-cost`: what building one per-call RegisterDevice request costs, patched

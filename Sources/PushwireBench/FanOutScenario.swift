@@ -4,7 +4,7 @@
 // polls GetMessageDetails until it is done; the figure's resolution is the poll interval.
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// The command line of `pushwire-bench fanout`.

@@ -1,6 +1,6 @@
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 import Synchronization
 

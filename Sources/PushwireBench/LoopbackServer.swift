@@ -1,6 +1,6 @@
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// A minimal Pushwire server for measuring the harness itself: it answers the preface with its

@@ -1,6 +1,6 @@
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// The RegisterDevice template: hwid `<counter>-bench-<run>` (`benchHwid`), a valid 64-hex-digit

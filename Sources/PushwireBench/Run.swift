@@ -1,6 +1,6 @@
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 
 /// Runs `plan` over `connections` on `threadCount` worker threads until it ends, showing the live
 /// progress line when `showProgress`; returns the workers, joined, for the report.

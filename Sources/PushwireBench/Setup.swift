@@ -1,6 +1,6 @@
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// What the `register` and `sync` scenarios need from the server, found before the clock starts.

@@ -1,4 +1,4 @@
-import PushwireRuntime
+import PushwireSystem
 
 /// Writes a line to standard error.
 func printError(_ text: String) {

@@ -1,9 +1,10 @@
 // pushwire-bench: the load generator. Parses the command line, connects, runs the workers and
-// prints the report; the engine is in LoadWorker and BenchConnection, the histogram and report
-// in PushwireClient/LoadTest so they are unit-tested.
+// prints the report; the engine is in LoadWorker and BenchConnection, the histogram, report and
+// request template in LoadTest/ (unit-tested in Tests/PushwireBenchTests).
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
+import PushwireWire
 
 // `fanout` is a one-message scenario with its own options (FanOutScenario.swift).
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fanout" {

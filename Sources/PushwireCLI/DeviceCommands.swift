@@ -117,6 +117,12 @@ enum DeviceCommands {
         return request
     }
 
+    /// `category sync --json` prints SyncCategoriesResponse's `version` and `notModified` as
+    /// `categoriesVersion` and `categoriesNotModified`, the names of `device register --json`
+    /// (RegisterDeviceResponse): a script reads the categories version under one name. The proto
+    /// fields keep their names, so the wire, the HTTP door's JSON and `pushwire call` are unchanged.
+    static let syncCategoriesJSONNames = ["version": "categoriesVersion", "notModified": "categoriesNotModified"]
+
     private static func version(_ scanned: ScannedArguments, command: String) throws(UsageError) -> UInt64 {
         guard let text = try scanned.value("--known-version", command: command) else { return 0 }
         guard let version = UInt64(text) else {
@@ -176,7 +182,8 @@ enum DeviceCommands {
             print("tags of \(request.hwid):\n" + Render.tags(response.tags))
         case .syncCategories(let request):
             let response = try await session.call(Methods.Devices.syncCategories, request, token: nil)
-            if json { return Session.printJSON(response) }
+            // RegisterDevice's names for the same two things (the wire's own stay: `pushwire call`).
+            if json { return Session.printJSON(response, renaming: syncCategoriesJSONNames) }
             if response.notModified {
                 print("categories v\(response.version) not modified")
             } else {

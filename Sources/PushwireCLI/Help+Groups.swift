@@ -183,7 +183,9 @@ extension Help {
             USAGE: pushwire category sync --app <code> [--known-version <v>] [global options]
 
             Asks for the categories as a device does: "not modified" when <v> is current, else
-            the full set and its version.
+            the full set and its version. With --json: {"categoriesNotModified", "categories",
+            "categoriesVersion"}, the names 'device register --json' uses ('pushwire call
+            Devices/SyncCategories' prints the wire's: notModified, version).
             """)
         case "message":
             return page("""

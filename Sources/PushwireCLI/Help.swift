@@ -1,6 +1,8 @@
+import PushwireWire
+
 /// The `--help` texts.
 enum Help {
-    static let version = "0.1.0"
+    static let version = PushwireVersion.current
 
     static let exitCodes = """
     EXIT CODES:

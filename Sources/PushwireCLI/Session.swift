@@ -49,9 +49,15 @@ struct Session {
     }
 
     /// Prints `message` as one line of proto3 JSON (the `--json` output), zeros included.
-    static func printJSON<M: WireMessage>(_ message: M) {
+    /// - Parameter renaming: top-level keys printed under another name, so that one thing has one
+    ///   name in every command's output although the wire's messages name it differently.
+    static func printJSON<M: WireMessage>(_ message: M, renaming: [String: String] = [:]) {
         do {
-            print(ProtoJSON.serialize(try ProtoJSON.decode(message.encode(), as: M.descriptor, emitDefaults: true), pretty: false))
+            var json = try ProtoJSON.decode(message.encode(), as: M.descriptor, emitDefaults: true)
+            if case .object(let members) = json, !renaming.isEmpty {
+                json = .object(members.map { (key: renaming[$0.key] ?? $0.key, value: $0.value) })
+            }
+            print(ProtoJSON.serialize(json, pretty: false))
         } catch {
             // Only reachable if the generated descriptor and wrapper disagree.
             print(#"{"error":{"message":"cannot render the response as JSON"}}"#)

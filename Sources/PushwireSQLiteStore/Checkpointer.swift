@@ -34,8 +34,7 @@ final class Checkpointer: Sendable {
     }
 
     private let state = Mutex(State())
-    private let wakeUp = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let worker = StoreWorker(name: "pushwire-store-checkpointer")
     private let connection: SQLiteConnection
 
     /// Opens the checkpointing connection on the database at `path` and starts its thread.
@@ -46,9 +45,7 @@ final class Checkpointer: Sendable {
         } catch {
             throw SQLiteStore.classify(error, path: path)
         }
-        let thread = Thread { [self] in self.run() }
-        thread.name = "pushwire-store-checkpointer"
-        thread.start()
+        worker.start { [self] in self.run() }
     }
 
     /// Turns the writer's automatic checkpoints off and reports its commits here instead. Call
@@ -77,8 +74,7 @@ final class Checkpointer: Sendable {
     /// Stops the thread after its current pass.
     func close() {
         state.withLock { $0.closed = true }
-        wakeUp.signal()
-        stopped.wait()
+        worker.stopAndWait()
     }
 
     private func committed(logFrames: Int32) {
@@ -90,7 +86,7 @@ final class Checkpointer: Sendable {
             state.sleeping = false
             return true
         }
-        if wake { wakeUp.signal() }
+        if wake { worker.wake() }
     }
 
     private func run() {
@@ -103,7 +99,7 @@ final class Checkpointer: Sendable {
             }
             guard let due else { break }
             guard due else {
-                wakeUp.wait()
+                worker.sleep()
                 continue
             }
             var logFrames: Int32 = 0
@@ -115,6 +111,5 @@ final class Checkpointer: Sendable {
                 state.passedFrames = status == SQLITE_OK ? max(logFrames, 0) : state.logFrames
             }
         }
-        stopped.signal()
     }
 }

@@ -21,13 +21,10 @@ final class CompletionRunner: Sendable {
     }
 
     private let state = Mutex(State())
-    private let wakeUp = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let worker = StoreWorker(name: "pushwire-store-completions")
 
     init() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = "pushwire-store-completions"
-        thread.start()
+        worker.start { [self] in self.run() }
     }
 
     /// Queues the completions of batches covered by one fsync, with its outcome (nil: durable).
@@ -35,14 +32,13 @@ final class CompletionRunner: Sendable {
         state.withLock { state in
             for completions in batches { state.queue.append(Synced(completions: completions, outcome: outcome)) }
         }
-        wakeUp.signal()
+        worker.wake()
     }
 
     /// Runs what is queued, then stops the thread.
     func close() {
         state.withLock { $0.closed = true }
-        wakeUp.signal()
-        stopped.wait()
+        worker.stopAndWait()
     }
 
     private func run() {
@@ -54,7 +50,7 @@ final class CompletionRunner: Sendable {
             }
             if taken.isEmpty {
                 if closed { break }
-                wakeUp.wait()
+                worker.sleep()
                 continue
             }
             for synced in taken {
@@ -62,6 +58,5 @@ final class CompletionRunner: Sendable {
             }
             taken.removeAll(keepingCapacity: true)
         }
-        stopped.signal()
     }
 }

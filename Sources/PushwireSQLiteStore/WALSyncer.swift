@@ -43,8 +43,7 @@ final class WALSyncer: Sendable {
     private let walPath: String
     /// The WAL's descriptor: used and closed by the syncer's thread only.
     private let descriptor: Int32
-    private let wakeUp = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let worker = StoreWorker(name: "pushwire-store-syncer")
     private let completions = CompletionRunner()
     /// Called (on this thread) each time a sync ends: the writer commits when nothing is syncing.
     private let becameIdle: @Sendable () -> Void
@@ -70,9 +69,7 @@ final class WALSyncer: Sendable {
         self.descriptor = descriptor
         self.becameIdle = becameIdle
         self.flush = flush
-        let thread = Thread { [self] in self.run() }
-        thread.name = "pushwire-store-syncer"
-        thread.start()
+        worker.start { [self] in self.run() }
     }
 
     /// Where the syncer is, for the writer's choice of when to commit.
@@ -108,7 +105,7 @@ final class WALSyncer: Sendable {
         if let failure {
             for complete in completions { complete(failure) }
         } else {
-            wakeUp.signal()
+            worker.wake()
         }
     }
 
@@ -116,8 +113,7 @@ final class WALSyncer: Sendable {
     /// The writer calls it after its last commit.
     func close() {
         state.withLock { $0.closed = true }
-        wakeUp.signal()
-        stopped.wait()
+        worker.stopAndWait()
     }
 
     private func run() {
@@ -133,7 +129,7 @@ final class WALSyncer: Sendable {
             }
             guard let batches else { break }
             if batches.isEmpty {
-                wakeUp.wait()
+                worker.sleep()
                 continue
             }
             let outcome = sync()
@@ -147,7 +143,6 @@ final class WALSyncer: Sendable {
         }
         completions.close()
         Glibc.close(descriptor)
-        stopped.signal()
     }
 
     /// One fdatasync of the WAL; nil when it succeeded.

@@ -263,29 +263,29 @@ struct Options {
                 throw UsageError(message: "--log-level: '\(value)' is not one of trace, debug, info, notice, warning, error, critical")
             }
             logLevel = level
-        case "admin-token":
-            guard !value.isEmpty else { throw UsageError(message: "--admin-token must not be empty") }
-            adminToken = value
-        case "apns-url":
-            // Verification is never off, so only TLS URLs make sense; a trailing slash is harmless.
-            guard value.hasPrefix("https://"), value.count > "https://".count else {
-                throw UsageError(message: "--apns-url: '\(value)' is not an https:// URL")
-            }
-            apnsURL = value
-        case "apns-ca-file":
-            guard !value.isEmpty else { throw UsageError(message: "--apns-ca-file must not be empty") }
-            apnsCAFile = value
-        case "fcm-url":
-            guard value.hasPrefix("https://"), value.count > "https://".count else {
-                throw UsageError(message: "--fcm-url: '\(value)' is not an https:// URL")
-            }
-            fcmURL = value
-        case "fcm-ca-file":
-            guard !value.isEmpty else { throw UsageError(message: "--fcm-ca-file must not be empty") }
-            fcmCAFile = value
+        case "admin-token": adminToken = try Self.nonEmpty(name, value)
+        case "apns-url": apnsURL = try Self.httpsURL(name, value)
+        case "apns-ca-file": apnsCAFile = try Self.nonEmpty(name, value)
+        case "fcm-url": fcmURL = try Self.httpsURL(name, value)
+        case "fcm-ca-file": fcmCAFile = try Self.nonEmpty(name, value)
         default:
             throw UsageError(message: "unknown option '--\(name)'")
         }
+    }
+
+    /// A value that must not be empty (a token, a file name).
+    private static func nonEmpty(_ name: String, _ value: String) throws(UsageError) -> String {
+        guard !value.isEmpty else { throw UsageError(message: "--\(name) must not be empty") }
+        return value
+    }
+
+    /// A push service's base URL. TLS verification is never off, so only https:// URLs make
+    /// sense; a trailing slash is harmless.
+    private static func httpsURL(_ name: String, _ value: String) throws(UsageError) -> String {
+        guard value.hasPrefix("https://"), value.count > "https://".count else {
+            throw UsageError(message: "--\(name): '\(value)' is not an https:// URL")
+        }
+        return value
     }
 
     private static func count(_ name: String, _ value: String, minimum: Int) throws(UsageError) -> Int {

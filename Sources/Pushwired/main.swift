@@ -11,6 +11,7 @@ import PushwirePostgresStore
 import PushwireService
 import PushwireSQLiteStore
 import PushwireStore
+import PushwireWire
 
 /// Writes `text` to stdout and flushes, so a parent reading a pipe sees it at once.
 func printLine(_ text: String) {

@@ -53,8 +53,7 @@ final class LimitTests: XCTestCase {
         }
         // Once one closes, a new connection fits.
         clients[0].close()
-        usleep(100_000)
-        XCTAssertEqual(try TestClient(address).call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
+        XCTAssertEqual(try TestClient.callOnceAdmitted(address, Methods.Health.check.path, TestMethods.request("")).code, .ok)
     }
 
     func testSilentPeerIsDroppedAfterThePrefaceTimeout() throws {

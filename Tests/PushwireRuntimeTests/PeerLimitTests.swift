@@ -26,8 +26,7 @@ final class PeerLimitTests: XCTestCase {
         }
         // A closed connection gives its slot back.
         idle[0].close()
-        usleep(100_000)
-        XCTAssertEqual(try TestClient(address).call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
+        XCTAssertEqual(try TestClient.callOnceAdmitted(address, Methods.Health.check.path, TestMethods.request("")).code, .ok)
     }
 
     func testPeerHostIsTheIPv4AddressOrTheIPv6Prefix() throws {

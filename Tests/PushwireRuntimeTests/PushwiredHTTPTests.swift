@@ -31,10 +31,12 @@ extension PushwiredProcessTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        usleep(1_500_000)
+        // Stopped once it has said where it listens; the HTTP door's line would follow that one at
+        // once (the signal is handled on another thread), so the output read after the exit holds it.
+        let startup = PushwiredProcess.awaitAddress(on: output, timeout: 30)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = startup.lines.map { $0 + "\n" }.joined() + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(printed.contains("listening on 127.0.0.1:"), printed)
         XCTAssertFalse(printed.contains("HTTP listening"), printed)
         XCTAssertEqual(process.terminationStatus, 0)

@@ -13,7 +13,6 @@ final class ShutdownTests: XCTestCase {
         let slow = try client.start(TestMethods.sleep.path, TestMethods.request("300"))
         XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
         let last = slow + 1
-        usleep(50_000)
         server.beginShutdown()
         XCTAssertTrue(server.isDraining)
         let frames = try client.readUntilClosed()
@@ -35,7 +34,9 @@ final class ShutdownTests: XCTestCase {
         let (server, address) = try startTestServer { $0.drainTimeout = .milliseconds(200) }
         let client = try TestClient(address)
         try client.start(TestMethods.sleep.path, TestMethods.request("5000"))
-        usleep(50_000)
+        // Answered only once the sleep call before it was read and started: a connection's frames
+        // are handled in order.
+        XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
         let started = TestClient.now()
         server.beginShutdown()
         server.waitUntilStopped()
@@ -48,7 +49,8 @@ final class ShutdownTests: XCTestCase {
         defer { server.waitUntilStopped() }
         let client = try TestClient(address)
         try client.start(TestMethods.sleep.path, TestMethods.request("300"))
-        usleep(50_000)
+        // The sleep call is in flight once this later call is answered (frames are handled in order).
+        XCTAssertEqual(try client.call(Methods.Health.check.path, TestMethods.request("")).code, .ok)
         server.beginShutdown()
         guard case .goAway? = try client.readFrame()?.kind else { return XCTFail("expected a GoAway") }
         let late = try client.start(Methods.Health.check.path, TestMethods.request(""))
@@ -212,7 +214,12 @@ final class PushwiredProcessTests: XCTestCase {
         let client = try TestClient(running.address)
         try client.start("/pushwire.v1.Nope/Nothing")
         kill(running.process.processIdentifier, SIGINT)
-        usleep(100_000)
+        // The first signal was taken once the drain's GoAway arrives.
+        var sawGoAway = false
+        while !sawGoAway, let frame = try client.readFrame() {
+            if case .goAway? = frame.kind { sawGoAway = true }
+        }
+        XCTAssertTrue(sawGoAway, "the first SIGINT started the drain")
         let started = Date()
         kill(running.process.processIdentifier, SIGINT)
         running.process.waitUntilExit()

@@ -5,15 +5,9 @@ import XCTest
 /// Issue 5, item 6: acknowledged registrations and category changes survive `kill -9` of a
 /// pushwired loaded with concurrent writes.
 final class CrashRecoveryTests: XCTestCase {
-    /// pushwired: `$PUSHWIRED`, or the one built next to this test bundle.
+    /// pushwired: `$PUSHWIRED`, or the one built next to this test bundle (`pushwiredExecutable`).
     static func pushwiredPath() -> String? {
-        if let path = ProcessInfo.processInfo.environment["PUSHWIRED"] { return path }
-        let buildDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [buildDirectory, buildDirectory.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("pushwired").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
+        (try? pushwiredExecutable())?.path
     }
 
     /// Starts pushwired on a free port; returns the process and the port.
@@ -33,17 +27,10 @@ final class CrashRecoveryTests: XCTestCase {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        // Read "listening on 127.0.0.1:PORT".
-        var text = ""
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, !text.contains("\n") || !text.contains("listening on") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        guard let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
-              let port = line.split(separator: ":").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespaces)) }) else {
+        let startup = PushwiredProcess.awaitAddress(on: output, timeout: 20)
+        guard let address = startup.address, let port = address.split(separator: ":").last.flatMap({ UInt16($0) }) else {
             process.terminate()
+            let text = startup.lines.joined(separator: "\n")
             if skipIfSilent { throw XCTSkip("\(path) did not start a server: \(text)") }
             throw RawClient.Failure(description: "pushwired did not report its address: \(text)")
         }

@@ -106,35 +106,9 @@ final class PostgresServerTests: XCTestCase {
     }
 }
 
-/// `Scripts/postgres`, run to its end.
+/// `Scripts/postgres`, run to its end (through the tests' one runner of it, `postgresScript`).
 enum PostgresCluster {
-    struct Failure: Error, CustomStringConvertible { var description: String }
-
     /// Runs `Scripts/postgres` with `arguments`; its output's lines.
     @discardableResult
-    static func run(_ arguments: [String]) throws -> [String] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let script = root.appendingPathComponent("Scripts/postgres").path
-        // Output to a file and posix_spawn + waitpid, not Process with a pipe: the server the
-        // script starts would inherit the pipe and hold it open.
-        let outputPath = NSTemporaryDirectory() + "pushwire-pg-script-\(UInt32.random(in: 0...UInt32.max))"
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let argv = ([script] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, script, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw Failure(description: "cannot run \(script): errno \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
-            throw Failure(description: "Scripts/postgres \(arguments.joined(separator: " ")) failed (wait status \(status))")
-        }
-        let output = FileManager.default.contents(atPath: outputPath) ?? Data()
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
-    }
+    static func run(_ arguments: [String]) throws -> [String] { try postgresScript(arguments) }
 }

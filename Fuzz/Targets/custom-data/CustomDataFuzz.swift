@@ -9,15 +9,10 @@ import FuzzSupport
 /// - what `parse` accepts is valid JSON, and each entry's value is a valid JSON value;
 /// - the payload rendered with those entries is valid JSON.
 ///
-/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
-@main
-enum FuzzMain {
-    static func main() { runFuzzer(fuzzCustomData) }
-}
-
-/// One input; always 0 (an oracle that fails aborts instead).
+/// The entry point (Fuzz/Driver/FuzzMain.swift) runs libFuzzer's driver on `fuzzOneInput` below.
+/// Returns 0 for every input (an oracle that fails aborts instead).
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzCustomData(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: FuzzInput(data, size).bytes, as: UTF8.self)
     guard let custom = try? CustomData.parse(text) else { return 0 }
     require(JSONGrammar.isValid(text.utf8) || custom.entries.isEmpty && text.allSatisfy(\.isWhitespace),

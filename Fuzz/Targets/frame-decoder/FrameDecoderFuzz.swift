@@ -10,15 +10,10 @@ import FuzzSupport
 /// - every frame decoded re-encodes (protobuf-c) to bytes that decode to the same frame;
 /// - a drained decoder keeps at most `retainedCapacity` bytes allocated, and one that failed none.
 ///
-/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
-@main
-enum FuzzMain {
-    static func main() { runFuzzer(fuzzFrameDecoder) }
-}
-
-/// One input; always 0 (an oracle that fails aborts instead).
+/// The entry point (Fuzz/Driver/FuzzMain.swift) runs libFuzzer's driver on `fuzzOneInput` below.
+/// Returns 0 for every input (an oracle that fails aborts instead).
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFrameDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let choice = input.byte()
     let expectsPreface = choice & 1 == 1

@@ -7,15 +7,10 @@ import PushwireWire
 /// Input: a frame payload (no length prefix). Oracle: for a frame the regular decode accepts, the
 /// scan gives nothing or what the frame means (`expectedEvent`).
 ///
-/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
-@main
-enum FuzzMain {
-    static func main() { runFuzzer(fuzzHotFrames) }
-}
-
-/// One input; always 0 (an oracle that fails aborts instead).
+/// The entry point (Fuzz/Driver/FuzzMain.swift) runs libFuzzer's driver on `fuzzOneInput` below.
+/// Returns 0 for every input (an oracle that fails aborts instead).
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzHotFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let payload = FuzzInput(data, size).bytes
     guard let event = HotFrames.scan(payload) else { return 0 }
     // A frame the regular decode refuses is not checked: the harness reads the frames of the

@@ -11,15 +11,10 @@ import PushwireJSON
 ///   survives a write and a read;
 /// - an input the reader accepts as one integer is that decimal number.
 ///
-/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
-@main
-enum FuzzMain {
-    static func main() { runFuzzer(fuzzJSONTextReader) }
-}
-
-/// One input; always 0 (an oracle that fails aborts instead).
+/// The entry point (Fuzz/Driver/FuzzMain.swift) runs libFuzzer's driver on `fuzzOneInput` below.
+/// Returns 0 for every input (an oracle that fails aborts instead).
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJSONTextReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: FuzzInput(data, size).bytes, as: UTF8.self)
 
     var written: [UInt8] = []

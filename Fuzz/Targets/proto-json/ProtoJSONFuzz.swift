@@ -15,15 +15,10 @@ import PushwireWire
 /// - the JSON text the bridge writes (compact and indented) is valid (`JSONGrammar`) and parses
 ///   back to the same value.
 ///
-/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
-@main
-enum FuzzMain {
-    static func main() { runFuzzer(fuzzProtoJSON) }
-}
-
-/// One input; always 0 (an oracle that fails aborts instead).
+/// The entry point (Fuzz/Driver/FuzzMain.swift) runs libFuzzer's driver on `fuzzOneInput` below.
+/// Returns 0 for every input (an oracle that fails aborts instead).
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzProtoJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let choice = input.byte()
     let method = MethodCatalog.all[Int(choice >> 2) % MethodCatalog.all.count]

@@ -9,15 +9,10 @@ import PushwireWire
 /// with a fast path (those pushwired registers, `fastPaths`), the regular decode accepts it too
 /// and reads the same call id, method, timeout and message; the scan may decline anything.
 ///
-/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
-@main
-enum FuzzMain {
-    static func main() { runFuzzer(fuzzScannedRequest) }
-}
-
-/// One input; always 0 (an oracle that fails aborts instead).
+/// The entry point (Fuzz/Driver/FuzzMain.swift) runs libFuzzer's driver on `fuzzOneInput` below.
+/// Returns 0 for every input (an oracle that fails aborts instead).
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzScannedRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let payload = FuzzInput(data, size).bytes
     // A scanned frame takes a fast path only when its method has one (else it is decoded as usual).
     guard let scanned = ScannedRequest(frame: payload), fastPaths.handler(forPath: scanned.method) != nil else { return 0 }

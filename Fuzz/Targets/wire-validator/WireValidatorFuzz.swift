@@ -12,15 +12,10 @@ import FuzzSupport
 ///   and survives an encode/decode round trip;
 /// - decoding never fails with anything but the documented kinds.
 ///
-/// The executable's entry point runs libFuzzer's driver on `LLVMFuzzerTestOneInput` below.
-@main
-enum FuzzMain {
-    static func main() { runFuzzer(fuzzWireValidator) }
-}
-
-/// One input; always 0 (an oracle that fails aborts instead).
+/// The entry point (Fuzz/Driver/FuzzMain.swift) runs libFuzzer's driver on `fuzzOneInput` below.
+/// Returns 0 for every input (an oracle that fails aborts instead).
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzWireValidator(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let type = MessageTypes.all[input.choice(MessageTypes.all.count)]
     check(type, input.rest)

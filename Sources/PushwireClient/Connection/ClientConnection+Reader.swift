@@ -1,4 +1,4 @@
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 extension ClientConnection {

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// One TCP connection to a Pushwire server, multiplexing any number of concurrent calls.

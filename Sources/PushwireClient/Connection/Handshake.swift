@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// The start of a connection: our preface out, the server's preface and Settings in.

@@ -139,6 +139,18 @@ extension Connection {
         }
     }
 
+    /// Answers a request refused before its handler runs (before its method is even looked up)
+    /// and gives it its call line, as every answered call has: an operator sees the calls a
+    /// shutdown, a duplicate call id or the in-flight limit turned away.
+    private func refuse(_ request: Request, callID: UInt32, _ status: StatusCode, _ message: String) {
+        respond(callID: callID, status: status, message: message)
+        // The path as an answer would quote it: cut, so that a 4 MiB path is not a 4 MiB line.
+        // No metadata or message: the application is not named for a call that never ran.
+        if let log = shared.callLog {
+            log.finish(log.start(method: RPCError.echo(request.method), metadata: [], message: []), status: status, peer: peer)
+        }
+    }
+
     private func dispatch(_ frame: Frame) {
         switch frame.kind {
         case .request(let request)?:
@@ -158,30 +170,20 @@ extension Connection {
 
     private func handleRequest(callID: UInt32, _ request: Request) {
         guard callID != 0 else {
-            respond(callID: 0, status: .invalidArgument, message: "call id 0 is reserved for frames that belong to no call")
-            return
+            return refuse(request, callID: 0, .invalidArgument, "call id 0 is reserved for frames that belong to no call")
         }
         if goAwaySent {
-            respond(callID: callID, status: .unavailable, message: "server is shutting down: no calls after \(highestCallID)")
-            return
+            return refuse(request, callID: callID, .unavailable, "server is shutting down: no calls after \(highestCallID)")
         }
         if inFlight[callID] != nil {
-            respond(callID: callID, status: .invalidArgument, message: "call id \(callID) is already in flight")
-            return
+            return refuse(request, callID: callID, .invalidArgument, "call id \(callID) is already in flight")
         }
         if inFlight.count >= shared.configuration.maxConcurrentCallsPerConnection {
-            respond(
-                callID: callID, status: .resourceExhausted,
-                message: "too many calls in flight: the limit is \(shared.configuration.maxConcurrentCallsPerConnection) per connection")
-            return
+            return refuse(request, callID: callID, .resourceExhausted,
+                          "too many calls in flight: the limit is \(shared.configuration.maxConcurrentCallsPerConnection) per connection")
         }
         guard let method = shared.table.methods[request.method] else {
-            respond(callID: callID, status: .unimplemented, message: "unknown method \(RPCError.echo(request.method))")
-            // The path as the answer quotes it: cut, so that a 4 MiB path is not a 4 MiB line.
-            if let log = shared.callLog {
-                log.finish(log.start(method: RPCError.echo(request.method), metadata: [], message: []), status: .unimplemented, peer: peer)
-            }
-            return
+            return refuse(request, callID: callID, .unimplemented, "unknown method \(RPCError.echo(request.method))")
         }
         let logEntry = shared.callLog.map { $0.start(method: request.method, metadata: request.metadata, message: request.message) }
         if callID > highestCallID { highestCallID = callID }

@@ -127,12 +127,6 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The version of Pushwire's server runtime and executables.
-public enum PushwireVersion {
-    /// e.g. `0.1.0`.
-    public static let current = "0.1.0"
-}
-
 extension Duration {
     /// Whole nanoseconds, saturating; negative durations are 0.
     var nanoseconds: UInt64 {

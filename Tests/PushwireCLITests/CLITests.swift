@@ -5,34 +5,8 @@ import PushwireWire
 
 /// Runs the built `pushwire` binary as a subprocess.
 final class CLITests: XCTestCase {
-    private struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    private func binary() throws -> URL {
-        let dir = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent()
-        for candidate in [dir, dir.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("pushwire")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw XCTSkip("the pushwire binary was not built next to the tests (\(dir.path))")
-    }
-
-    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ExecutableRun {
+        try runExecutable("pushwire", arguments, environment: environment)
     }
 
     func testHelpAndVersion() throws {
@@ -107,5 +81,36 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(unauthenticated.status, 1)
         XCTAssertEqual(try ProtoJSON.parse(unauthenticated.stdout), .object([("error", .object([
             ("code", .number("16")), ("status", .string("UNAUTHENTICATED")), ("message", .string("missing token"))]))]))
+    }
+
+    /// The categories version has one name in the CLI's JSON, whichever method answered:
+    /// `categoriesVersion` (RegisterDevice's), though SyncCategories calls it `version` on the wire.
+    func testTheCategoriesVersionHasOneNameInTheJSONOutput() throws {
+        let register = try XCTUnwrap(MethodCatalog.find("Devices/RegisterDevice"))
+        let sync = try XCTUnwrap(MethodCatalog.find("Devices/SyncCategories"))
+        let registered = try ProtoJSON.encode(#"{"categoriesVersion":"7","categoriesNotModified":true}"#, as: register.responseDescriptor)
+        let synced = try ProtoJSON.encode(#"{"notModified":true,"version":"7"}"#, as: sync.responseDescriptor)
+        let server = try FakeServer { peer, request in
+            peer.respond(request.callID, body: request.method.hasSuffix("/SyncCategories") ? synced : registered)
+        }
+        defer { server.stop() }
+        var printed: [[String: JSONValue]] = []
+        for arguments in [["device", "register", "--app", "A1B2C-3D4E5", "--hwid", "h1", "--push-token", "ab01"],
+                          ["category", "sync", "--app", "A1B2C-3D4E5", "--known-version", "7"]] {
+            let result = try run(arguments + ["--server", server.address, "--json"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            guard case .object(let members) = try ProtoJSON.parse(result.stdout) else { return XCTFail(result.stdout) }
+            printed.append(Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
+        }
+        for object in printed {
+            XCTAssertEqual(object["categoriesVersion"], .string("7"), "\(object)")
+            XCTAssertEqual(object["categoriesNotModified"], .bool(true), "\(object)")
+            XCTAssertNil(object["version"])
+        }
+        // `pushwire call` prints the wire's own names.
+        let raw = try run(["call", "Devices/SyncCategories", "--server", server.address, "--data", #"{"application":"A1B2C-3D4E5"}"#, "--json"])
+        XCTAssertEqual(raw.status, 0, raw.stderr)
+        guard case .object(let members) = try ProtoJSON.parse(raw.stdout) else { return XCTFail(raw.stdout) }
+        XCTAssertTrue(members.contains { $0.key == "version" }, raw.stdout)
     }
 }

@@ -1,11 +1,11 @@
 import PushwireWire
 import XCTest
 
-@testable import PushwireClient
+@testable import pushwire_bench
 
 /// The per-call patched requests of `pushwire-bench register`: what the server receives must be
 /// exactly what the generated wrappers would have encoded for that hwid.
-final class LoadTestPatchableRequestTests: XCTestCase {
+final class PatchableRequestTests: XCTestCase {
     private func template(knownVersion: UInt64 = 0) throws -> PatchableRequest {
         let message = RegisterDeviceRequest(
             application: "A1B2C-3D4E5", hwid: "bench-0badf00d-\(PatchableRequest.marker)",

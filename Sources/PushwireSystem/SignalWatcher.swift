@@ -7,13 +7,13 @@ import Glibc
 /// ever happens inside a signal handler.
 ///
 /// `@unchecked Sendable`: immutable after init; the thread only reads `signals` and `action`.
-final class SignalWatcher: @unchecked Sendable {
+package final class SignalWatcher: @unchecked Sendable {
     private let signals: sigset_t
     private let action: @Sendable (Int32, Int) -> Void
 
     /// Blocks `signals` in the calling thread and starts the watching thread.
     /// - Parameter action: called with the signal number and how many signals came so far (1, 2, …).
-    init(signals list: [Int32], action: @escaping @Sendable (Int32, Int) -> Void) throws(SystemError) {
+    package init(signals list: [Int32], action: @escaping @Sendable (Int32, Int) -> Void) throws(SystemError) {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in list { sigaddset(&set, signal) }

@@ -10,7 +10,7 @@ import CPushwireLinux
 public enum Syscall {
     /// Runs `body` until it does not fail with EINTR; -1 becomes a `SystemError` for `name`.
     @inline(__always)
-    static func retrying<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
+    package static func retrying<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
         while true {
             let result = body()
             if result != -1 { return result }
@@ -22,7 +22,7 @@ public enum Syscall {
 
     /// Like `retrying`, but EAGAIN/EWOULDBLOCK is returned as `.wouldBlock`.
     @inline(__always)
-    static func nonBlocking<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> IOResult<T> {
+    package static func nonBlocking<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> IOResult<T> {
         while true {
             let result = body()
             if result != -1 { return .processed(result) }
@@ -33,29 +33,29 @@ public enum Syscall {
         }
     }
 
-    static func socket(domain: Int32, type: Int32) throws(SystemError) -> Int32 {
+    package static func socket(domain: Int32, type: Int32) throws(SystemError) -> Int32 {
         try retrying("socket") { Glibc.socket(domain, type | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
     }
 
-    static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) throws(SystemError) {
+    package static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) throws(SystemError) {
         var value = value
         _ = try retrying("setsockopt") {
             Glibc.setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
         }
     }
 
-    static func bind(_ fd: Int32, _ address: SocketAddress) throws(SystemError) {
+    package static func bind(_ fd: Int32, _ address: SocketAddress) throws(SystemError) {
         _ = try address.withSockAddr { pointer, length throws(SystemError) in
             try retrying("bind") { Glibc.bind(fd, pointer, length) }
         }
     }
 
-    static func listen(_ fd: Int32, backlog: Int32) throws(SystemError) {
+    package static func listen(_ fd: Int32, backlog: Int32) throws(SystemError) {
         _ = try retrying("listen") { Glibc.listen(fd, backlog) }
     }
 
     /// Accepts one connection as a non-blocking, close-on-exec socket.
-    static func accept(_ fd: Int32) throws(SystemError) -> IOResult<(Int32, SocketAddress)> {
+    package static func accept(_ fd: Int32) throws(SystemError) -> IOResult<(Int32, SocketAddress)> {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
@@ -69,7 +69,7 @@ public enum Syscall {
         }
     }
 
-    static func localAddress(_ fd: Int32) throws(SystemError) -> SocketAddress {
+    package static func localAddress(_ fd: Int32) throws(SystemError) -> SocketAddress {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
@@ -96,7 +96,7 @@ public enum Syscall {
         _ = Glibc.close(fd)
     }
 
-    static func shutdownWrite(_ fd: Int32) {
+    package static func shutdownWrite(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
@@ -110,34 +110,34 @@ public enum Syscall {
         throw SystemError("ppoll", errno: error)
     }
 
-    static func epollCreate() throws(SystemError) -> Int32 {
+    package static func epollCreate() throws(SystemError) -> Int32 {
         try retrying("epoll_create1") { cpw_epoll_create() }
     }
 
-    static func epollControl(_ epfd: Int32, _ operation: Int32, _ fd: Int32, events: UInt32) throws(SystemError) {
+    package static func epollControl(_ epfd: Int32, _ operation: Int32, _ fd: Int32, events: UInt32) throws(SystemError) {
         _ = try retrying("epoll_ctl") { cpw_epoll_ctl(epfd, operation, fd, events) }
     }
 
-    static func epollWait(
+    package static func epollWait(
         _ epfd: Int32, scratch: UnsafeMutableRawPointer, into events: UnsafeMutablePointer<cpw_epoll_event>,
         capacity: Int32, timeoutMS: Int32
     ) throws(SystemError) -> Int32 {
         try retrying("epoll_wait") { cpw_epoll_wait(epfd, scratch, events, capacity, timeoutMS) }
     }
 
-    static func eventFD() throws(SystemError) -> Int32 {
+    package static func eventFD() throws(SystemError) -> Int32 {
         try retrying("eventfd") { cpw_eventfd() }
     }
 
     /// Adds one to an eventfd's counter, waking whoever waits on it.
-    static func signalEventFD(_ fd: Int32) {
+    package static func signalEventFD(_ fd: Int32) {
         var one: UInt64 = 1
         // EAGAIN means the counter is already non-zero: the loop will wake anyway.
         _ = try? nonBlocking("write(eventfd)") { Glibc.write(fd, &one, 8) }
     }
 
     /// Resets an eventfd's counter after a wake-up.
-    static func drainEventFD(_ fd: Int32) {
+    package static func drainEventFD(_ fd: Int32) {
         var value: UInt64 = 0
         _ = try? nonBlocking("read(eventfd)") { Glibc.read(fd, &value, 8) }
     }

@@ -5,27 +5,13 @@ import Foundation
 /// logrotate file land under DIR; the installed pushwired starts from the installed config; an
 /// edited config survives a second install.
 final class InstallTests: XCTestCase {
-    private var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    private func install(_ arguments: [String]) throws -> CLIGroupCommandTests.Run {
-        let process = Process()
-        process.executableURL = repository.appendingPathComponent("Scripts/install")
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIGroupCommandTests.Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                                        stderr: String(decoding: stderr, as: UTF8.self))
+    /// `Scripts/install` with `arguments`, in the test's own environment (it runs `install(1)`, `id`).
+    private func install(_ arguments: [String]) throws -> ExecutableRun {
+        try runProgram(repositoryRoot().appendingPathComponent("Scripts/install"), arguments, environment: ProcessInfo.processInfo.environment)
     }
 
     func testInstallIntoATemporaryRoot() throws {
-        let binaries = try CLIGroupCommandTests.executable("pushwired").deletingLastPathComponent()
+        let binaries = try pushwiredExecutable().deletingLastPathComponent()
         let root = try PushwiredProcess.temporaryDirectory("pushwire-install-root")
         defer { try? FileManager.default.removeItem(at: root) }
 
@@ -71,16 +57,10 @@ final class InstallTests: XCTestCase {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !text.contains("listening on "), Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let startup = PushwiredProcess.awaitAddress(on: out, timeout: 30)
         process.terminate()
         process.waitUntilExit()
-        XCTAssertTrue(text.contains("listening on 127.0.0.1:"), text)
+        XCTAssertTrue(startup.address?.hasPrefix("127.0.0.1:") == true, startup.lines.joined(separator: "\n"))
         XCTAssertEqual(process.terminationStatus, 0)
 
         // An edited config is kept on reinstall; the new sample goes beside it.

@@ -1,33 +1,32 @@
 import Foundation
 import Glibc
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
-@testable import PushwireClient
 
 /// A request as the fake server saw it.
-struct SeenRequest: Sendable {
-    var callID: UInt32
-    var method: String
-    var timeoutMS: UInt32
-    var metadata: [String: String]
-    var message: [UInt8]
+public struct SeenRequest: Sendable {
+    public var callID: UInt32
+    public var method: String
+    public var timeoutMS: UInt32
+    public var metadata: [String: String]
+    public var message: [UInt8]
 }
 
 /// A tiny Pushwire server over a real socket, for testing the client without the runtime:
 /// answers the preface and Settings, then hands every request to `handler` and records cancels.
-final class FakeServer: @unchecked Sendable {
+public final class FakeServer: @unchecked Sendable {
     // @unchecked: mutable state is guarded by `lock`.
     /// One accepted connection.
-    final class Peer: @unchecked Sendable {
+    public final class Peer: @unchecked Sendable {
         // @unchecked: writes are serialized by `lock`; `fd` is immutable.
-        let fd: Int32
+        public let fd: Int32
         private let lock = NSLock()
         /// While the server handles the frames of one read, responses sent from the handler's
         /// thread are gathered here and written once, like a real server's coalesced writes.
         private var batch: [UInt8]?
-        init(fd: Int32) { self.fd = fd }
+        public init(fd: Int32) { self.fd = fd }
 
-        func send(_ bytes: [UInt8]) {
+        public func send(_ bytes: [UInt8]) {
             lock.lock(); defer { lock.unlock() }
             if batch != nil {
                 batch!.append(contentsOf: bytes)
@@ -36,11 +35,11 @@ final class FakeServer: @unchecked Sendable {
             bytes.withUnsafeBytes { _ = try? Syscall.sendAll(fd, $0) }
         }
 
-        func beginBatch() {
+        public func beginBatch() {
             lock.withLock { if batch == nil { batch = [] } }
         }
 
-        func endBatch() {
+        public func endBatch() {
             lock.lock(); defer { lock.unlock() }
             if let pending = batch, !pending.isEmpty {
                 pending.withUnsafeBytes { _ = try? Syscall.sendAll(fd, $0) }
@@ -48,37 +47,37 @@ final class FakeServer: @unchecked Sendable {
             batch = nil
         }
 
-        func respond(_ callID: UInt32, code: StatusCode = .ok, message: String = "", body: [UInt8] = []) {
+        public func respond(_ callID: UInt32, code: StatusCode = .ok, message: String = "", body: [UInt8] = []) {
             send(FakeServer.responseFrame(callID: callID, code: code, message: message, body: body))
         }
 
-        func goAway(lastCallID: UInt32, code: StatusCode = .ok, message: String = "") {
+        public func goAway(lastCallID: UInt32, code: StatusCode = .ok, message: String = "") {
             var out: [UInt8] = []
             Frame.goAway(lastCallID: lastCallID, status: code, message: message).encode(appendingTo: &out, lengthPrefixed: true)
             send(out)
         }
 
         /// Drops the connection abruptly.
-        func kill() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+        public func kill() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
-    let port: UInt16
+    public let port: UInt16
     private let listener: Int32
     private let lock = NSLock()
     private var _cancels: [UInt32] = []
     private var _peers: [Peer] = []
     private var _requests: [SeenRequest] = []
     private let handler: @Sendable (Peer, SeenRequest) -> Void
-    let maxConcurrentCalls: UInt32
+    public let maxConcurrentCalls: UInt32
     /// Answers the preface with a GoAway instead of Settings, like a server at its connection limit.
-    let refuseConnections: Bool
+    public let refuseConnections: Bool
 
-    var cancels: [UInt32] { lock.withLock { _cancels } }
-    var peers: [Peer] { lock.withLock { _peers } }
-    var requests: [SeenRequest] { lock.withLock { _requests } }
-    var address: String { "127.0.0.1:\(port)" }
+    public var cancels: [UInt32] { lock.withLock { _cancels } }
+    public var peers: [Peer] { lock.withLock { _peers } }
+    public var requests: [SeenRequest] { lock.withLock { _requests } }
+    public var address: String { "127.0.0.1:\(port)" }
 
-    init(maxConcurrentCalls: UInt32 = 1024, refuseConnections: Bool = false, handler: @escaping @Sendable (Peer, SeenRequest) -> Void) throws {
+    public init(maxConcurrentCalls: UInt32 = 1024, refuseConnections: Bool = false, handler: @escaping @Sendable (Peer, SeenRequest) -> Void) throws {
         self.refuseConnections = refuseConnections
         self.handler = handler
         self.maxConcurrentCalls = maxConcurrentCalls
@@ -99,7 +98,7 @@ final class FakeServer: @unchecked Sendable {
         thread.start()
     }
 
-    func stop() {
+    public func stop() {
         _ = Glibc.shutdown(listener, Int32(SHUT_RDWR))
         for peer in peers { peer.kill() }
     }
@@ -158,7 +157,7 @@ final class FakeServer: @unchecked Sendable {
         }
     }
 
-    static func responseFrame(callID: UInt32, code: StatusCode, message: String, body: [UInt8]) -> [UInt8] {
+    public static func responseFrame(callID: UInt32, code: StatusCode, message: String, body: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         Frame.response(callID: callID, status: code, message: message, body: body).encode(appendingTo: &out, lengthPrefixed: true)
         return out

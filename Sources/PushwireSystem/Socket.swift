@@ -6,25 +6,25 @@ import Glibc
 ///
 /// `~Copyable`, so the compiler refuses a second owner; the event loop holds it inside the object
 /// (listener, connection) that is registered for its events.
-struct FileDescriptor: ~Copyable {
+package struct FileDescriptor: ~Copyable {
     /// The raw descriptor; -1 once closed.
-    private(set) var raw: Int32
+    package private(set) var raw: Int32
 
-    init(_ raw: Int32) { self.raw = raw }
+    package init(_ raw: Int32) { self.raw = raw }
 
     /// Closes the descriptor now; later calls do nothing.
-    mutating func close() {
+    package mutating func close() {
         if raw >= 0 {
             Syscall.close(raw)
             raw = -1
         }
     }
 
-    var isOpen: Bool { raw >= 0 }
+    package var isOpen: Bool { raw >= 0 }
 
     /// Gives up ownership without closing: the caller now owns the returned descriptor (used to
     /// move a socket to another thread, where it is wrapped again).
-    consuming func release() -> Int32 {
+    package consuming func release() -> Int32 {
         let descriptor = raw
         discard self
         return descriptor
@@ -35,13 +35,13 @@ struct FileDescriptor: ~Copyable {
     }
 }
 
-enum ListeningSocket {
+package enum ListeningSocket {
     /// Binds `address` once without SO_REUSEPORT and lets it go again, returning the address with
     /// the port the kernel chose (for port 0).
     ///
     /// SO_REUSEPORT would let a second server of the same user bind the same port silently and
     /// take half of its connections; a plain bind fails with EADDRINUSE when anyone holds the port.
-    static func reserve(_ address: SocketAddress) throws(SystemError) -> SocketAddress {
+    package static func reserve(_ address: SocketAddress) throws(SystemError) -> SocketAddress {
         var fd = FileDescriptor(try Syscall.socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue)))
         defer { fd.close() }
         try Syscall.setOption(fd.raw, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
@@ -55,7 +55,7 @@ enum ListeningSocket {
     /// Opens a non-blocking listening TCP socket on `address` with SO_REUSEADDR and SO_REUSEPORT,
     /// so each event loop can have its own socket on the same port and the kernel spreads
     /// connections across them (no shared acceptor, no cross-thread hop per connection).
-    static func open(on address: SocketAddress, backlog: Int32 = 1024) throws(SystemError) -> FileDescriptor {
+    package static func open(on address: SocketAddress, backlog: Int32 = 1024) throws(SystemError) -> FileDescriptor {
         var fd = FileDescriptor(try Syscall.socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue)))
         do {
             try Syscall.setOption(fd.raw, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)

@@ -2,13 +2,13 @@
 import Glibc
 #endif
 import Dispatch
+import PushwireSystem
 import PushwireWire
-@testable import PushwireRuntime
 
 /// Writes `bytes` to `fd` from another thread (blocking until the peer has taken them all);
 /// the semaphore is signalled when done. For a client that sends more than the server takes at
 /// once while the test does something else.
-func sendInBackground(fd: Int32, _ bytes: [UInt8]) -> DispatchSemaphore {
+public func sendInBackground(fd: Int32, _ bytes: [UInt8]) -> DispatchSemaphore {
     let done = DispatchSemaphore(value: 0)
     DispatchQueue.global().async {
         var offset = 0
@@ -28,7 +28,7 @@ func sendInBackground(fd: Int32, _ bytes: [UInt8]) -> DispatchSemaphore {
 /// A length-prefixed request frame built by hand with bulk copies: the generated encoders are slow
 /// on megabyte fields in a debug build (seconds for a dozen 1 MiB requests), which would make
 /// the client, not the server, the slow side of a test.
-func rawRequestFrame(callID: UInt32, method: String, message: [UInt8]) -> [UInt8] {
+public func rawRequestFrame(callID: UInt32, method: String, message: [UInt8]) -> [UInt8] {
     func varint(_ value: Int, into bytes: inout [UInt8]) {
         var value = UInt64(value)
         while value >= 0x80 {
@@ -56,7 +56,7 @@ func rawRequestFrame(callID: UInt32, method: String, message: [UInt8]) -> [UInt8
 }
 
 /// A `HealthCheckRequest` whose `service` is `text`, built by hand (see `rawRequestFrame`).
-func rawHealthRequest(_ text: [UInt8]) -> [UInt8] {
+public func rawHealthRequest(_ text: [UInt8]) -> [UInt8] {
     var bytes: [UInt8] = [0x0A]
     var value = UInt64(text.count)
     while value >= 0x80 {
@@ -68,22 +68,33 @@ func rawHealthRequest(_ text: [UInt8]) -> [UInt8] {
     return bytes
 }
 
-/// A tiny blocking Pushwire client over a raw socket, for tests: preface, frames, timeouts.
-final class TestClient {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+/// The one blocking Pushwire client of the tests, over a raw socket: it speaks the framing of
+/// docs/PROTOCOL.md itself (preface, Settings, frames, timeouts), so a test depends only on the
+/// server and the generated messages, and can send what no real client would (garbage, stalls,
+/// frames out of order). The runtime's suites use it by address, the service's against a pushwired
+/// by port (`init(port:)`, `call(_:_:token:)`, `nextResponse()`), under the name `RawClient` too.
+public final class TestClient {
+    /// A socket call failed, the server closed, or a wait timed out.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
-    let fd: Int32
+    /// The connected socket.
+    public let fd: Int32
     private var decoder = FrameDecoder(maxFrameSize: 64 * 1024 * 1024, expectsPreface: true)
-    private(set) var settings: Settings?
+    /// The server's Settings, read by the handshake.
+    public private(set) var settings: Settings?
     private var nextCallID: UInt32 = 1
+    /// How long the calls of the service tests' API wait for a frame: long enough for a pushwired
+    /// under load, bounded so that a server that never answers fails the test instead of hanging it.
+    public static let serviceTimeout: Double = 120
 
     /// Connects; with `handshake`, sends the preface and reads the server's preface and Settings.
     /// - Parameter receiveBuffer: a fixed SO_RCVBUF (which turns off the kernel's autotuning), to
     ///   make a client that does not read fill up quickly.
     /// - Parameter source: a local address to connect from (e.g. 127.0.0.2, another loopback host).
-    init(_ address: SocketAddress, handshake: Bool = true, receiveBuffer: Int32? = nil, source: SocketAddress? = nil) throws {
+    public init(_ address: SocketAddress, handshake: Bool = true, receiveBuffer: Int32? = nil, source: SocketAddress? = nil) throws {
         let socket = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         fd = socket
@@ -112,11 +123,19 @@ final class TestClient {
         }
     }
 
+    /// Connects to pushwired on 127.0.0.1:`port` and does the handshake.
+    public convenience init(port: UInt16) throws {
+        guard let address = try? SocketAddress(parsing: "127.0.0.1:\(port)") else {
+            throw Failure(description: "bad port \(port)")
+        }
+        try self.init(address)
+    }
+
     deinit { Glibc.close(fd) }
 
-    func close() { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+    public func close() { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
 
-    func sendRaw(_ bytes: [UInt8]) throws {
+    public func sendRaw(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -129,12 +148,12 @@ final class TestClient {
     }
 
     /// Sends without blocking; returns how many bytes the kernel took (0 when its buffers are full).
-    func sendNonBlocking(_ bytes: [UInt8]) -> Int {
+    public func sendNonBlocking(_ bytes: [UInt8]) -> Int {
         let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         return max(0, written)
     }
 
-    func send(_ frame: Frame) throws {
+    public func send(_ frame: Frame) throws {
         var bytes: [UInt8] = []
         frame.encode(appendingTo: &bytes, lengthPrefixed: true)
         try sendRaw(bytes)
@@ -142,7 +161,7 @@ final class TestClient {
 
     /// Starts a call and returns its id.
     @discardableResult
-    func start(_ path: String, _ message: [UInt8] = [], timeoutMS: UInt32 = 0, callID: UInt32? = nil) throws -> UInt32 {
+    public func start(_ path: String, _ message: [UInt8] = [], timeoutMS: UInt32 = 0, callID: UInt32? = nil) throws -> UInt32 {
         let id = callID ?? nextCallID
         if callID == nil { nextCallID += 1 }
         try send(.request(callID: id, method: path, timeoutMS: timeoutMS, message: message))
@@ -151,7 +170,7 @@ final class TestClient {
 
     /// The next frame; nil when the server closed the connection.
     /// - Throws: on a timeout or a framing error.
-    func readFrame(timeout: Double = 5) throws -> Frame? {
+    public func readFrame(timeout: Double = 5) throws -> Frame? {
         let deadline = Self.now() + timeout
         while true {
             if let frame = try decoder.nextFrame() { return frame }
@@ -175,7 +194,7 @@ final class TestClient {
     }
 
     /// The next response frame (skipping pongs and other kinds): (call id, status, message, body).
-    func readResponse(timeout: Double = 5) throws -> (callID: UInt32, code: StatusCode, message: String, body: [UInt8]) {
+    public func readResponse(timeout: Double = 5) throws -> (callID: UInt32, code: StatusCode, message: String, body: [UInt8]) {
         while true {
             guard let frame = try readFrame(timeout: timeout) else { throw Failure(description: "connection closed") }
             if case .response(let response)? = frame.kind {
@@ -186,7 +205,7 @@ final class TestClient {
     }
 
     /// Makes one call and waits for its response.
-    func call(_ path: String, _ message: [UInt8] = [], timeoutMS: UInt32 = 0) throws -> (code: StatusCode, message: String, body: [UInt8]) {
+    public func call(_ path: String, _ message: [UInt8] = [], timeoutMS: UInt32 = 0) throws -> (code: StatusCode, message: String, body: [UInt8]) {
         let id = try start(path, message, timeoutMS: timeoutMS)
         let response = try readResponse()
         guard response.callID == id else { throw Failure(description: "response for \(response.callID), expected \(id)") }
@@ -194,14 +213,14 @@ final class TestClient {
     }
 
     /// Reads until the server closes; returns the frames seen, or throws on a timeout.
-    func readUntilClosed(timeout: Double = 5) throws -> [Frame] {
+    public func readUntilClosed(timeout: Double = 5) throws -> [Frame] {
         var frames: [Frame] = []
         while let frame = try readFrame(timeout: timeout) { frames.append(frame) }
         return frames
     }
 
     /// Reads raw bytes until the server closes; for peers whose bytes are not frames.
-    func readRawUntilClosed(timeout: Double = 5) throws -> [UInt8] {
+    public func readRawUntilClosed(timeout: Double = 5) throws -> [UInt8] {
         let deadline = Self.now() + timeout
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -216,9 +235,89 @@ final class TestClient {
         }
     }
 
-    static func now() -> Double {
+    /// Connects and makes one call, again and again until the server admits a connection and
+    /// answers it (a server at a connection limit closes new connections unanswered) or `timeout`
+    /// passes: for a test that waits for a closed connection's slot to be given back.
+    public static func callOnceAdmitted(_ address: SocketAddress, _ path: String, _ message: [UInt8] = [],
+                                        timeout: Double = 5) throws -> (code: StatusCode, message: String, body: [UInt8]) {
+        let deadline = now() + timeout
+        while true {
+            do {
+                return try TestClient(address).call(path, message)
+            } catch {
+                if now() > deadline { throw error }
+                usleep(10_000)
+            }
+        }
+    }
+
+    // MARK: The service tests' API (typed messages, status codes as wire values)
+
+    /// Sends a request frame for `message` without waiting for its response; `token` becomes the
+    /// `authorization: Bearer` entry, before `metadata`.
+    public func sendRequest<Message: WireMessage>(callID: UInt32, path: String, _ message: Message, token: String? = nil,
+                                                  metadata: [(key: String, value: String)] = []) throws {
+        let entries = (token.map { [Metadata(key: "authorization", value: "Bearer \($0)")] } ?? [])
+            + metadata.map { Metadata(key: $0.key, value: $0.value) }
+        try sendRequestFrame(callID: callID, path: path, message: message.encode(), metadata: entries)
+    }
+
+    /// Sends a request frame carrying `message` as given (any bytes), without waiting.
+    public func sendRawRequest(callID: UInt32, path: String, message: [UInt8], metadata: [(key: String, value: String)] = []) throws {
+        try sendRequestFrame(callID: callID, path: path, message: message, metadata: metadata.map { Metadata(key: $0.key, value: $0.value) })
+    }
+
+    private func sendRequestFrame(callID: UInt32, path: String, message: [UInt8], metadata: [Metadata]) throws {
+        var request = Request()
+        request.method = path
+        request.message = message
+        request.metadata = metadata
+        var frame = Frame()
+        frame.callID = callID
+        frame.kind = .request(request)
+        try send(frame)
+    }
+
+    /// Sends any frame.
+    public func sendFrame(_ frame: Frame) throws { try send(frame) }
+
+    /// The next frame of any kind.
+    /// - Throws: when the server closed the connection or nothing came within `serviceTimeout`.
+    public func nextFrame() throws -> Frame {
+        guard let frame = try readFrame(timeout: Self.serviceTimeout) else { throw Failure(description: "connection closed") }
+        return frame
+    }
+
+    /// The next response frame (other frames are skipped), its status code as the wire value.
+    public func nextResponse() throws -> (callID: UInt32, code: UInt32, message: String, body: [UInt8]) {
+        while true {
+            guard let frame = try readFrame(timeout: Self.serviceTimeout) else { throw Failure(description: "connection closed") }
+            if case .response(let response)? = frame.kind {
+                // The code as sent, not mapped onto `StatusCode`: a test may check an unknown one.
+                return (frame.callID, response.status?.code ?? 0, response.status?.message ?? "", response.message)
+            }
+        }
+    }
+
+    /// One call, waited for; a status other than OK is thrown as the `RPCError` it names.
+    public func call<Request: WireMessage, Response: WireMessage>(_ method: MethodDescriptor<Request, Response>, _ request: Request,
+                                                                   token: String? = nil, metadata: [(key: String, value: String)] = [],
+                                                                   callID: UInt32 = 1) throws -> Response {
+        try sendRequest(callID: callID, path: method.path, request, token: token, metadata: metadata)
+        let response = try nextResponse()
+        guard response.code == 0 else {
+            throw RPCError(StatusCode(wireValue: response.code), response.message)
+        }
+        return try Response(decoding: response.body)
+    }
+
+    /// The monotonic clock in seconds.
+    public static func now() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
+
+/// The name the service tests (and the pushwired process tests) know `TestClient` by.
+public typealias RawClient = TestClient

@@ -7,35 +7,12 @@ import PushwireWire
 /// The group commands through the built `pushwire` binary: exit codes, output, and the demo
 /// against a scripted fake server.
 final class CLIGroupCommandTests: XCTestCase {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    /// How a `pushwire` run ended (the tests' one `ExecutableRun`).
+    typealias Run = ExecutableRun
 
-    static func executable(_ name: String) throws -> URL {
-        let dir = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent()
-        for candidate in [dir, dir.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw XCTSkip("the \(name) binary was not built next to the tests (\(dir.path))")
-    }
-
+    /// Runs the built `pushwire` with `arguments` to its end.
     static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = try executable("pushwire")
-        process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try runExecutable("pushwire", arguments, environment: environment, directory: directory)
     }
 
     func testHelpExitsZero() throws {

@@ -5,7 +5,7 @@ import Foundation
 /// reported by `pushwire device track` showing in `message details`. Also the warning for a
 /// device registered without a push token, and the bench's refusal to write beside real data.
 final class CLITourTests: XCTestCase {
-    private func pushwire(_ arguments: [String], _ server: PushwiredProcess, token: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> CLIGroupCommandTests.Run {
+    private func pushwire(_ arguments: [String], _ server: PushwiredProcess, token: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> ExecutableRun {
         var environment = ["PUSHWIRE_SERVER": server.address, "PUSHWIRE_DATA_DIR": server.dataDirectory.path]
         if let token { environment["PUSHWIRE_TOKEN"] = token }
         let result = try runExecutable("pushwire", arguments + ["--timeout", "30"], environment: environment)

@@ -1,8 +1,8 @@
 import XCTest
 
-@testable import PushwireClient
+@testable import pushwire_bench
 
-final class LoadTestHistogramTests: XCTestCase {
+final class LatencyHistogramTests: XCTestCase {
     /// The exact value at `quantile` of sorted `values`, by the same nearest-rank rule.
     private func exact(_ sorted: [UInt64], _ quantile: Double) -> UInt64 {
         let rank = max(1, Int((quantile * Double(sorted.count)).rounded(.up)))

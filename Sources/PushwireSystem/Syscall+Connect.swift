@@ -7,7 +7,7 @@ import Glibc
 extension Syscall {
     /// Calls `body` with each address getaddrinfo gives for `target`, in its order, until `body`
     /// returns a value; throws the last error `body` threw, or `AddressError` when none resolved.
-    static func resolve<T>(
+    package static func resolve<T>(
         _ target: HostPort, passive: Bool = false, _ body: (addrinfo) throws -> T
     ) throws -> T {
         var hints = addrinfo()

@@ -1,5 +1,8 @@
 import XCTest
 import Foundation
+import Glibc
+import PushwireSystem
+import PushwireWire
 
 /// What pushwired logs for an operator (issue 21, item 4), read from a real server's stderr: a
 /// debug line per call with method, status, duration, peer and application; admin actions at
@@ -114,5 +117,47 @@ final class OperatorLogTests: XCTestCase {
         for secret in [adminToken] + session.tokens {
             XCTAssertFalse(log.contains(secret), "a token is in the log")
         }
+    }
+
+    /// Calls refused before their method is looked up (call id 0, a call id already in flight,
+    /// over the in-flight limit) get their call line too, with the status they were answered.
+    func testCallsRefusedBeforeTheirMethodIsKnownAreLogged() throws {
+        let server = try PushwiredProcess(dataDirectory: try PushwiredProcess.temporaryDirectory("pushwired-refused"),
+                                          arguments: ["--admin-token", "refusal-admin", "--log-level", "debug", "--max-calls-per-connection", "1"])
+        defer { server.stop(); server.remove() }
+        let client = try TestClient(try SocketAddress(parsing: server.address))
+        try client.start("/pushwire.v1.Health/Check", callID: 0)
+        XCTAssertEqual(try client.readResponse().code, .invalidArgument)
+
+        // CreateApplication runs in a task, so it is still in flight when the frames after it in
+        // the same write are read: the second is refused for its call id, the third for the limit.
+        func frame(_ callID: UInt32, _ path: String, _ message: [UInt8]) -> [UInt8] {
+            var request = Request()
+            request.method = path
+            request.message = message
+            request.metadata = [Metadata(key: "authorization", value: "Bearer refusal-admin")]
+            var frame = Frame()
+            frame.callID = callID
+            frame.kind = .request(request)
+            var bytes: [UInt8] = []
+            frame.encode(appendingTo: &bytes, lengthPrefixed: true)
+            return bytes
+        }
+        var createRequest = CreateApplicationRequest()
+        createRequest.name = "refusals"
+        let create = createRequest.encode()
+        try client.sendRaw(frame(1, "/pushwire.v1.Admin/CreateApplication", create) + frame(1, "/pushwire.v1.Admin/CreateApplication", create)
+                           + frame(2, "/pushwire.v1.Health/Check", []))
+        var codes: [StatusCode] = []
+        for _ in 0..<3 { codes.append(try client.readResponse().code) }
+        XCTAssertEqual(codes.sorted { $0.rawValue < $1.rawValue }, [.ok, .invalidArgument, .resourceExhausted].sorted { $0.rawValue < $1.rawValue })
+
+        for expected in ["method=/pushwire.v1.Health/Check status=INVALID_ARGUMENT",
+                         "method=/pushwire.v1.Admin/CreateApplication status=INVALID_ARGUMENT",
+                         "method=/pushwire.v1.Health/Check status=RESOURCE_EXHAUSTED",
+                         "method=/pushwire.v1.Admin/CreateApplication status=OK"] {
+            XCTAssertTrue(server.waitForLog(expected), "\(expected): \(server.log())")
+        }
+        XCTAssertFalse(server.log().contains("refusal-admin"), "no token in the log")
     }
 }

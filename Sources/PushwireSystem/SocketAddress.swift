@@ -10,13 +10,13 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         public var description: String
     }
 
-    enum Storage: Hashable {
+    package enum Storage: Hashable {
         case v4(host: UInt32, port: UInt16)  // host in network byte order
         case v6(host: [UInt8], port: UInt16, scope: UInt32)
         case unknown
     }
 
-    let storage: Storage
+    package let storage: Storage
 
     /// Parses `host:port` for IPv4 (`127.0.0.1:7355`, `0.0.0.0:0`), `[host]:port` for IPv6
     /// (`[::1]:7355`, `[::]:0`), or `localhost:port` (IPv4 loopback). Port 0 asks for an ephemeral port.
@@ -55,7 +55,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    init(storage raw: sockaddr_storage) {
+    package init(storage raw: sockaddr_storage) {
         var raw = raw
         switch Int32(raw.ss_family) {
         case AF_INET:
@@ -90,9 +90,9 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     private init(storage: Storage) { self.storage = storage }
 
     /// 127.0.0.1:7355, built without parsing.
-    static let loopbackFallback = SocketAddress(storage: .v4(host: UInt32(0x7F00_0001).bigEndian, port: 7355))
+    package static let loopbackFallback = SocketAddress(storage: .v4(host: UInt32(0x7F00_0001).bigEndian, port: 7355))
 
-    var family: Int32 {
+    package var family: Int32 {
         switch storage {
         case .v4: AF_INET
         case .v6: AF_INET6
@@ -101,7 +101,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Calls `body` with this address as a `sockaddr` pointer and its length.
-    func withSockAddr<R, E: Error>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(E) -> R) throws(E) -> R {
+    package func withSockAddr<R, E: Error>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(E) -> R) throws(E) -> R {
         var raw = sockaddr_storage()
         var length = socklen_t(0)
         switch storage {

@@ -1,0 +1,1 @@
+../../Driver/FuzzMain.swift
