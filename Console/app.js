@@ -1,25 +1,16 @@
 // Sign-in and the pages an application token or the admin token can see.
-import { call, token, setToken, clearToken } from "./api.js";
+import { token, setToken, clearToken } from "./api.js";
 import { showCategories, setUpCategories } from "./categories.js";
-import { setUpMessages } from "./messages.js";
+import { setUpMessages, showMessageList, resetMessages } from "./messages.js";
+import { setUpComposer, showComposer } from "./compose.js";
+import { setUpDevices } from "./devices.js";
+import { setUpApplications, showApplications } from "./applications.js";
 
 const $ = (id) => document.getElementById(id);
+const PAGES = ["applications", "application-form", "pages", "categories", "category-form", "preview", "messages", "message-details",
+  "compose", "devices", "device-details"];
 
-async function showApplications() {
-  $("applications").hidden = false;
-  const reply = await call("Admin/ListApplications");
-  const rows = $("application-rows");
-  rows.replaceChildren();
-  for (const app of reply.applications || []) {
-    const row = document.createElement("tr");
-    for (const value of [app.code, app.name, app.hasApnsKey ? "yes" : "no", app.categoriesVersion || "0"]) {
-      const cell = document.createElement("td"); cell.textContent = value || ""; row.append(cell);
-    }
-    rows.append(row);
-  }
-}
-
-/** Finds out what the stored token may do and shows that; returns false when it is refused. */
+/** Finds out what the stored token may do and shows that; throws when it is refused. */
 async function enter() {
   try {
     await showApplications();
@@ -29,6 +20,9 @@ async function enter() {
     if (error.status !== 401 && error.status !== 403) throw error;
     await showCategories();
     $("messages").hidden = false;
+    $("devices").hidden = false;
+    $("pages").hidden = false;
+    await Promise.all([showMessageList(0), showComposer()]);
     $("who").textContent = "Signed in with an application token";
   }
   $("sign-in").hidden = true;
@@ -36,7 +30,9 @@ async function enter() {
 }
 
 function signedOut(message) {
-  for (const id of ["applications", "categories", "category-form", "preview", "messages", "message-details"]) $(id).hidden = true;
+  for (const id of PAGES) $(id).hidden = true;
+  resetMessages();
+  $("new-token").textContent = "";
   $("sign-in").hidden = false;
   $("sign-out").hidden = true;
   $("who").textContent = "";
@@ -46,6 +42,9 @@ function signedOut(message) {
 document.addEventListener("DOMContentLoaded", () => {
   setUpCategories();
   setUpMessages();
+  setUpComposer();
+  setUpDevices();
+  setUpApplications();
   $("sign-in-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     setToken($("token").value.trim());
