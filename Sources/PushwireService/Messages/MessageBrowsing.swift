@@ -7,21 +7,12 @@ import PushwireWire
 /// Each answers from the same code the sending path uses (`MessageValidation`, `PayloadRenderer`,
 /// `MessageStore.targets`), so what the console shows is what will be sent.
 extension MessagesService {
-    /// Page sizes of ListMessages.
-    static let defaultPageSize = 50
-    static let maxPageSize = 100
-    /// CountTargets stops counting here (and says `at_least`): the count is a preview, and its
-    /// cost grows with the devices it walks.
-    static let maxCountedTargets = 1_000_000
-    /// Devices read per store call while counting.
-    static let countBatch = 5000
-
     /// The application's messages, newest first, one page at a time.
     public func listMessages(_ request: ListMessagesRequest, caller: Caller) async throws(RPCError) -> ListMessagesResponse {
         let application = try registry.authorizeApplication(caller)
-        let size = request.pageSize == 0 ? Self.defaultPageSize : Int(request.pageSize)
-        if size > Self.maxPageSize {
-            throw RPCError(.invalidArgument, "page_size \(request.pageSize) is over \(Self.maxPageSize); ask for 1 to \(Self.maxPageSize)")
+        let size = request.pageSize == 0 ? MessageLimits.defaultPageSize : Int(request.pageSize)
+        if size > MessageLimits.maxPageSize {
+            throw RPCError(.invalidArgument, "page_size \(request.pageSize) is over \(MessageLimits.maxPageSize); ask for 1 to \(MessageLimits.maxPageSize)")
         }
         var before: Int64?
         if !request.pageToken.isEmpty {
@@ -58,8 +49,8 @@ extension MessagesService {
         var response = CountTargetsResponse()
         var cursor: String?
         var counted = 0
-        while counted < Self.maxCountedTargets {
-            let batch = min(Self.countBatch, Self.maxCountedTargets - counted)
+        while counted < MessageLimits.maxCountedTargets {
+            let batch = min(MessageLimits.countBatch, MessageLimits.maxCountedTargets - counted)
             let page = try await storeCall { () async throws(StoreError) in
                 try await store.targets(applicationID: application.id, targeting, afterHWID: cursor, limit: batch)
             }
@@ -68,7 +59,7 @@ extension MessagesService {
             cursor = page.last?.hwid
         }
         response.devices = UInt64(counted)
-        response.atLeast = counted >= Self.maxCountedTargets
+        response.atLeast = counted >= MessageLimits.maxCountedTargets
         return response
     }
 
