@@ -99,6 +99,14 @@ async function preview() {
     (error.message.startsWith("Custom data") ? $("compose-data-error") : $("compose-error")).textContent = error.message;
     return;
   }
+  if (!n.content) {
+    // Nothing to render yet: CreateMessage would refuse an empty body, so say what is missing instead.
+    $("compose-error").textContent = "";
+    $("compose-meter").value = 0;
+    $("compose-size").textContent = "write the text to see the payload";
+    $("compose-payloads").replaceChildren();
+    return;
+  }
   try {
     const reply = await call("Messages/PreviewNotification", { notification: { ...n, sendAtMs: undefined } });
     if (run !== previewRun) return;  // a later edit's answer is on its way

@@ -15,8 +15,14 @@ const KEY = "pushwire.token";
 export function token() { return sessionStorage.getItem(KEY); }
 /** Keeps `value` for this tab's session. */
 export function setToken(value) { sessionStorage.setItem(KEY, value); }
-/** Forgets the token. */
-export function clearToken() { sessionStorage.removeItem(KEY); }
+/** Forgets the token (and what kind it was). */
+export function clearToken() { sessionStorage.removeItem(KEY); sessionStorage.removeItem(KIND); }
+
+const KIND = "pushwire.kind";
+/** "admin" or "application" once the server said which the token is; null before. */
+export function tokenKind() { return sessionStorage.getItem(KIND); }
+/** Remembers which kind the token is, so that a reload asks for its pages at once. */
+export function setTokenKind(kind) { sessionStorage.setItem(KIND, kind); }
 
 /** A failed call: the server's `{code, message}` and the HTTP status. */
 export class CallError extends Error {
@@ -41,7 +47,7 @@ export async function call(method, body = {}) {
 """#),
         "app.js": ConsoleFile(contentType: "text/javascript; charset=utf-8", text: #"""
 // Sign-in and the pages an application token or the admin token can see.
-import { token, setToken, clearToken } from "./api.js";
+import { token, setToken, clearToken, tokenKind, setTokenKind } from "./api.js";
 import { showCategories, setUpCategories } from "./categories.js";
 import { setUpMessages, showMessageList, resetMessages } from "./messages.js";
 import { setUpComposer, showComposer } from "./compose.js";
@@ -52,20 +58,29 @@ const $ = (id) => document.getElementById(id);
 const PAGES = ["applications", "application-form", "pages", "categories", "category-form", "preview", "messages", "message-details",
   "compose", "devices", "device-details"];
 
-/** Finds out what the stored token may do and shows that; throws when it is refused. */
+/** An application token's pages: categories, messages, composer and devices, loaded together. */
+async function enterApplication() {
+  for (const id of ["categories", "messages", "devices", "pages"]) $(id).hidden = false;
+  await Promise.all([showCategories(), showMessageList(0), showComposer()]);
+  $("who").textContent = "Signed in with an application token";
+}
+
+/** Finds out what the stored token may do and shows that; throws when it is refused. A token
+ * known to be an application's (a reload) skips the admin check, one round trip less. */
 async function enter() {
-  try {
-    await showApplications();
-    $("who").textContent = "Signed in with the admin token";
-  } catch (error) {
-    $("applications").hidden = true;
-    if (error.status !== 401 && error.status !== 403) throw error;
-    await showCategories();
-    $("messages").hidden = false;
-    $("devices").hidden = false;
-    $("pages").hidden = false;
-    await Promise.all([showMessageList(0), showComposer()]);
-    $("who").textContent = "Signed in with an application token";
+  if (tokenKind() === "application") {
+    await enterApplication();
+  } else {
+    try {
+      await showApplications();
+      setTokenKind("admin");
+      $("who").textContent = "Signed in with the admin token";
+    } catch (error) {
+      $("applications").hidden = true;
+      if (error.status !== 401 && error.status !== 403) throw error;
+      await enterApplication();
+      setTokenKind("application");
+    }
   }
   $("sign-in").hidden = true;
   $("sign-out").hidden = false;
@@ -492,6 +507,14 @@ async function preview() {
     (error.message.startsWith("Custom data") ? $("compose-data-error") : $("compose-error")).textContent = error.message;
     return;
   }
+  if (!n.content) {
+    // Nothing to render yet: CreateMessage would refuse an empty body, so say what is missing instead.
+    $("compose-error").textContent = "";
+    $("compose-meter").value = 0;
+    $("compose-size").textContent = "write the text to see the payload";
+    $("compose-payloads").replaceChildren();
+    return;
+  }
   try {
     const reply = await call("Messages/PreviewNotification", { notification: { ...n, sendAtMs: undefined } });
     if (run !== previewRun) return;  // a later edit's answer is on its way
@@ -686,6 +709,15 @@ export function setUpDevices() {
 <title>Pushwire console</title>
 <link rel="stylesheet" href="console.css">
 <script type="module" src="app.js"></script>
+<!-- Fetched with app.js instead of after it has been parsed: one round trip less before the pages load. -->
+<link rel="modulepreload" href="api.js">
+<link rel="modulepreload" href="categories.js">
+<link rel="modulepreload" href="messages.js">
+<link rel="modulepreload" href="compose.js">
+<link rel="modulepreload" href="devices.js">
+<link rel="modulepreload" href="applications.js">
+<link rel="modulepreload" href="preview.js">
+<link rel="modulepreload" href="rules.js">
 </head>
 <body>
 <header class="top">

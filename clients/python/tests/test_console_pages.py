@@ -54,6 +54,7 @@ def test_messages_list_pages_newest_first_and_opens_a_message(server, browser):
     assert browser.find_element(By.ID, "newer-messages").get_attribute("disabled") is not None
     row = browser.find_element(By.CSS_SELECTOR, "#message-rows tr")
     assert "scheduled" in row.text and "0 / 0 / 0" in row.text
+    browser.execute_script("document.getElementById('messages').scrollIntoView()")
     shot(browser, "messages")
     browser.find_element(By.ID, "older-messages").click()
     wait(browser, lambda d: list_codes(d) == newest_first[20:40])
@@ -93,6 +94,8 @@ def test_compose_counts_previews_and_sends_to_the_file_sink(server, browser):
     sign_in(browser, server, token)
     wait(browser, lambda d: d.find_element(By.ID, "compose").is_displayed())
     wait(browser, lambda d: d.find_element(By.ID, "compose-count").text == "3")  # no selector: every device
+    assert browser.find_element(By.ID, "compose-error").text == "", "an empty composer is not an error"
+    assert browser.find_element(By.ID, "compose-size").text == "write the text to see the payload"
     browser.find_element(By.ID, "compose-content").send_keys("Your order shipped")
     browser.find_element(By.ID, "compose-title-text").send_keys("Shop")
     browser.find_element(By.ID, "compose-translations").send_keys("de: Ihre Bestellung ist unterwegs | Laden")
@@ -167,6 +170,7 @@ def test_device_lookup(server, browser):
     assert browser.find_element(By.ID, "device-user").text == "user-9"
     assert browser.find_element(By.ID, "device-token").get_attribute("data-state") == "live"
     assert sorted(li.text for li in browser.find_elements(By.CSS_SELECTOR, "#device-tags li")) == ["age = 31", "plan = pro"]
+    browser.execute_script("document.getElementById('devices').scrollIntoView()")
     shot(browser, "device")
     replace_text(field, "lookup-2", Keys.ENTER)
     wait(browser, lambda d: d.find_element(By.ID, "device-token").get_attribute("data-state") == "no_token")
