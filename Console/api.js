@@ -9,8 +9,14 @@ const KEY = "pushwire.token";
 export function token() { return sessionStorage.getItem(KEY); }
 /** Keeps `value` for this tab's session. */
 export function setToken(value) { sessionStorage.setItem(KEY, value); }
-/** Forgets the token. */
-export function clearToken() { sessionStorage.removeItem(KEY); }
+/** Forgets the token (and what kind it was). */
+export function clearToken() { sessionStorage.removeItem(KEY); sessionStorage.removeItem(KIND); }
+
+const KIND = "pushwire.kind";
+/** "admin" or "application" once the server said which the token is; null before. */
+export function tokenKind() { return sessionStorage.getItem(KIND); }
+/** Remembers which kind the token is, so that a reload asks for its pages at once. */
+export function setTokenKind(kind) { sessionStorage.setItem(KIND, kind); }
 
 /** A failed call: the server's `{code, message}` and the HTTP status. */
 export class CallError extends Error {

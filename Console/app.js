@@ -1,42 +1,47 @@
 // Sign-in and the pages an application token or the admin token can see.
-import { call, token, setToken, clearToken } from "./api.js";
+import { token, setToken, clearToken, tokenKind, setTokenKind } from "./api.js";
 import { showCategories, setUpCategories } from "./categories.js";
-import { setUpMessages } from "./messages.js";
+import { setUpMessages, showMessageList, resetMessages } from "./messages.js";
+import { setUpComposer, showComposer } from "./compose.js";
+import { setUpDevices } from "./devices.js";
+import { setUpApplications, showApplications } from "./applications.js";
 
 const $ = (id) => document.getElementById(id);
+const PAGES = ["applications", "application-form", "pages", "categories", "category-form", "preview", "messages", "message-details",
+  "compose", "devices", "device-details"];
 
-async function showApplications() {
-  $("applications").hidden = false;
-  const reply = await call("Admin/ListApplications");
-  const rows = $("application-rows");
-  rows.replaceChildren();
-  for (const app of reply.applications || []) {
-    const row = document.createElement("tr");
-    for (const value of [app.code, app.name, app.hasApnsKey ? "yes" : "no", app.categoriesVersion || "0"]) {
-      const cell = document.createElement("td"); cell.textContent = value || ""; row.append(cell);
-    }
-    rows.append(row);
-  }
+/** An application token's pages: categories, messages, composer and devices, loaded together. */
+async function enterApplication() {
+  for (const id of ["categories", "messages", "devices", "pages"]) $(id).hidden = false;
+  await Promise.all([showCategories(), showMessageList(0), showComposer()]);
+  $("who").textContent = "Signed in with an application token";
 }
 
-/** Finds out what the stored token may do and shows that; returns false when it is refused. */
+/** Finds out what the stored token may do and shows that; throws when it is refused. A token
+ * known to be an application's (a reload) skips the admin check, one round trip less. */
 async function enter() {
-  try {
-    await showApplications();
-    $("who").textContent = "Signed in with the admin token";
-  } catch (error) {
-    $("applications").hidden = true;
-    if (error.status !== 401 && error.status !== 403) throw error;
-    await showCategories();
-    $("messages").hidden = false;
-    $("who").textContent = "Signed in with an application token";
+  if (tokenKind() === "application") {
+    await enterApplication();
+  } else {
+    try {
+      await showApplications();
+      setTokenKind("admin");
+      $("who").textContent = "Signed in with the admin token";
+    } catch (error) {
+      $("applications").hidden = true;
+      if (error.status !== 401 && error.status !== 403) throw error;
+      await enterApplication();
+      setTokenKind("application");
+    }
   }
   $("sign-in").hidden = true;
   $("sign-out").hidden = false;
 }
 
 function signedOut(message) {
-  for (const id of ["applications", "categories", "category-form", "preview", "messages", "message-details"]) $(id).hidden = true;
+  for (const id of PAGES) $(id).hidden = true;
+  resetMessages();
+  $("new-token").textContent = "";
   $("sign-in").hidden = false;
   $("sign-out").hidden = true;
   $("who").textContent = "";
@@ -46,6 +51,9 @@ function signedOut(message) {
 document.addEventListener("DOMContentLoaded", () => {
   setUpCategories();
   setUpMessages();
+  setUpComposer();
+  setUpDevices();
+  setUpApplications();
   $("sign-in-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     setToken($("token").value.trim());

@@ -117,6 +117,11 @@ enum PostgresSchema {
             PRIMARY KEY (message_id, device_type)
         );
         """,
+        // 3: what SQLite's version 5 added — the index Messages/ListMessages walks (an
+        // application's messages, newest first, from a cursor).
+        """
+        CREATE INDEX messages_by_app ON messages (app_id, id);
+        """,
     ]
 
     /// The newest schema version this binary understands.

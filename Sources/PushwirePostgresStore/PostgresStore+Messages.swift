@@ -87,6 +87,25 @@ extension PostgresStore {
         }
     }
 
+    public func listMessages(applicationID: Int64, beforeID: Int64?, limit: Int) async throws(StoreError) -> [MessageSummaryRecord] {
+        try await read { connection throws(StoreError) in
+            // One statement, so one snapshot; walks `messages_by_app` backwards from the cursor.
+            let rows = try pg { () throws(PGError) in
+                try connection.query("""
+                    SELECT id, code, status, send_at_ms, category_id, targeted, sent, failed FROM messages
+                    WHERE app_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3
+                    """, [String(applicationID), String(beforeID ?? Int64.max), String(max(0, limit))])
+            }
+            return (0..<rows.count).compactMap { row -> MessageSummaryRecord? in
+                guard let status = MessageStatusRecord(rawValue: rows.int(row, 2)) else { return nil }
+                return MessageSummaryRecord(
+                    id: rows.int(row, 0), code: rows.text(row, 1), status: status, sendAtMS: rows.int(row, 3),
+                    categoryID: UInt32(truncatingIfNeeded: rows.int(row, 4)), targeted: UInt64(clamping: rows.int(row, 5)),
+                    sent: UInt64(clamping: rows.int(row, 6)), failed: UInt64(clamping: rows.int(row, 7)))
+            }
+        }
+    }
+
     public func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? {
         try await write { connection throws(StoreError) -> MessageStatusRecord? in
             guard let message = try PostgresStore.messages(connection, where: "code = $1 AND app_id = $2 FOR UPDATE",

@@ -106,6 +106,30 @@ extension SQLiteStore: MessageStore {
         }
     }
 
+    public func listMessages(applicationID: Int64, beforeID: Int64?, limit: Int) async throws(StoreError) -> [MessageSummaryRecord] {
+        try read(snapshot: true) { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                // Walks `messages_by_app` backwards from the cursor: a page costs its rows, however
+                // many messages the application has.
+                let rows = try connection.statement("""
+                    SELECT id, code, status, send_at_ms, category_id, targeted, sent, failed FROM messages
+                    WHERE app_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3
+                    """)
+                try rows.bind(.int(applicationID), .int(beforeID ?? Int64.max), .int(Int64(max(0, limit))))
+                defer { rows.reset() }
+                var page: [MessageSummaryRecord] = []
+                while try rows.step() {
+                    guard let status = MessageStatusRecord(rawValue: rows.int(2)) else { continue }
+                    page.append(MessageSummaryRecord(
+                        id: rows.int(0), code: rows.text(1), status: status, sendAtMS: rows.int(3),
+                        categoryID: UInt32(truncatingIfNeeded: rows.int(4)), targeted: UInt64(clamping: rows.int(5)),
+                        sent: UInt64(clamping: rows.int(6)), failed: UInt64(clamping: rows.int(7))))
+                }
+                return page
+            }
+        }
+    }
+
     public func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? {
         try await writer.write { connection throws(StoreError) in
             guard let message = try SQLiteStore.messageRow(connection, where: "code = ?1 AND app_id = ?2",

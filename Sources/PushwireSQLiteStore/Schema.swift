@@ -127,6 +127,11 @@ enum Schema {
             PRIMARY KEY (message_id, device_type)
         ) WITHOUT ROWID;
         """,
+        // 5: the list of an application's messages (Messages/ListMessages, newest first) walks
+        // this index from its cursor instead of scanning every application's messages.
+        """
+        CREATE INDEX messages_by_app ON messages (app_id, id);
+        """,
     ]
 
     /// The newest schema version this binary understands.

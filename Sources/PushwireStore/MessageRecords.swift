@@ -123,6 +123,35 @@ public struct MessageRecord: Sendable, Equatable {
     }
 }
 
+/// A message as a list of messages shows it: what it is and its counters, without its content.
+public struct MessageSummaryRecord: Sendable, Equatable {
+    /// The store's id (the list's cursor).
+    public var id: Int64
+    /// The public code.
+    public var code: String
+    public var status: MessageStatusRecord
+    /// When to send, ms since 1970.
+    public var sendAtMS: Int64
+    /// The category, or 0.
+    public var categoryID: UInt32
+    public var targeted: UInt64
+    public var sent: UInt64
+    public var failed: UInt64
+
+    /// Creates a summary.
+    public init(id: Int64, code: String, status: MessageStatusRecord, sendAtMS: Int64, categoryID: UInt32,
+                targeted: UInt64, sent: UInt64, failed: UInt64) {
+        self.id = id
+        self.code = code
+        self.status = status
+        self.sendAtMS = sendAtMS
+        self.categoryID = categoryID
+        self.targeted = targeted
+        self.sent = sent
+        self.failed = failed
+    }
+}
+
 /// A device selected as a target.
 public struct TargetDevice: Sendable, Equatable {
     public var hwid: String

@@ -36,6 +36,11 @@ public protocol MessageStore: Sendable {
     /// left out).
     func messages(ids: [Int64]) async throws(StoreError) -> [Int64: MessageRecord]
 
+    /// The application's messages, newest first (by descending id, so creation order reversed),
+    /// at most `limit`: those with an id below `beforeID` (keyset pagination: nil starts at the
+    /// newest), each with its counters, read in one snapshot.
+    func listMessages(applicationID: Int64, beforeID: Int64?, limit: Int) async throws(StoreError) -> [MessageSummaryRecord]
+
     /// Cancels a scheduled message (it becomes `.cancelled`; any other status is left as is).
     /// - Returns: the status it had before (`.scheduled` means it was cancelled now); nil when
     ///   the application has no such message.

@@ -211,6 +211,8 @@ final class FrameBoundTests: XCTestCase {
             ("maxCategoriesPerApplication", "\(Limits.maxCategoriesPerApplication)"),
             ("maxEchoedBytes", "\(Limits.maxEchoedBytes)"),
             ("maxScheduleAheadMS", "\(MessageLimits.maxScheduleAheadMS / 86_400_000) days"),
+            ("maxPageSize", "\(MessageLimits.maxPageSize)"),
+            ("maxCountedTargets", "\(MessageLimits.maxCountedTargets)"),
         ]
         for (name, value) in limits {
             XCTAssertTrue(text.contains("(`\(name)`) | \(value) |"), "docs/PROTOCOL.md should state \(name) = \(value)")

@@ -38,6 +38,9 @@ final class CrashingStore: MessageStore, @unchecked Sendable {
     func message(id: Int64) async throws(StoreError) -> MessageRecord? { try await store.message(id: id) }
     func messages(ids: [Int64]) async throws(StoreError) -> [Int64: MessageRecord] { try await store.messages(ids: ids) }
     func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord? { try await store.cancelMessage(applicationID: applicationID, code: code) }
+    func listMessages(applicationID: Int64, beforeID: Int64?, limit: Int) async throws(StoreError) -> [MessageSummaryRecord] {
+        try await store.listMessages(applicationID: applicationID, beforeID: beforeID, limit: limit)
+    }
     func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] { try await store.dueMessages(nowMS: nowMS, limit: limit) }
     func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
         try await store.dueMessageIDs(nowMS: nowMS, limit: limit, includeSending: includeSending)

@@ -61,6 +61,9 @@ final class RegistrationTests: XCTestCase {
             // Issue 6: the messages service.
             Methods.Messages.createMessage.path, Methods.Messages.deleteMessage.path,
             Methods.Messages.getMessageDetails.path, Methods.Devices.trackAction.path,
+            // Issue 20: the console's reads.
+            Methods.Messages.listMessages.path, Methods.Messages.countTargets.path,
+            Methods.Messages.previewNotification.path, Methods.Messages.getDevice.path,
         ]
         XCTAssertEqual(Set(server.handlers.keys), Set(expected))
         // Answered on the loop from the cache; a store read (a miss) goes to a task.

@@ -48,8 +48,9 @@ final class GeneratedCodeTests: XCTestCase {
         XCTAssertEqual(Methods.Reflection.listMethods.path, "/pushwire.v1.Reflection/ListMethods")
         XCTAssertEqual(Methods.Admin.all.count, 3)
         XCTAssertEqual(Methods.Devices.all.count, 6)
-        XCTAssertEqual(Methods.all.count, 17)
-        XCTAssertEqual(Set(Methods.all.map(\.path)).count, 17)
+        XCTAssertEqual(Methods.Messages.all.count, 7)  // 7: ListMessages, CountTargets, PreviewNotification, GetDevice (issue 20)
+        XCTAssertEqual(Methods.all.count, 21)
+        XCTAssertEqual(Set(Methods.all.map(\.path)).count, 21)
         for method in Methods.all {
             XCTAssertTrue(method.requestType.protoName.hasPrefix("pushwire.v1."))
             XCTAssertTrue(method.responseType.protoName.hasSuffix("Response"), method.path)

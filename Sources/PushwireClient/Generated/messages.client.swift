@@ -31,6 +31,32 @@ public struct MessagesClient<Caller: UnaryCaller>: Sendable {
     public func getMessageDetails(_ request: GetMessageDetailsRequest, options: CallOptions = CallOptions()) async throws -> GetMessageDetailsResponse {
         try await caller.call(Methods.Messages.getMessageDetails, request, options: options)
     }
+
+    /// The application's messages, newest first, a page at a time.
+    /// - Throws: `RPCError` with the server's status, or a local failure.
+    public func listMessages(_ request: ListMessagesRequest, options: CallOptions = CallOptions()) async throws -> ListMessagesResponse {
+        try await caller.call(Methods.Messages.listMessages, request, options: options)
+    }
+
+    /// How many devices a targeting selects now, counted through the same selection the fan-out
+    /// uses; sends nothing.
+    /// - Throws: `RPCError` with the server's status, or a local failure.
+    public func countTargets(_ request: CountTargetsRequest, options: CallOptions = CallOptions()) async throws -> CountTargetsResponse {
+        try await caller.call(Methods.Messages.countTargets, request, options: options)
+    }
+
+    /// A notification checked as CreateMessage checks it and rendered as the APNs payload each of
+    /// its languages would be sent as; stores and sends nothing.
+    /// - Throws: `RPCError` with the server's status, or a local failure.
+    public func previewNotification(_ request: PreviewNotificationRequest, options: CallOptions = CallOptions()) async throws -> PreviewNotificationResponse {
+        try await caller.call(Methods.Messages.previewNotification, request, options: options)
+    }
+
+    /// One of the application's devices as the fan-out sees it: platform, language, tags, token state.
+    /// - Throws: `RPCError` with the server's status, or a local failure.
+    public func getDevice(_ request: GetDeviceRequest, options: CallOptions = CallOptions()) async throws -> GetDeviceResponse {
+        try await caller.call(Methods.Messages.getDevice, request, options: options)
+    }
 }
 
 extension UnaryCaller {

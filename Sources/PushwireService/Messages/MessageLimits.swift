@@ -1,4 +1,4 @@
-/// The limits of CreateMessage (Protos/pushwire/v1/messages.proto), defined once.
+/// The limits of the Messages methods (Protos/pushwire/v1/messages.proto), defined once.
 enum MessageLimits {
     /// Notifications per CreateMessage.
     static let notificationsPerRequest = 1...100
@@ -15,4 +15,12 @@ enum MessageLimits {
     /// Short strings: sound, thread id, transaction id; and the text input of a tap.
     static let maxShortStringBytes = 256
     static let maxTextInputBytes = 1024
+    /// ListMessages' page sizes: 0 asks for the default.
+    static let defaultPageSize = 50
+    static let maxPageSize = 100
+    /// CountTargets stops counting here (and says `at_least`): the count is a preview, and its
+    /// cost grows with the devices it walks.
+    static let maxCountedTargets = 1_000_000
+    /// Devices read per store call while counting.
+    static let countBatch = 5000
 }

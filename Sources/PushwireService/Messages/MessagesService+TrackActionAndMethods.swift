@@ -49,7 +49,8 @@ extension MessagesService {
 
     /// Registers Messages/* and Devices/TrackAction on `server`. CreateMessage is checked on the
     /// event loop and answered from the group commit's completion; the other writes run in tasks
-    /// that wait for it; GetMessageDetails, store reads, runs in a task that awaits them.
+    /// that wait for it; GetMessageDetails and the console's reads (ListMessages, CountTargets,
+    /// PreviewNotification, GetDevice) run in tasks that await the store.
     public func register(on server: some MethodRegistrar) {
         let service = self
         server.addCallback(Methods.Messages.createMessage) { context, request, complete in
@@ -60,6 +61,18 @@ extension MessagesService {
         }
         server.addAsync(Methods.Messages.getMessageDetails) { context, request async throws(RPCError) in
             try await service.getMessageDetails(request, caller: Caller(metadata: context))
+        }
+        server.addAsync(Methods.Messages.listMessages) { context, request async throws(RPCError) in
+            try await service.listMessages(request, caller: Caller(metadata: context))
+        }
+        server.addAsync(Methods.Messages.countTargets) { context, request async throws(RPCError) in
+            try await service.countTargets(request, caller: Caller(metadata: context))
+        }
+        server.addAsync(Methods.Messages.previewNotification) { context, request async throws(RPCError) in
+            try await service.previewNotification(request, caller: Caller(metadata: context))
+        }
+        server.addAsync(Methods.Messages.getDevice) { context, request async throws(RPCError) in
+            try await service.getDevice(request, caller: Caller(metadata: context))
         }
         server.addAsync(Methods.Devices.trackAction) { _, request async throws(RPCError) in
             try await service.trackAction(request)

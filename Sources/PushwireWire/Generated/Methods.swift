@@ -98,9 +98,27 @@ public enum Methods {
         public static let getMessageDetails = MethodDescriptor<GetMessageDetailsRequest, GetMessageDetailsResponse>(
             service: "pushwire.v1.Messages", method: "GetMessageDetails"
         )
+        /// The application's messages, newest first, a page at a time.
+        public static let listMessages = MethodDescriptor<ListMessagesRequest, ListMessagesResponse>(
+            service: "pushwire.v1.Messages", method: "ListMessages"
+        )
+        /// How many devices a targeting selects now, counted through the same selection the fan-out
+        /// uses; sends nothing.
+        public static let countTargets = MethodDescriptor<CountTargetsRequest, CountTargetsResponse>(
+            service: "pushwire.v1.Messages", method: "CountTargets"
+        )
+        /// A notification checked as CreateMessage checks it and rendered as the APNs payload each of
+        /// its languages would be sent as; stores and sends nothing.
+        public static let previewNotification = MethodDescriptor<PreviewNotificationRequest, PreviewNotificationResponse>(
+            service: "pushwire.v1.Messages", method: "PreviewNotification"
+        )
+        /// One of the application's devices as the fan-out sees it: platform, language, tags, token state.
+        public static let getDevice = MethodDescriptor<GetDeviceRequest, GetDeviceResponse>(
+            service: "pushwire.v1.Messages", method: "GetDevice"
+        )
 
         /// Every method of `pushwire.v1.Messages`, in `.proto` order.
-        public static let all: [AnyMethodDescriptor] = [createMessage.erased, deleteMessage.erased, getMessageDetails.erased]
+        public static let all: [AnyMethodDescriptor] = [createMessage.erased, deleteMessage.erased, getMessageDetails.erased, listMessages.erased, countTargets.erased, previewNotification.erased, getDevice.erased]
     }
 
     /// Lists the server's methods. Needs no authentication.
@@ -132,6 +150,10 @@ public enum Methods {
         Messages.createMessage.erased,
         Messages.deleteMessage.erased,
         Messages.getMessageDetails.erased,
+        Messages.listMessages.erased,
+        Messages.countTargets.erased,
+        Messages.previewNotification.erased,
+        Messages.getDevice.erased,
         Reflection.listMethods.erased,
     ]
 }

@@ -220,6 +220,58 @@ public enum MessageStatus: RawRepresentable, CaseIterable, Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
+/// Whether the fan-out can reach a device.
+///
+/// proto3 enums are open: a value this version does not know decodes as `.unrecognized` and
+/// encodes back unchanged.
+public enum TokenState: RawRepresentable, CaseIterable, Sendable, Hashable {
+    /// `TOKEN_STATE_UNSPECIFIED` (0).
+    case unspecified
+    /// Has a push token that no push service has refused: targeted.
+    case live
+    /// The push service refused the token (APNs 410 Unregistered or 400 BadDeviceToken, FCM
+    /// UNREGISTERED): not targeted until the device registers another token.
+    case dead
+    /// No push token (never given, or unregistered): not targeted.
+    case noToken
+    /// A value this version does not know.
+    case unrecognized(Int32)
+
+    /// The known values.
+    public static let allCases: [TokenState] = [.unspecified, .live, .dead, .noToken]
+
+    /// The default: `.unspecified`.
+    public init() { self = .unspecified }
+
+    /// The enum for a wire value; a value this version does not know becomes `.unrecognized`.
+    public init(rawValue: Int32) {
+        switch rawValue {
+        case 0: self = .unspecified
+        case 1: self = .live
+        case 2: self = .dead
+        case 3: self = .noToken
+        default: self = .unrecognized(rawValue)
+        }
+    }
+
+    /// The wire value.
+    public var rawValue: Int32 {
+        switch self {
+        case .unspecified: return 0
+        case .live: return 1
+        case .dead: return 2
+        case .noToken: return 3
+        case .unrecognized(let value): return value
+        }
+    }
+
+    /// Equal when the wire values are: `.unrecognized(3)` equals `.noToken`.
+    public static func == (lhs: TokenState, rhs: TokenState) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    /// Hashes the wire value.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+}
+
 /// How to change the app icon badge.
 public struct Badge: WireMessage, Hashable {
     /// The `change` oneof: at most one of its fields is set.
@@ -1244,6 +1296,686 @@ extension GetMessageDetailsResponse: CStructBacked {
         c.pointee.taps = arena.messages(taps)
         c.pointee.n_platforms = platforms.count
         c.pointee.platforms = arena.messages(platforms)
+        return c
+    }
+}
+
+/// The request of `Messages.ListMessages`.
+public struct ListMessagesRequest: WireMessage, Hashable {
+    /// At most this many messages, 1–100; 0 means 50.
+    public var pageSize: UInt32 = 0
+    /// `next_page_token` of the previous page; empty for the first (newest) page.
+    public var pageToken: String = ""
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        pageSize: UInt32 = 0,
+        pageToken: String = ""
+    ) {
+        self.pageSize = pageSize
+        self.pageToken = pageToken
+    }
+
+    /// `pushwire.v1.ListMessagesRequest`.
+    public static let protoName = "pushwire.v1.ListMessagesRequest"
+
+    /// protoc-c's descriptor of `pushwire.v1.ListMessagesRequest`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__ListMessagesRequest.self, pushwire__v1__list_messages_request__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListMessagesRequest`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListMessagesRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension ListMessagesRequest: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__ListMessagesRequest>) {
+        pageSize = c.pointee.page_size
+        pageToken = WireLift.string(c.pointee.page_token)
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__ListMessagesRequest> {
+        let c = arena.message(Pushwire__V1__ListMessagesRequest.self, pushwire__v1__list_messages_request__init)
+        c.pointee.page_size = pageSize
+        c.pointee.page_token = arena.string(pageToken)
+        return c
+    }
+}
+
+/// One message as the list shows it.
+public struct MessageSummary: WireMessage, Hashable {
+    /// The `message_code` field.
+    public var messageCode: String = ""
+    /// The `status` field.
+    public var status: MessageStatus = .init()
+    /// The send time, in milliseconds since 1970-01-01T00:00:00Z.
+    public var sendAtMS: Int64 = 0
+    /// The `ios_category_id` field.
+    public var iosCategoryID: UInt32 = 0
+    /// The `targeted` field.
+    public var targeted: UInt64 = 0
+    /// The `sent` field.
+    public var sent: UInt64 = 0
+    /// The `failed` field.
+    public var failed: UInt64 = 0
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        messageCode: String = "",
+        status: MessageStatus = .init(),
+        sendAtMS: Int64 = 0,
+        iosCategoryID: UInt32 = 0,
+        targeted: UInt64 = 0,
+        sent: UInt64 = 0,
+        failed: UInt64 = 0
+    ) {
+        self.messageCode = messageCode
+        self.status = status
+        self.sendAtMS = sendAtMS
+        self.iosCategoryID = iosCategoryID
+        self.targeted = targeted
+        self.sent = sent
+        self.failed = failed
+    }
+
+    /// `pushwire.v1.MessageSummary`.
+    public static let protoName = "pushwire.v1.MessageSummary"
+
+    /// protoc-c's descriptor of `pushwire.v1.MessageSummary`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__MessageSummary.self, pushwire__v1__message_summary__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.MessageSummary`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.MessageSummary`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension MessageSummary: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__MessageSummary>) {
+        messageCode = WireLift.string(c.pointee.message_code)
+        status = MessageStatus(rawValue: Int32(truncatingIfNeeded: c.pointee.status.rawValue))
+        sendAtMS = c.pointee.send_at_ms
+        iosCategoryID = c.pointee.ios_category_id
+        targeted = c.pointee.targeted
+        sent = c.pointee.sent
+        failed = c.pointee.failed
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__MessageSummary> {
+        let c = arena.message(Pushwire__V1__MessageSummary.self, pushwire__v1__message_summary__init)
+        c.pointee.message_code = arena.string(messageCode)
+        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: status.rawValue))
+        c.pointee.send_at_ms = sendAtMS
+        c.pointee.ios_category_id = iosCategoryID
+        c.pointee.targeted = targeted
+        c.pointee.sent = sent
+        c.pointee.failed = failed
+        return c
+    }
+}
+
+/// The response of `Messages.ListMessages`.
+public struct ListMessagesResponse: WireMessage, Hashable {
+    /// Newest (last created) first.
+    public var messages: [MessageSummary] = []
+    /// Pass it as `page_token` for the next page; empty on the last page.
+    public var nextPageToken: String = ""
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        messages: [MessageSummary] = [],
+        nextPageToken: String = ""
+    ) {
+        self.messages = messages
+        self.nextPageToken = nextPageToken
+    }
+
+    /// `pushwire.v1.ListMessagesResponse`.
+    public static let protoName = "pushwire.v1.ListMessagesResponse"
+
+    /// protoc-c's descriptor of `pushwire.v1.ListMessagesResponse`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__ListMessagesResponse.self, pushwire__v1__list_messages_response__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListMessagesResponse`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.ListMessagesResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension ListMessagesResponse: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__ListMessagesResponse>) {
+        messages = WireLift.messages(c.pointee.n_messages, c.pointee.messages)
+        nextPageToken = WireLift.string(c.pointee.next_page_token)
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__ListMessagesResponse> {
+        let c = arena.message(Pushwire__V1__ListMessagesResponse.self, pushwire__v1__list_messages_response__init)
+        c.pointee.n_messages = messages.count
+        c.pointee.messages = arena.messages(messages)
+        c.pointee.next_page_token = arena.string(nextPageToken)
+        return c
+    }
+}
+
+/// The request of `Messages.CountTargets`.
+public struct CountTargetsRequest: WireMessage, Hashable {
+    /// The targeting to count, as in a notification.
+    public var targeting: Targeting? = nil
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        targeting: Targeting? = nil
+    ) {
+        self.targeting = targeting
+    }
+
+    /// `pushwire.v1.CountTargetsRequest`.
+    public static let protoName = "pushwire.v1.CountTargetsRequest"
+
+    /// protoc-c's descriptor of `pushwire.v1.CountTargetsRequest`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__CountTargetsRequest.self, pushwire__v1__count_targets_request__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.CountTargetsRequest`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.CountTargetsRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension CountTargetsRequest: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__CountTargetsRequest>) {
+        targeting = WireLift.message(c.pointee.targeting)
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__CountTargetsRequest> {
+        let c = arena.message(Pushwire__V1__CountTargetsRequest.self, pushwire__v1__count_targets_request__init)
+        if let value = targeting { c.pointee.targeting = value.lower(arena) }
+        return c
+    }
+}
+
+/// The response of `Messages.CountTargets`.
+public struct CountTargetsResponse: WireMessage, Hashable {
+    /// Devices it selects now (with a live push token), at most `limit`.
+    public var devices: UInt64 = 0
+    /// True when counting stopped at the limit (1,000,000): there are at least that many.
+    public var atLeast: Bool = false
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        devices: UInt64 = 0,
+        atLeast: Bool = false
+    ) {
+        self.devices = devices
+        self.atLeast = atLeast
+    }
+
+    /// `pushwire.v1.CountTargetsResponse`.
+    public static let protoName = "pushwire.v1.CountTargetsResponse"
+
+    /// protoc-c's descriptor of `pushwire.v1.CountTargetsResponse`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__CountTargetsResponse.self, pushwire__v1__count_targets_response__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.CountTargetsResponse`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.CountTargetsResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension CountTargetsResponse: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__CountTargetsResponse>) {
+        devices = c.pointee.devices
+        atLeast = c.pointee.at_least != 0
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__CountTargetsResponse> {
+        let c = arena.message(Pushwire__V1__CountTargetsResponse.self, pushwire__v1__count_targets_response__init)
+        c.pointee.devices = devices
+        c.pointee.at_least = atLeast ? 1 : 0
+        return c
+    }
+}
+
+/// The request of `Messages.PreviewNotification`.
+public struct PreviewNotificationRequest: WireMessage, Hashable {
+    /// The notification, as it would be given to CreateMessage (its targeting is not used).
+    public var notification: Notification? = nil
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        notification: Notification? = nil
+    ) {
+        self.notification = notification
+    }
+
+    /// `pushwire.v1.PreviewNotificationRequest`.
+    public static let protoName = "pushwire.v1.PreviewNotificationRequest"
+
+    /// protoc-c's descriptor of `pushwire.v1.PreviewNotificationRequest`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__PreviewNotificationRequest.self, pushwire__v1__preview_notification_request__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.PreviewNotificationRequest`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.PreviewNotificationRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension PreviewNotificationRequest: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__PreviewNotificationRequest>) {
+        notification = WireLift.message(c.pointee.notification)
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__PreviewNotificationRequest> {
+        let c = arena.message(Pushwire__V1__PreviewNotificationRequest.self, pushwire__v1__preview_notification_request__init)
+        if let value = notification { c.pointee.notification = value.lower(arena) }
+        return c
+    }
+}
+
+/// The payload one language's devices would receive.
+public struct RenderedPayload: WireMessage, Hashable {
+    /// The language ("" for the default texts, for devices of any other language).
+    public var language: String = ""
+    /// The APNs payload JSON, exactly as sent (`pw_msg` carries a placeholder code of the same
+    /// length as a real one; the badge is the one a device with badge 0 gets).
+    public var apnsPayload: String = ""
+    /// Its size in bytes.
+    public var size: UInt32 = 0
+    /// The largest size any device can get (the widest badge); what is checked against the limit.
+    public var worstCaseSize: UInt32 = 0
+    /// True when `trim_to_fit` shortened the body to fit.
+    public var trimmed: Bool = false
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        language: String = "",
+        apnsPayload: String = "",
+        size: UInt32 = 0,
+        worstCaseSize: UInt32 = 0,
+        trimmed: Bool = false
+    ) {
+        self.language = language
+        self.apnsPayload = apnsPayload
+        self.size = size
+        self.worstCaseSize = worstCaseSize
+        self.trimmed = trimmed
+    }
+
+    /// `pushwire.v1.RenderedPayload`.
+    public static let protoName = "pushwire.v1.RenderedPayload"
+
+    /// protoc-c's descriptor of `pushwire.v1.RenderedPayload`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__RenderedPayload.self, pushwire__v1__rendered_payload__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.RenderedPayload`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.RenderedPayload`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension RenderedPayload: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__RenderedPayload>) {
+        language = WireLift.string(c.pointee.language)
+        apnsPayload = WireLift.string(c.pointee.apns_payload)
+        size = c.pointee.size
+        worstCaseSize = c.pointee.worst_case_size
+        trimmed = c.pointee.trimmed != 0
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__RenderedPayload> {
+        let c = arena.message(Pushwire__V1__RenderedPayload.self, pushwire__v1__rendered_payload__init)
+        c.pointee.language = arena.string(language)
+        c.pointee.apns_payload = arena.string(apnsPayload)
+        c.pointee.size = size
+        c.pointee.worst_case_size = worstCaseSize
+        c.pointee.trimmed = trimmed ? 1 : 0
+        return c
+    }
+}
+
+/// The response of `Messages.PreviewNotification`.
+public struct PreviewNotificationResponse: WireMessage, Hashable {
+    /// The default texts first, then each translation by language.
+    public var payloads: [RenderedPayload] = []
+    /// APNs' payload limit, 4096 bytes.
+    public var limit: UInt32 = 0
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        payloads: [RenderedPayload] = [],
+        limit: UInt32 = 0
+    ) {
+        self.payloads = payloads
+        self.limit = limit
+    }
+
+    /// `pushwire.v1.PreviewNotificationResponse`.
+    public static let protoName = "pushwire.v1.PreviewNotificationResponse"
+
+    /// protoc-c's descriptor of `pushwire.v1.PreviewNotificationResponse`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__PreviewNotificationResponse.self, pushwire__v1__preview_notification_response__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.PreviewNotificationResponse`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.PreviewNotificationResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension PreviewNotificationResponse: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__PreviewNotificationResponse>) {
+        payloads = WireLift.messages(c.pointee.n_payloads, c.pointee.payloads)
+        limit = c.pointee.limit
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__PreviewNotificationResponse> {
+        let c = arena.message(Pushwire__V1__PreviewNotificationResponse.self, pushwire__v1__preview_notification_response__init)
+        c.pointee.n_payloads = payloads.count
+        c.pointee.payloads = arena.messages(payloads)
+        c.pointee.limit = limit
+        return c
+    }
+}
+
+/// The request of `Messages.GetDevice`.
+public struct GetDeviceRequest: WireMessage, Hashable {
+    /// The `hwid` field.
+    public var hwid: String = ""
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        hwid: String = ""
+    ) {
+        self.hwid = hwid
+    }
+
+    /// `pushwire.v1.GetDeviceRequest`.
+    public static let protoName = "pushwire.v1.GetDeviceRequest"
+
+    /// protoc-c's descriptor of `pushwire.v1.GetDeviceRequest`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__GetDeviceRequest.self, pushwire__v1__get_device_request__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GetDeviceRequest`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GetDeviceRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension GetDeviceRequest: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__GetDeviceRequest>) {
+        hwid = WireLift.string(c.pointee.hwid)
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__GetDeviceRequest> {
+        let c = arena.message(Pushwire__V1__GetDeviceRequest.self, pushwire__v1__get_device_request__init)
+        c.pointee.hwid = arena.string(hwid)
+        return c
+    }
+}
+
+/// The response of `Messages.GetDevice`.
+public struct GetDeviceResponse: WireMessage, Hashable {
+    /// The `hwid` field.
+    public var hwid: String = ""
+    /// The `device_type` field.
+    public var deviceType: DeviceType = .init()
+    /// The `language` field.
+    public var language: String = ""
+    /// The `user_id` field.
+    public var userID: String = ""
+    /// The `tags` field.
+    public var tags: [Tag] = []
+    /// The `token_state` field.
+    public var tokenState: TokenState = .init()
+    /// The push token (empty when none).
+    public var pushToken: String = ""
+    /// The badge Pushwire last set on it.
+    public var badge: Int64 = 0
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        hwid: String = "",
+        deviceType: DeviceType = .init(),
+        language: String = "",
+        userID: String = "",
+        tags: [Tag] = [],
+        tokenState: TokenState = .init(),
+        pushToken: String = "",
+        badge: Int64 = 0
+    ) {
+        self.hwid = hwid
+        self.deviceType = deviceType
+        self.language = language
+        self.userID = userID
+        self.tags = tags
+        self.tokenState = tokenState
+        self.pushToken = pushToken
+        self.badge = badge
+    }
+
+    /// `pushwire.v1.GetDeviceResponse`.
+    public static let protoName = "pushwire.v1.GetDeviceResponse"
+
+    /// protoc-c's descriptor of `pushwire.v1.GetDeviceResponse`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__GetDeviceResponse.self, pushwire__v1__get_device_response__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GetDeviceResponse`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.GetDeviceResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension GetDeviceResponse: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__GetDeviceResponse>) {
+        hwid = WireLift.string(c.pointee.hwid)
+        deviceType = DeviceType(rawValue: Int32(truncatingIfNeeded: c.pointee.device_type.rawValue))
+        language = WireLift.string(c.pointee.language)
+        userID = WireLift.string(c.pointee.user_id)
+        tags = WireLift.messages(c.pointee.n_tags, c.pointee.tags)
+        tokenState = TokenState(rawValue: Int32(truncatingIfNeeded: c.pointee.token_state.rawValue))
+        pushToken = WireLift.string(c.pointee.push_token)
+        badge = c.pointee.badge
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__GetDeviceResponse> {
+        let c = arena.message(Pushwire__V1__GetDeviceResponse.self, pushwire__v1__get_device_response__init)
+        c.pointee.hwid = arena.string(hwid)
+        c.pointee.device_type = .init(rawValue: .init(truncatingIfNeeded: deviceType.rawValue))
+        c.pointee.language = arena.string(language)
+        c.pointee.user_id = arena.string(userID)
+        c.pointee.n_tags = tags.count
+        c.pointee.tags = arena.messages(tags)
+        c.pointee.token_state = .init(rawValue: .init(truncatingIfNeeded: tokenState.rawValue))
+        c.pointee.push_token = arena.string(pushToken)
+        c.pointee.badge = badge
         return c
     }
 }

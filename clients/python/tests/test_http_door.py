@@ -92,6 +92,12 @@ def test_every_method_as_json_on_one_keep_alive_connection(server, door):
     assert details["messageCode"] == code
     later = run("Messages/CreateMessage", {"notifications": [{"content": "later", "sendAtMs": str(int(time.time() * 1000) + 3_600_000)}]}, token)
     run("Messages/DeleteMessage", {"messageCode": later["messageCodes"][0]}, token)
+    listed = run("Messages/ListMessages", {"pageSize": 1}, token)
+    assert [m["messageCode"] for m in listed["messages"]] == later["messageCodes"] and listed["nextPageToken"]
+    assert run("Messages/CountTargets", {"targeting": {"devices": [HWID]}}, token)["devices"] == "1"
+    preview = run("Messages/PreviewNotification", {"notification": {"content": "Rate us?", "iosCategoryId": category_id}}, token)
+    assert '"body":"Rate us?"' in preview["payloads"][0]["apnsPayload"]
+    assert run("Messages/GetDevice", {"hwid": HWID}, token)["tokenState"] == "TOKEN_STATE_LIVE"
     assert run("Categories/DeleteCategory", {"categoryId": category_id}, token)["categoriesVersion"]
     run("Devices/UnregisterDevice", {"application": app, "hwid": HWID})
     methods = run("Reflection/ListMethods", {})["methods"]

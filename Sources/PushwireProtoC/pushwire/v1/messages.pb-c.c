@@ -593,6 +593,456 @@ void   pushwire__v1__get_message_details_response__free_unpacked
   assert(message->base.descriptor == &pushwire__v1__get_message_details_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushwire__v1__list_messages_request__init
+                     (Pushwire__V1__ListMessagesRequest         *message)
+{
+  static const Pushwire__V1__ListMessagesRequest init_value = PUSHWIRE__V1__LIST_MESSAGES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__list_messages_request__get_packed_size
+                     (const Pushwire__V1__ListMessagesRequest *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__list_messages_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__list_messages_request__pack
+                     (const Pushwire__V1__ListMessagesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__list_messages_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__list_messages_request__pack_to_buffer
+                     (const Pushwire__V1__ListMessagesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__list_messages_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__ListMessagesRequest *
+       pushwire__v1__list_messages_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__ListMessagesRequest *)
+     protobuf_c_message_unpack (&pushwire__v1__list_messages_request__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__list_messages_request__free_unpacked
+                     (Pushwire__V1__ListMessagesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__list_messages_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__message_summary__init
+                     (Pushwire__V1__MessageSummary         *message)
+{
+  static const Pushwire__V1__MessageSummary init_value = PUSHWIRE__V1__MESSAGE_SUMMARY__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__message_summary__get_packed_size
+                     (const Pushwire__V1__MessageSummary *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__message_summary__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__message_summary__pack
+                     (const Pushwire__V1__MessageSummary *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__message_summary__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__message_summary__pack_to_buffer
+                     (const Pushwire__V1__MessageSummary *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__message_summary__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__MessageSummary *
+       pushwire__v1__message_summary__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__MessageSummary *)
+     protobuf_c_message_unpack (&pushwire__v1__message_summary__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__message_summary__free_unpacked
+                     (Pushwire__V1__MessageSummary *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__message_summary__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__list_messages_response__init
+                     (Pushwire__V1__ListMessagesResponse         *message)
+{
+  static const Pushwire__V1__ListMessagesResponse init_value = PUSHWIRE__V1__LIST_MESSAGES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__list_messages_response__get_packed_size
+                     (const Pushwire__V1__ListMessagesResponse *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__list_messages_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__list_messages_response__pack
+                     (const Pushwire__V1__ListMessagesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__list_messages_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__list_messages_response__pack_to_buffer
+                     (const Pushwire__V1__ListMessagesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__list_messages_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__ListMessagesResponse *
+       pushwire__v1__list_messages_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__ListMessagesResponse *)
+     protobuf_c_message_unpack (&pushwire__v1__list_messages_response__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__list_messages_response__free_unpacked
+                     (Pushwire__V1__ListMessagesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__list_messages_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__count_targets_request__init
+                     (Pushwire__V1__CountTargetsRequest         *message)
+{
+  static const Pushwire__V1__CountTargetsRequest init_value = PUSHWIRE__V1__COUNT_TARGETS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__count_targets_request__get_packed_size
+                     (const Pushwire__V1__CountTargetsRequest *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__count_targets_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__count_targets_request__pack
+                     (const Pushwire__V1__CountTargetsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__count_targets_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__count_targets_request__pack_to_buffer
+                     (const Pushwire__V1__CountTargetsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__count_targets_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__CountTargetsRequest *
+       pushwire__v1__count_targets_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__CountTargetsRequest *)
+     protobuf_c_message_unpack (&pushwire__v1__count_targets_request__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__count_targets_request__free_unpacked
+                     (Pushwire__V1__CountTargetsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__count_targets_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__count_targets_response__init
+                     (Pushwire__V1__CountTargetsResponse         *message)
+{
+  static const Pushwire__V1__CountTargetsResponse init_value = PUSHWIRE__V1__COUNT_TARGETS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__count_targets_response__get_packed_size
+                     (const Pushwire__V1__CountTargetsResponse *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__count_targets_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__count_targets_response__pack
+                     (const Pushwire__V1__CountTargetsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__count_targets_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__count_targets_response__pack_to_buffer
+                     (const Pushwire__V1__CountTargetsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__count_targets_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__CountTargetsResponse *
+       pushwire__v1__count_targets_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__CountTargetsResponse *)
+     protobuf_c_message_unpack (&pushwire__v1__count_targets_response__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__count_targets_response__free_unpacked
+                     (Pushwire__V1__CountTargetsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__count_targets_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__preview_notification_request__init
+                     (Pushwire__V1__PreviewNotificationRequest         *message)
+{
+  static const Pushwire__V1__PreviewNotificationRequest init_value = PUSHWIRE__V1__PREVIEW_NOTIFICATION_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__preview_notification_request__get_packed_size
+                     (const Pushwire__V1__PreviewNotificationRequest *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__preview_notification_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__preview_notification_request__pack
+                     (const Pushwire__V1__PreviewNotificationRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__preview_notification_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__preview_notification_request__pack_to_buffer
+                     (const Pushwire__V1__PreviewNotificationRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__preview_notification_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__PreviewNotificationRequest *
+       pushwire__v1__preview_notification_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__PreviewNotificationRequest *)
+     protobuf_c_message_unpack (&pushwire__v1__preview_notification_request__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__preview_notification_request__free_unpacked
+                     (Pushwire__V1__PreviewNotificationRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__preview_notification_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__rendered_payload__init
+                     (Pushwire__V1__RenderedPayload         *message)
+{
+  static const Pushwire__V1__RenderedPayload init_value = PUSHWIRE__V1__RENDERED_PAYLOAD__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__rendered_payload__get_packed_size
+                     (const Pushwire__V1__RenderedPayload *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__rendered_payload__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__rendered_payload__pack
+                     (const Pushwire__V1__RenderedPayload *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__rendered_payload__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__rendered_payload__pack_to_buffer
+                     (const Pushwire__V1__RenderedPayload *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__rendered_payload__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__RenderedPayload *
+       pushwire__v1__rendered_payload__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__RenderedPayload *)
+     protobuf_c_message_unpack (&pushwire__v1__rendered_payload__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__rendered_payload__free_unpacked
+                     (Pushwire__V1__RenderedPayload *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__rendered_payload__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__preview_notification_response__init
+                     (Pushwire__V1__PreviewNotificationResponse         *message)
+{
+  static const Pushwire__V1__PreviewNotificationResponse init_value = PUSHWIRE__V1__PREVIEW_NOTIFICATION_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__preview_notification_response__get_packed_size
+                     (const Pushwire__V1__PreviewNotificationResponse *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__preview_notification_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__preview_notification_response__pack
+                     (const Pushwire__V1__PreviewNotificationResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__preview_notification_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__preview_notification_response__pack_to_buffer
+                     (const Pushwire__V1__PreviewNotificationResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__preview_notification_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__PreviewNotificationResponse *
+       pushwire__v1__preview_notification_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__PreviewNotificationResponse *)
+     protobuf_c_message_unpack (&pushwire__v1__preview_notification_response__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__preview_notification_response__free_unpacked
+                     (Pushwire__V1__PreviewNotificationResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__preview_notification_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__get_device_request__init
+                     (Pushwire__V1__GetDeviceRequest         *message)
+{
+  static const Pushwire__V1__GetDeviceRequest init_value = PUSHWIRE__V1__GET_DEVICE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__get_device_request__get_packed_size
+                     (const Pushwire__V1__GetDeviceRequest *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__get_device_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__get_device_request__pack
+                     (const Pushwire__V1__GetDeviceRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__get_device_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__get_device_request__pack_to_buffer
+                     (const Pushwire__V1__GetDeviceRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__get_device_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__GetDeviceRequest *
+       pushwire__v1__get_device_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__GetDeviceRequest *)
+     protobuf_c_message_unpack (&pushwire__v1__get_device_request__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__get_device_request__free_unpacked
+                     (Pushwire__V1__GetDeviceRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__get_device_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__get_device_response__init
+                     (Pushwire__V1__GetDeviceResponse         *message)
+{
+  static const Pushwire__V1__GetDeviceResponse init_value = PUSHWIRE__V1__GET_DEVICE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__get_device_response__get_packed_size
+                     (const Pushwire__V1__GetDeviceResponse *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__get_device_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__get_device_response__pack
+                     (const Pushwire__V1__GetDeviceResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__get_device_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__get_device_response__pack_to_buffer
+                     (const Pushwire__V1__GetDeviceResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__get_device_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__GetDeviceResponse *
+       pushwire__v1__get_device_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__GetDeviceResponse *)
+     protobuf_c_message_unpack (&pushwire__v1__get_device_response__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__get_device_response__free_unpacked
+                     (Pushwire__V1__GetDeviceResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__get_device_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor pushwire__v1__badge__field_descriptors[2] =
 {
   {
@@ -1691,6 +2141,659 @@ const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__des
   (ProtobufCMessageInit) pushwire__v1__get_message_details_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor pushwire__v1__list_messages_request__field_descriptors[2] =
+{
+  {
+    "page_size",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__ListMessagesRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__ListMessagesRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__list_messages_request__field_indices_by_name[] = {
+  0,   /* field[0] = page_size */
+  1,   /* field[1] = page_token */
+};
+static const ProtobufCIntRange pushwire__v1__list_messages_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__list_messages_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.ListMessagesRequest",
+  "ListMessagesRequest",
+  "Pushwire__V1__ListMessagesRequest",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__ListMessagesRequest),
+  2,
+  pushwire__v1__list_messages_request__field_descriptors,
+  pushwire__v1__list_messages_request__field_indices_by_name,
+  1,  pushwire__v1__list_messages_request__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__list_messages_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__message_summary__field_descriptors[7] =
+{
+  {
+    "message_code",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__MessageSummary, message_code),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "status",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__MessageSummary, status),
+    &pushwire__v1__message_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "send_at_ms",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__MessageSummary, send_at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_category_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__MessageSummary, ios_category_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "targeted",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__MessageSummary, targeted),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sent",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__MessageSummary, sent),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "failed",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__MessageSummary, failed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__message_summary__field_indices_by_name[] = {
+  6,   /* field[6] = failed */
+  3,   /* field[3] = ios_category_id */
+  0,   /* field[0] = message_code */
+  2,   /* field[2] = send_at_ms */
+  5,   /* field[5] = sent */
+  1,   /* field[1] = status */
+  4,   /* field[4] = targeted */
+};
+static const ProtobufCIntRange pushwire__v1__message_summary__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__message_summary__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.MessageSummary",
+  "MessageSummary",
+  "Pushwire__V1__MessageSummary",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__MessageSummary),
+  7,
+  pushwire__v1__message_summary__field_descriptors,
+  pushwire__v1__message_summary__field_indices_by_name,
+  1,  pushwire__v1__message_summary__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__message_summary__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__list_messages_response__field_descriptors[2] =
+{
+  {
+    "messages",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushwire__V1__ListMessagesResponse, n_messages),
+    offsetof(Pushwire__V1__ListMessagesResponse, messages),
+    &pushwire__v1__message_summary__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__ListMessagesResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__list_messages_response__field_indices_by_name[] = {
+  0,   /* field[0] = messages */
+  1,   /* field[1] = next_page_token */
+};
+static const ProtobufCIntRange pushwire__v1__list_messages_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__list_messages_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.ListMessagesResponse",
+  "ListMessagesResponse",
+  "Pushwire__V1__ListMessagesResponse",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__ListMessagesResponse),
+  2,
+  pushwire__v1__list_messages_response__field_descriptors,
+  pushwire__v1__list_messages_response__field_indices_by_name,
+  1,  pushwire__v1__list_messages_response__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__list_messages_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__count_targets_request__field_descriptors[1] =
+{
+  {
+    "targeting",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__CountTargetsRequest, targeting),
+    &pushwire__v1__targeting__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__count_targets_request__field_indices_by_name[] = {
+  0,   /* field[0] = targeting */
+};
+static const ProtobufCIntRange pushwire__v1__count_targets_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__count_targets_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.CountTargetsRequest",
+  "CountTargetsRequest",
+  "Pushwire__V1__CountTargetsRequest",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__CountTargetsRequest),
+  1,
+  pushwire__v1__count_targets_request__field_descriptors,
+  pushwire__v1__count_targets_request__field_indices_by_name,
+  1,  pushwire__v1__count_targets_request__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__count_targets_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__count_targets_response__field_descriptors[2] =
+{
+  {
+    "devices",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__CountTargetsResponse, devices),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "at_least",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__CountTargetsResponse, at_least),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__count_targets_response__field_indices_by_name[] = {
+  1,   /* field[1] = at_least */
+  0,   /* field[0] = devices */
+};
+static const ProtobufCIntRange pushwire__v1__count_targets_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__count_targets_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.CountTargetsResponse",
+  "CountTargetsResponse",
+  "Pushwire__V1__CountTargetsResponse",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__CountTargetsResponse),
+  2,
+  pushwire__v1__count_targets_response__field_descriptors,
+  pushwire__v1__count_targets_response__field_indices_by_name,
+  1,  pushwire__v1__count_targets_response__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__count_targets_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__preview_notification_request__field_descriptors[1] =
+{
+  {
+    "notification",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PreviewNotificationRequest, notification),
+    &pushwire__v1__notification__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__preview_notification_request__field_indices_by_name[] = {
+  0,   /* field[0] = notification */
+};
+static const ProtobufCIntRange pushwire__v1__preview_notification_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__preview_notification_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.PreviewNotificationRequest",
+  "PreviewNotificationRequest",
+  "Pushwire__V1__PreviewNotificationRequest",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__PreviewNotificationRequest),
+  1,
+  pushwire__v1__preview_notification_request__field_descriptors,
+  pushwire__v1__preview_notification_request__field_indices_by_name,
+  1,  pushwire__v1__preview_notification_request__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__preview_notification_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__rendered_payload__field_descriptors[5] =
+{
+  {
+    "language",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__RenderedPayload, language),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "apns_payload",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__RenderedPayload, apns_payload),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "size",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__RenderedPayload, size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "worst_case_size",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__RenderedPayload, worst_case_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "trimmed",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__RenderedPayload, trimmed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__rendered_payload__field_indices_by_name[] = {
+  1,   /* field[1] = apns_payload */
+  0,   /* field[0] = language */
+  2,   /* field[2] = size */
+  4,   /* field[4] = trimmed */
+  3,   /* field[3] = worst_case_size */
+};
+static const ProtobufCIntRange pushwire__v1__rendered_payload__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__rendered_payload__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.RenderedPayload",
+  "RenderedPayload",
+  "Pushwire__V1__RenderedPayload",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__RenderedPayload),
+  5,
+  pushwire__v1__rendered_payload__field_descriptors,
+  pushwire__v1__rendered_payload__field_indices_by_name,
+  1,  pushwire__v1__rendered_payload__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__rendered_payload__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__preview_notification_response__field_descriptors[2] =
+{
+  {
+    "payloads",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushwire__V1__PreviewNotificationResponse, n_payloads),
+    offsetof(Pushwire__V1__PreviewNotificationResponse, payloads),
+    &pushwire__v1__rendered_payload__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__PreviewNotificationResponse, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__preview_notification_response__field_indices_by_name[] = {
+  1,   /* field[1] = limit */
+  0,   /* field[0] = payloads */
+};
+static const ProtobufCIntRange pushwire__v1__preview_notification_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__preview_notification_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.PreviewNotificationResponse",
+  "PreviewNotificationResponse",
+  "Pushwire__V1__PreviewNotificationResponse",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__PreviewNotificationResponse),
+  2,
+  pushwire__v1__preview_notification_response__field_descriptors,
+  pushwire__v1__preview_notification_response__field_indices_by_name,
+  1,  pushwire__v1__preview_notification_response__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__preview_notification_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__get_device_request__field_descriptors[1] =
+{
+  {
+    "hwid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceRequest, hwid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__get_device_request__field_indices_by_name[] = {
+  0,   /* field[0] = hwid */
+};
+static const ProtobufCIntRange pushwire__v1__get_device_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__get_device_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.GetDeviceRequest",
+  "GetDeviceRequest",
+  "Pushwire__V1__GetDeviceRequest",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__GetDeviceRequest),
+  1,
+  pushwire__v1__get_device_request__field_descriptors,
+  pushwire__v1__get_device_request__field_indices_by_name,
+  1,  pushwire__v1__get_device_request__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__get_device_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__get_device_response__field_descriptors[8] =
+{
+  {
+    "hwid",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceResponse, hwid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "device_type",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceResponse, device_type),
+    &pushwire__v1__device_type__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "language",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceResponse, language),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "user_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceResponse, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "tags",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushwire__V1__GetDeviceResponse, n_tags),
+    offsetof(Pushwire__V1__GetDeviceResponse, tags),
+    &pushwire__v1__tag__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "token_state",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceResponse, token_state),
+    &pushwire__v1__token_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "push_token",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceResponse, push_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "badge",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceResponse, badge),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__get_device_response__field_indices_by_name[] = {
+  7,   /* field[7] = badge */
+  1,   /* field[1] = device_type */
+  0,   /* field[0] = hwid */
+  2,   /* field[2] = language */
+  6,   /* field[6] = push_token */
+  4,   /* field[4] = tags */
+  5,   /* field[5] = token_state */
+  3,   /* field[3] = user_id */
+};
+static const ProtobufCIntRange pushwire__v1__get_device_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 8 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__get_device_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.GetDeviceResponse",
+  "GetDeviceResponse",
+  "Pushwire__V1__GetDeviceResponse",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__GetDeviceResponse),
+  8,
+  pushwire__v1__get_device_response__field_descriptors,
+  pushwire__v1__get_device_response__field_indices_by_name,
+  1,  pushwire__v1__get_device_response__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__get_device_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue pushwire__v1__interruption_level__enum_values_by_number[5] =
 {
   { "INTERRUPTION_LEVEL_UNSPECIFIED", "PUSHWIRE__V1__INTERRUPTION_LEVEL__INTERRUPTION_LEVEL_UNSPECIFIED", 0 },
@@ -1825,16 +2928,56 @@ const ProtobufCEnumDescriptor pushwire__v1__message_status__descriptor =
   pushwire__v1__message_status__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor pushwire__v1__messages__method_descriptors[3] =
+static const ProtobufCEnumValue pushwire__v1__token_state__enum_values_by_number[4] =
+{
+  { "TOKEN_STATE_UNSPECIFIED", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_UNSPECIFIED", 0 },
+  { "TOKEN_STATE_LIVE", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_LIVE", 1 },
+  { "TOKEN_STATE_DEAD", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_DEAD", 2 },
+  { "TOKEN_STATE_NO_TOKEN", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_NO_TOKEN", 3 },
+};
+static const ProtobufCIntRange pushwire__v1__token_state__value_ranges[] = {
+{0, 0},{0, 4}
+};
+static const ProtobufCEnumValueIndex pushwire__v1__token_state__enum_values_by_name[4] =
+{
+  { "TOKEN_STATE_DEAD", 2 },
+  { "TOKEN_STATE_LIVE", 1 },
+  { "TOKEN_STATE_NO_TOKEN", 3 },
+  { "TOKEN_STATE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor pushwire__v1__token_state__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "pushwire.v1.TokenState",
+  "TokenState",
+  "Pushwire__V1__TokenState",
+  "pushwire.v1",
+  4,
+  pushwire__v1__token_state__enum_values_by_number,
+  4,
+  pushwire__v1__token_state__enum_values_by_name,
+  1,
+  pushwire__v1__token_state__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCMethodDescriptor pushwire__v1__messages__method_descriptors[7] =
 {
   { "CreateMessage", &pushwire__v1__create_message_request__descriptor, &pushwire__v1__create_message_response__descriptor },
   { "DeleteMessage", &pushwire__v1__delete_message_request__descriptor, &pushwire__v1__delete_message_response__descriptor },
   { "GetMessageDetails", &pushwire__v1__get_message_details_request__descriptor, &pushwire__v1__get_message_details_response__descriptor },
+  { "ListMessages", &pushwire__v1__list_messages_request__descriptor, &pushwire__v1__list_messages_response__descriptor },
+  { "CountTargets", &pushwire__v1__count_targets_request__descriptor, &pushwire__v1__count_targets_response__descriptor },
+  { "PreviewNotification", &pushwire__v1__preview_notification_request__descriptor, &pushwire__v1__preview_notification_response__descriptor },
+  { "GetDevice", &pushwire__v1__get_device_request__descriptor, &pushwire__v1__get_device_response__descriptor },
 };
 const unsigned pushwire__v1__messages__method_indices_by_name[] = {
+  4,        /* CountTargets */
   0,        /* CreateMessage */
   1,        /* DeleteMessage */
-  2         /* GetMessageDetails */
+  6,        /* GetDevice */
+  2,        /* GetMessageDetails */
+  3,        /* ListMessages */
+  5         /* PreviewNotification */
 };
 const ProtobufCServiceDescriptor pushwire__v1__messages__descriptor =
 {
@@ -1843,7 +2986,7 @@ const ProtobufCServiceDescriptor pushwire__v1__messages__descriptor =
   "Messages",
   "Pushwire__V1__Messages",
   "pushwire.v1",
-  3,
+  7,
   pushwire__v1__messages__method_descriptors,
   pushwire__v1__messages__method_indices_by_name
 };
@@ -1870,6 +3013,38 @@ void pushwire__v1__messages__get_message_details(ProtobufCService *service,
 {
   assert(service->descriptor == &pushwire__v1__messages__descriptor);
   service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void pushwire__v1__messages__list_messages(ProtobufCService *service,
+                                           const Pushwire__V1__ListMessagesRequest *input,
+                                           Pushwire__V1__ListMessagesResponse_Closure closure,
+                                           void *closure_data)
+{
+  assert(service->descriptor == &pushwire__v1__messages__descriptor);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void pushwire__v1__messages__count_targets(ProtobufCService *service,
+                                           const Pushwire__V1__CountTargetsRequest *input,
+                                           Pushwire__V1__CountTargetsResponse_Closure closure,
+                                           void *closure_data)
+{
+  assert(service->descriptor == &pushwire__v1__messages__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void pushwire__v1__messages__preview_notification(ProtobufCService *service,
+                                                  const Pushwire__V1__PreviewNotificationRequest *input,
+                                                  Pushwire__V1__PreviewNotificationResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &pushwire__v1__messages__descriptor);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void pushwire__v1__messages__get_device(ProtobufCService *service,
+                                        const Pushwire__V1__GetDeviceRequest *input,
+                                        Pushwire__V1__GetDeviceResponse_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &pushwire__v1__messages__descriptor);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void pushwire__v1__messages__init (Pushwire__V1__Messages_Service *service,
                                    Pushwire__V1__Messages_ServiceDestroy destroy)

@@ -30,6 +30,16 @@ typedef struct Pushwire__V1__FailureCount Pushwire__V1__FailureCount;
 typedef struct Pushwire__V1__ButtonTapCount Pushwire__V1__ButtonTapCount;
 typedef struct Pushwire__V1__PlatformCount Pushwire__V1__PlatformCount;
 typedef struct Pushwire__V1__GetMessageDetailsResponse Pushwire__V1__GetMessageDetailsResponse;
+typedef struct Pushwire__V1__ListMessagesRequest Pushwire__V1__ListMessagesRequest;
+typedef struct Pushwire__V1__MessageSummary Pushwire__V1__MessageSummary;
+typedef struct Pushwire__V1__ListMessagesResponse Pushwire__V1__ListMessagesResponse;
+typedef struct Pushwire__V1__CountTargetsRequest Pushwire__V1__CountTargetsRequest;
+typedef struct Pushwire__V1__CountTargetsResponse Pushwire__V1__CountTargetsResponse;
+typedef struct Pushwire__V1__PreviewNotificationRequest Pushwire__V1__PreviewNotificationRequest;
+typedef struct Pushwire__V1__RenderedPayload Pushwire__V1__RenderedPayload;
+typedef struct Pushwire__V1__PreviewNotificationResponse Pushwire__V1__PreviewNotificationResponse;
+typedef struct Pushwire__V1__GetDeviceRequest Pushwire__V1__GetDeviceRequest;
+typedef struct Pushwire__V1__GetDeviceResponse Pushwire__V1__GetDeviceResponse;
 
 
 /* --- enums --- */
@@ -114,6 +124,26 @@ typedef enum _Pushwire__V1__MessageStatus {
   PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_CANCELLED = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHWIRE__V1__MESSAGE_STATUS)
 } Pushwire__V1__MessageStatus;
+/*
+ * Whether the fan-out can reach a device.
+ */
+typedef enum _Pushwire__V1__TokenState {
+  PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_UNSPECIFIED = 0,
+  /*
+   * Has a push token that no push service has refused: targeted.
+   */
+  PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_LIVE = 1,
+  /*
+   * The push service refused the token (APNs 410 Unregistered or 400 BadDeviceToken, FCM
+   * UNREGISTERED): not targeted until the device registers another token.
+   */
+  PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_DEAD = 2,
+  /*
+   * No push token (never given, or unregistered): not targeted.
+   */
+  PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_NO_TOKEN = 3
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHWIRE__V1__TOKEN_STATE)
+} Pushwire__V1__TokenState;
 
 /* --- messages --- */
 
@@ -469,6 +499,191 @@ struct  Pushwire__V1__GetMessageDetailsResponse
     , (char *)protobuf_c_empty_string, PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL }
 
 
+struct  Pushwire__V1__ListMessagesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * At most this many messages, 1–100; 0 means 50.
+   */
+  uint32_t page_size;
+  /*
+   * `next_page_token` of the previous page; empty for the first (newest) page.
+   */
+  char *page_token;
+};
+#define PUSHWIRE__V1__LIST_MESSAGES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__list_messages_request__descriptor) \
+    , 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * One message as the list shows it.
+ */
+struct  Pushwire__V1__MessageSummary
+{
+  ProtobufCMessage base;
+  char *message_code;
+  Pushwire__V1__MessageStatus status;
+  /*
+   * The send time, in milliseconds since 1970-01-01T00:00:00Z.
+   */
+  int64_t send_at_ms;
+  uint32_t ios_category_id;
+  uint64_t targeted;
+  uint64_t sent;
+  uint64_t failed;
+};
+#define PUSHWIRE__V1__MESSAGE_SUMMARY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__message_summary__descriptor) \
+    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0 }
+
+
+struct  Pushwire__V1__ListMessagesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Newest (last created) first.
+   */
+  size_t n_messages;
+  Pushwire__V1__MessageSummary **messages;
+  /*
+   * Pass it as `page_token` for the next page; empty on the last page.
+   */
+  char *next_page_token;
+};
+#define PUSHWIRE__V1__LIST_MESSAGES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__list_messages_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+struct  Pushwire__V1__CountTargetsRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The targeting to count, as in a notification.
+   */
+  Pushwire__V1__Targeting *targeting;
+};
+#define PUSHWIRE__V1__COUNT_TARGETS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__count_targets_request__descriptor) \
+    , NULL }
+
+
+struct  Pushwire__V1__CountTargetsResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Devices it selects now (with a live push token), at most `limit`.
+   */
+  uint64_t devices;
+  /*
+   * True when counting stopped at the limit (1,000,000): there are at least that many.
+   */
+  protobuf_c_boolean at_least;
+};
+#define PUSHWIRE__V1__COUNT_TARGETS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__count_targets_response__descriptor) \
+    , 0, 0 }
+
+
+struct  Pushwire__V1__PreviewNotificationRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The notification, as it would be given to CreateMessage (its targeting is not used).
+   */
+  Pushwire__V1__Notification *notification;
+};
+#define PUSHWIRE__V1__PREVIEW_NOTIFICATION_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__preview_notification_request__descriptor) \
+    , NULL }
+
+
+/*
+ * The payload one language's devices would receive.
+ */
+struct  Pushwire__V1__RenderedPayload
+{
+  ProtobufCMessage base;
+  /*
+   * The language ("" for the default texts, for devices of any other language).
+   */
+  char *language;
+  /*
+   * The APNs payload JSON, exactly as sent (`pw_msg` carries a placeholder code of the same
+   * length as a real one; the badge is the one a device with badge 0 gets).
+   */
+  char *apns_payload;
+  /*
+   * Its size in bytes.
+   */
+  uint32_t size;
+  /*
+   * The largest size any device can get (the widest badge); what is checked against the limit.
+   */
+  uint32_t worst_case_size;
+  /*
+   * True when `trim_to_fit` shortened the body to fit.
+   */
+  protobuf_c_boolean trimmed;
+};
+#define PUSHWIRE__V1__RENDERED_PAYLOAD__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__rendered_payload__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
+
+
+struct  Pushwire__V1__PreviewNotificationResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The default texts first, then each translation by language.
+   */
+  size_t n_payloads;
+  Pushwire__V1__RenderedPayload **payloads;
+  /*
+   * APNs' payload limit, 4096 bytes.
+   */
+  uint32_t limit;
+};
+#define PUSHWIRE__V1__PREVIEW_NOTIFICATION_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__preview_notification_response__descriptor) \
+    , 0,NULL, 0 }
+
+
+struct  Pushwire__V1__GetDeviceRequest
+{
+  ProtobufCMessage base;
+  char *hwid;
+};
+#define PUSHWIRE__V1__GET_DEVICE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__get_device_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Pushwire__V1__GetDeviceResponse
+{
+  ProtobufCMessage base;
+  char *hwid;
+  Pushwire__V1__DeviceType device_type;
+  char *language;
+  char *user_id;
+  size_t n_tags;
+  Pushwire__V1__Tag **tags;
+  Pushwire__V1__TokenState token_state;
+  /*
+   * The push token (empty when none).
+   */
+  char *push_token;
+  /*
+   * The badge Pushwire last set on it.
+   */
+  int64_t badge;
+};
+#define PUSHWIRE__V1__GET_DEVICE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__get_device_response__descriptor) \
+    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__DEVICE_TYPE__DEVICE_TYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0 }
+
+
 /* Pushwire__V1__Badge methods */
 void   pushwire__v1__badge__init
                      (Pushwire__V1__Badge         *message);
@@ -716,6 +931,196 @@ Pushwire__V1__GetMessageDetailsResponse *
 void   pushwire__v1__get_message_details_response__free_unpacked
                      (Pushwire__V1__GetMessageDetailsResponse *message,
                       ProtobufCAllocator *allocator);
+/* Pushwire__V1__ListMessagesRequest methods */
+void   pushwire__v1__list_messages_request__init
+                     (Pushwire__V1__ListMessagesRequest         *message);
+size_t pushwire__v1__list_messages_request__get_packed_size
+                     (const Pushwire__V1__ListMessagesRequest   *message);
+size_t pushwire__v1__list_messages_request__pack
+                     (const Pushwire__V1__ListMessagesRequest   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__list_messages_request__pack_to_buffer
+                     (const Pushwire__V1__ListMessagesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__ListMessagesRequest *
+       pushwire__v1__list_messages_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__list_messages_request__free_unpacked
+                     (Pushwire__V1__ListMessagesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__MessageSummary methods */
+void   pushwire__v1__message_summary__init
+                     (Pushwire__V1__MessageSummary         *message);
+size_t pushwire__v1__message_summary__get_packed_size
+                     (const Pushwire__V1__MessageSummary   *message);
+size_t pushwire__v1__message_summary__pack
+                     (const Pushwire__V1__MessageSummary   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__message_summary__pack_to_buffer
+                     (const Pushwire__V1__MessageSummary   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__MessageSummary *
+       pushwire__v1__message_summary__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__message_summary__free_unpacked
+                     (Pushwire__V1__MessageSummary *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__ListMessagesResponse methods */
+void   pushwire__v1__list_messages_response__init
+                     (Pushwire__V1__ListMessagesResponse         *message);
+size_t pushwire__v1__list_messages_response__get_packed_size
+                     (const Pushwire__V1__ListMessagesResponse   *message);
+size_t pushwire__v1__list_messages_response__pack
+                     (const Pushwire__V1__ListMessagesResponse   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__list_messages_response__pack_to_buffer
+                     (const Pushwire__V1__ListMessagesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__ListMessagesResponse *
+       pushwire__v1__list_messages_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__list_messages_response__free_unpacked
+                     (Pushwire__V1__ListMessagesResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__CountTargetsRequest methods */
+void   pushwire__v1__count_targets_request__init
+                     (Pushwire__V1__CountTargetsRequest         *message);
+size_t pushwire__v1__count_targets_request__get_packed_size
+                     (const Pushwire__V1__CountTargetsRequest   *message);
+size_t pushwire__v1__count_targets_request__pack
+                     (const Pushwire__V1__CountTargetsRequest   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__count_targets_request__pack_to_buffer
+                     (const Pushwire__V1__CountTargetsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__CountTargetsRequest *
+       pushwire__v1__count_targets_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__count_targets_request__free_unpacked
+                     (Pushwire__V1__CountTargetsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__CountTargetsResponse methods */
+void   pushwire__v1__count_targets_response__init
+                     (Pushwire__V1__CountTargetsResponse         *message);
+size_t pushwire__v1__count_targets_response__get_packed_size
+                     (const Pushwire__V1__CountTargetsResponse   *message);
+size_t pushwire__v1__count_targets_response__pack
+                     (const Pushwire__V1__CountTargetsResponse   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__count_targets_response__pack_to_buffer
+                     (const Pushwire__V1__CountTargetsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__CountTargetsResponse *
+       pushwire__v1__count_targets_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__count_targets_response__free_unpacked
+                     (Pushwire__V1__CountTargetsResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__PreviewNotificationRequest methods */
+void   pushwire__v1__preview_notification_request__init
+                     (Pushwire__V1__PreviewNotificationRequest         *message);
+size_t pushwire__v1__preview_notification_request__get_packed_size
+                     (const Pushwire__V1__PreviewNotificationRequest   *message);
+size_t pushwire__v1__preview_notification_request__pack
+                     (const Pushwire__V1__PreviewNotificationRequest   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__preview_notification_request__pack_to_buffer
+                     (const Pushwire__V1__PreviewNotificationRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__PreviewNotificationRequest *
+       pushwire__v1__preview_notification_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__preview_notification_request__free_unpacked
+                     (Pushwire__V1__PreviewNotificationRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__RenderedPayload methods */
+void   pushwire__v1__rendered_payload__init
+                     (Pushwire__V1__RenderedPayload         *message);
+size_t pushwire__v1__rendered_payload__get_packed_size
+                     (const Pushwire__V1__RenderedPayload   *message);
+size_t pushwire__v1__rendered_payload__pack
+                     (const Pushwire__V1__RenderedPayload   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__rendered_payload__pack_to_buffer
+                     (const Pushwire__V1__RenderedPayload   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__RenderedPayload *
+       pushwire__v1__rendered_payload__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__rendered_payload__free_unpacked
+                     (Pushwire__V1__RenderedPayload *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__PreviewNotificationResponse methods */
+void   pushwire__v1__preview_notification_response__init
+                     (Pushwire__V1__PreviewNotificationResponse         *message);
+size_t pushwire__v1__preview_notification_response__get_packed_size
+                     (const Pushwire__V1__PreviewNotificationResponse   *message);
+size_t pushwire__v1__preview_notification_response__pack
+                     (const Pushwire__V1__PreviewNotificationResponse   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__preview_notification_response__pack_to_buffer
+                     (const Pushwire__V1__PreviewNotificationResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__PreviewNotificationResponse *
+       pushwire__v1__preview_notification_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__preview_notification_response__free_unpacked
+                     (Pushwire__V1__PreviewNotificationResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__GetDeviceRequest methods */
+void   pushwire__v1__get_device_request__init
+                     (Pushwire__V1__GetDeviceRequest         *message);
+size_t pushwire__v1__get_device_request__get_packed_size
+                     (const Pushwire__V1__GetDeviceRequest   *message);
+size_t pushwire__v1__get_device_request__pack
+                     (const Pushwire__V1__GetDeviceRequest   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__get_device_request__pack_to_buffer
+                     (const Pushwire__V1__GetDeviceRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__GetDeviceRequest *
+       pushwire__v1__get_device_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__get_device_request__free_unpacked
+                     (Pushwire__V1__GetDeviceRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__GetDeviceResponse methods */
+void   pushwire__v1__get_device_response__init
+                     (Pushwire__V1__GetDeviceResponse         *message);
+size_t pushwire__v1__get_device_response__get_packed_size
+                     (const Pushwire__V1__GetDeviceResponse   *message);
+size_t pushwire__v1__get_device_response__pack
+                     (const Pushwire__V1__GetDeviceResponse   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__get_device_response__pack_to_buffer
+                     (const Pushwire__V1__GetDeviceResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__GetDeviceResponse *
+       pushwire__v1__get_device_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__get_device_response__free_unpacked
+                     (Pushwire__V1__GetDeviceResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Pushwire__V1__Badge_Closure)
@@ -757,6 +1162,36 @@ typedef void (*Pushwire__V1__PlatformCount_Closure)
 typedef void (*Pushwire__V1__GetMessageDetailsResponse_Closure)
                  (const Pushwire__V1__GetMessageDetailsResponse *message,
                   void *closure_data);
+typedef void (*Pushwire__V1__ListMessagesRequest_Closure)
+                 (const Pushwire__V1__ListMessagesRequest *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__MessageSummary_Closure)
+                 (const Pushwire__V1__MessageSummary *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__ListMessagesResponse_Closure)
+                 (const Pushwire__V1__ListMessagesResponse *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__CountTargetsRequest_Closure)
+                 (const Pushwire__V1__CountTargetsRequest *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__CountTargetsResponse_Closure)
+                 (const Pushwire__V1__CountTargetsResponse *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__PreviewNotificationRequest_Closure)
+                 (const Pushwire__V1__PreviewNotificationRequest *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__RenderedPayload_Closure)
+                 (const Pushwire__V1__RenderedPayload *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__PreviewNotificationResponse_Closure)
+                 (const Pushwire__V1__PreviewNotificationResponse *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__GetDeviceRequest_Closure)
+                 (const Pushwire__V1__GetDeviceRequest *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__GetDeviceResponse_Closure)
+                 (const Pushwire__V1__GetDeviceResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -776,6 +1211,22 @@ struct Pushwire__V1__Messages_Service
                               const Pushwire__V1__GetMessageDetailsRequest *input,
                               Pushwire__V1__GetMessageDetailsResponse_Closure closure,
                               void *closure_data);
+  void (*list_messages)(Pushwire__V1__Messages_Service *service,
+                        const Pushwire__V1__ListMessagesRequest *input,
+                        Pushwire__V1__ListMessagesResponse_Closure closure,
+                        void *closure_data);
+  void (*count_targets)(Pushwire__V1__Messages_Service *service,
+                        const Pushwire__V1__CountTargetsRequest *input,
+                        Pushwire__V1__CountTargetsResponse_Closure closure,
+                        void *closure_data);
+  void (*preview_notification)(Pushwire__V1__Messages_Service *service,
+                               const Pushwire__V1__PreviewNotificationRequest *input,
+                               Pushwire__V1__PreviewNotificationResponse_Closure closure,
+                               void *closure_data);
+  void (*get_device)(Pushwire__V1__Messages_Service *service,
+                     const Pushwire__V1__GetDeviceRequest *input,
+                     Pushwire__V1__GetDeviceResponse_Closure closure,
+                     void *closure_data);
 };
 typedef void (*Pushwire__V1__Messages_ServiceDestroy)(Pushwire__V1__Messages_Service *);
 void pushwire__v1__messages__init (Pushwire__V1__Messages_Service *service,
@@ -786,7 +1237,11 @@ void pushwire__v1__messages__init (Pushwire__V1__Messages_Service *service,
     { PUSHWIRE__V1__MESSAGES__BASE_INIT,\
       function_prefix__ ## create_message,\
       function_prefix__ ## delete_message,\
-      function_prefix__ ## get_message_details  }
+      function_prefix__ ## get_message_details,\
+      function_prefix__ ## list_messages,\
+      function_prefix__ ## count_targets,\
+      function_prefix__ ## preview_notification,\
+      function_prefix__ ## get_device  }
 void pushwire__v1__messages__create_message(ProtobufCService *service,
                                             const Pushwire__V1__CreateMessageRequest *input,
                                             Pushwire__V1__CreateMessageResponse_Closure closure,
@@ -799,6 +1254,22 @@ void pushwire__v1__messages__get_message_details(ProtobufCService *service,
                                                  const Pushwire__V1__GetMessageDetailsRequest *input,
                                                  Pushwire__V1__GetMessageDetailsResponse_Closure closure,
                                                  void *closure_data);
+void pushwire__v1__messages__list_messages(ProtobufCService *service,
+                                           const Pushwire__V1__ListMessagesRequest *input,
+                                           Pushwire__V1__ListMessagesResponse_Closure closure,
+                                           void *closure_data);
+void pushwire__v1__messages__count_targets(ProtobufCService *service,
+                                           const Pushwire__V1__CountTargetsRequest *input,
+                                           Pushwire__V1__CountTargetsResponse_Closure closure,
+                                           void *closure_data);
+void pushwire__v1__messages__preview_notification(ProtobufCService *service,
+                                                  const Pushwire__V1__PreviewNotificationRequest *input,
+                                                  Pushwire__V1__PreviewNotificationResponse_Closure closure,
+                                                  void *closure_data);
+void pushwire__v1__messages__get_device(ProtobufCService *service,
+                                        const Pushwire__V1__GetDeviceRequest *input,
+                                        Pushwire__V1__GetDeviceResponse_Closure closure,
+                                        void *closure_data);
 
 /* --- descriptors --- */
 
@@ -806,6 +1277,7 @@ extern const ProtobufCEnumDescriptor    pushwire__v1__interruption_level__descri
 extern const ProtobufCEnumDescriptor    pushwire__v1__apns_push_type__descriptor;
 extern const ProtobufCEnumDescriptor    pushwire__v1__condition_operator__descriptor;
 extern const ProtobufCEnumDescriptor    pushwire__v1__message_status__descriptor;
+extern const ProtobufCEnumDescriptor    pushwire__v1__token_state__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__badge__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__tag_condition__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__targeting__descriptor;
@@ -819,6 +1291,16 @@ extern const ProtobufCMessageDescriptor pushwire__v1__failure_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__button_tap_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__platform_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__list_messages_request__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__message_summary__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__list_messages_response__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__count_targets_request__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__count_targets_response__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__preview_notification_request__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__rendered_payload__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__preview_notification_response__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__get_device_request__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__get_device_response__descriptor;
 extern const ProtobufCServiceDescriptor pushwire__v1__messages__descriptor;
 
 PROTOBUF_C__END_DECLS
