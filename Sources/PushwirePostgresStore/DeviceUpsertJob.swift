@@ -5,10 +5,13 @@ import PushwireStore
 /// with the adjacent registrations of the writer's batch as one statement (`DeviceUpsertGroup`).
 final class DeviceUpsertJob: PGJob, Sendable {
     let device: DeviceRecord
+    /// The writing store's origin in the change feed (`PGChangeFeed`).
+    let origin: String
     let completion: @Sendable (StoreError?) -> Void
 
-    init(device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
+    init(device: DeviceRecord, origin: String, completion: @escaping @Sendable (StoreError?) -> Void) {
         self.device = device
+        self.origin = origin
         self.completion = completion
     }
 
@@ -33,17 +36,30 @@ struct DeviceUpsertGroup: PGUnit {
 
     var jobCount: Int { writes.count }
 
+    /// The upsert, and in the same statement (so in its transaction, delivered at its COMMIT)
+    /// the change feed's notifications (`PGChangeFeed`) of the devices that existed and changed:
+    /// another server may hold their fingerprints. New devices (`xmax` 0: inserted, not updated
+    /// by ON CONFLICT) and unchanged ones (left alone by the `WHERE`, so not returned) send
+    /// nothing, so registering new devices costs no notification. `$10` is the store's origin.
     static let sql = """
-        INSERT INTO devices (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, updated_at)
-        SELECT app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, $9
-        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::integer[], $7::text[], $8::text[])
-            AS r (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version)
-        ON CONFLICT (app_id, hwid) DO UPDATE SET push_token = excluded.push_token,
-            device_type = excluded.device_type, language = excluded.language, timezone = excluded.timezone,
-            user_id = excluded.user_id, app_version = excluded.app_version, updated_at = excluded.updated_at
-        WHERE (devices.push_token, devices.device_type, devices.language, devices.timezone, devices.user_id, devices.app_version)
-            IS DISTINCT FROM
-            (excluded.push_token, excluded.device_type, excluded.language, excluded.timezone, excluded.user_id, excluded.app_version)
+        WITH up AS (
+            INSERT INTO devices (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, updated_at)
+            SELECT app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, $9
+            FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::integer[], $7::text[], $8::text[])
+                AS r (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version)
+            ON CONFLICT (app_id, hwid) DO UPDATE SET push_token = excluded.push_token,
+                device_type = excluded.device_type, language = excluded.language, timezone = excluded.timezone,
+                user_id = excluded.user_id, app_version = excluded.app_version, updated_at = excluded.updated_at
+            WHERE (devices.push_token, devices.device_type, devices.language, devices.timezone, devices.user_id, devices.app_version)
+                IS DISTINCT FROM
+                (excluded.push_token, excluded.device_type, excluded.language, excluded.timezone, excluded.user_id, excluded.app_version)
+            RETURNING app_id, hwid, xmax::text <> '0' AS existed),
+        changed AS (
+            SELECT app_id, hwid, (row_number() OVER (PARTITION BY app_id) - 1) / \(PGChangeFeed.devicesPerNotification) AS chunk
+            FROM up WHERE existed)
+        SELECT pg_notify('\(PGChangeFeed.channel)',
+            $10 || ' d ' || app_id || ' ' || string_agg(encode(convert_to(hwid, 'UTF8'), 'hex'), ' '))
+        FROM changed GROUP BY app_id, chunk
         """
 
     func run(on connection: PGConnection) throws(StoreError) {
@@ -68,6 +84,7 @@ struct DeviceUpsertGroup: PGUnit {
                 PGText.textArray(devices.map(\.userID)),
                 PGText.textArray(devices.map(\.appVersion)),
                 now,
+                writes.first?.origin ?? "",
             ])
         }
     }

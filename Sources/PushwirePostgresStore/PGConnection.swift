@@ -27,10 +27,11 @@ final class PGConnection {
     private var prepared: [String: String] = [:]
 
     /// Connects to `url` (a `postgresql://` URI or a libpq keyword string; its `sslmode` and
-    /// other parameters go to libpq as written), waiting at most `connectTimeout` seconds.
-    init(url: String, connectTimeout: Int) throws(PGError) {
+    /// other parameters go to libpq as written), waiting at most `connectTimeout` seconds;
+    /// `applicationName` is what `pg_stat_activity` shows for it.
+    init(url: String, connectTimeout: Int, applicationName: String = "pushwired") throws(PGError) {
         let keywords = ["dbname", "connect_timeout", "application_name"]
-        let values = [url, String(connectTimeout), "pushwired"]
+        let values = [url, String(connectTimeout), applicationName]
         let connection: OpaquePointer? = withCStrings(keywords) { keywordPointers in
             withCStrings(values) { valuePointers in
                 // expand_dbname = 1: `dbname` holds the whole URL, whose parts override nothing
@@ -106,6 +107,43 @@ final class PGConnection {
             let sqlstate = state ?? (isBroken ? "08006" : "XX000")
             throw PGError(sqlstate: sqlstate, message: message, context: PGConnection.head(sql))
         }
+    }
+
+    // MARK: asynchronous use, for the change feed's listener (PGListener)
+
+    /// The connection's socket, to wait on for notifications.
+    var socket: Int32 { PQsocket(handle) }
+
+    /// The server's process id for this connection (what `pg_terminate_backend` takes).
+    var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Reads whatever the server sent without blocking; false when the connection broke.
+    func consumeInput() -> Bool { PQconsumeInput(handle) == 1 && !isBroken }
+
+    /// The payloads of the notifications received on `channel` so far (others are dropped).
+    func takeNotifications(channel: String) -> [String] {
+        var payloads: [String] = []
+        while let notification = PQnotifies(handle) {
+            if String(cString: notification.pointee.relname) == channel {
+                payloads.append(String(cString: notification.pointee.extra))
+            }
+            PQfreemem(notification)
+        }
+        return payloads
+    }
+
+    /// Sends an empty query without waiting for its answer (a liveness check); false when it
+    /// could not be sent.
+    func sendEmptyQuery() -> Bool { PQsendQuery(handle, "") == 1 }
+
+    /// Reads the answers of a query sent with `sendEmptyQuery` that have arrived: true once all
+    /// of them did (then the connection is idle again), false while some are still due.
+    func finishSentQuery() -> Bool {
+        while PQisBusy(handle) == 0 {
+            guard let result = PQgetResult(handle) else { return true }
+            PQclear(result)
+        }
+        return false
     }
 
     static func trimmed(_ text: UnsafePointer<CChar>?) -> String {

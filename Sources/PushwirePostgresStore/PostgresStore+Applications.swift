@@ -22,7 +22,7 @@ extension PostgresStore {
     }
 
     public func createApplication(_ application: ApplicationRecord, initialCategories: [CategoryRecord]) async throws(StoreError) -> ApplicationRecord {
-        try await write { connection throws(StoreError) in
+        try await write { [origin] connection throws(StoreError) in
             var created = application
             created.categoriesVersion = 1
             try pg { () throws(PGError) in
@@ -37,12 +37,13 @@ extension PostgresStore {
             for category in initialCategories {
                 _ = try PostgresStore.insertCategory(category, applicationID: created.id, on: connection)
             }
+            try PGChangeFeed.notify(PGChangeFeed.application(origin: origin, id: created.id), on: connection)
             return created
         }
     }
 
     public func updateApplication(code: String, _ update: ApplicationUpdate) async throws(StoreError) -> ApplicationRecord {
-        try await write { connection throws(StoreError) in
+        try await write { [origin] connection throws(StoreError) in
             let found = try pg { () throws(PGError) in
                 try connection.query("SELECT \(PostgresStore.applicationColumns) FROM applications WHERE code = $1 FOR UPDATE", [code])
             }
@@ -60,6 +61,8 @@ extension PostgresStore {
                     """, [String(application.id), application.name, PGText.bytea(application.accessTokenHash)]
                         + PostgresStore.apnsValues(application.apns) + [application.fcmServiceAccount])
             }
+            // The other servers read it again: its token hash and credentials are cached there.
+            try PGChangeFeed.notify(PGChangeFeed.application(origin: origin, id: application.id), on: connection)
             return application
         }
     }

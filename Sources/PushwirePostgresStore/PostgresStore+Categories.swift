@@ -20,18 +20,22 @@ extension PostgresStore {
         guard rows.int(0, 0) == applicationID else { throw .wrongApplication("category \(categoryID)") }
     }
 
-    private static func bumpVersion(applicationID: Int64, on connection: PGConnection) throws(StoreError) -> UInt64 {
+    /// Bumps the application's categories version and tells the other servers (delivered at
+    /// COMMIT, with the version it committed).
+    private static func bumpVersion(applicationID: Int64, origin: String, on connection: PGConnection) throws(StoreError) -> UInt64 {
         let rows = try pg { () throws(PGError) in
             try connection.query("""
                 UPDATE applications SET categories_version = categories_version + 1 WHERE id = $1 RETURNING categories_version
                 """, [String(applicationID)])
         }
         guard rows.count > 0 else { throw .notFound("application \(applicationID)") }
-        return UInt64(bitPattern: rows.int(0, 0))
+        let version = UInt64(bitPattern: rows.int(0, 0))
+        try PGChangeFeed.notify(PGChangeFeed.categories(origin: origin, applicationID: applicationID, version: version), on: connection)
+        return version
     }
 
     public func upsertCategory(applicationID: Int64, _ category: CategoryRecord) async throws(StoreError) -> (CategoryRecord, UInt64) {
-        let (stored, version) = try await write { connection throws(StoreError) -> CategoryUpsertResult in
+        let (stored, version) = try await write { [origin] connection throws(StoreError) -> CategoryUpsertResult in
             var stored = category
             if category.id == 0 {
                 // The application's row lock (to COMMIT) makes the count and the insert one step
@@ -58,18 +62,18 @@ extension PostgresStore {
                                          [String(category.id), category.name, PostgresCoding.encodeButtons(category.buttons)])
                 }
             }
-            return CategoryUpsertResult(category: stored, version: try PostgresStore.bumpVersion(applicationID: applicationID, on: connection))
+            return CategoryUpsertResult(category: stored, version: try PostgresStore.bumpVersion(applicationID: applicationID, origin: origin, on: connection))
         }.pair
         return (stored, version)
     }
 
     public func deleteCategory(applicationID: Int64, categoryID: UInt32) async throws(StoreError) -> UInt64 {
-        try await write { connection throws(StoreError) in
+        try await write { [origin] connection throws(StoreError) in
             try PostgresStore.checkOwner(categoryID: categoryID, applicationID: applicationID, on: connection)
             try pg { () throws(PGError) in
                 try connection.query("DELETE FROM categories WHERE id = $1", [String(categoryID)])
             }
-            return try PostgresStore.bumpVersion(applicationID: applicationID, on: connection)
+            return try PostgresStore.bumpVersion(applicationID: applicationID, origin: origin, on: connection)
         }
     }
 

@@ -4,16 +4,22 @@ import PushwireStore
 extension PostgresStore {
     public func upsertDevice(_ device: DeviceRecord, tags: [TagChange]) async throws(StoreError) {
         let now = Int64(Date().timeIntervalSince1970)
+        // A device that existed may be cached by another server (its fingerprint): tell them.
+        // `xmax` is not 0 exactly for a row ON CONFLICT updated rather than inserted.
+        let changed = PGChangeFeed.devices(origin: origin, applicationID: device.applicationID, hwids: [device.hwid])
         _ = try await write { connection throws(StoreError) -> Bool in
             try pg { () throws(PGError) in
                 try connection.query("""
-                    INSERT INTO devices (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, updated_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                    ON CONFLICT (app_id, hwid) DO UPDATE SET push_token = excluded.push_token,
-                        device_type = excluded.device_type, language = excluded.language, timezone = excluded.timezone,
-                        user_id = excluded.user_id, app_version = excluded.app_version, updated_at = excluded.updated_at
+                    WITH up AS (
+                        INSERT INTO devices (app_id, hwid, push_token, device_type, language, timezone, user_id, app_version, updated_at)
+                        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                        ON CONFLICT (app_id, hwid) DO UPDATE SET push_token = excluded.push_token,
+                            device_type = excluded.device_type, language = excluded.language, timezone = excluded.timezone,
+                            user_id = excluded.user_id, app_version = excluded.app_version, updated_at = excluded.updated_at
+                        RETURNING xmax::text <> '0' AS existed)
+                    SELECT pg_notify('\(PGChangeFeed.channel)', $10) FROM up WHERE existed
                     """, [String(device.applicationID), device.hwid, device.pushToken, String(device.deviceType), device.language,
-                          String(device.timezone), device.userID, device.appVersion, String(now)])
+                          String(device.timezone), device.userID, device.appVersion, String(now), changed])
             }
             guard !tags.isEmpty else { return true }
             // The upsert holds the device's row lock to COMMIT, so no other server changes its
@@ -29,7 +35,7 @@ extension PostgresStore {
     }
 
     public func upsertDevice(_ device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
-        submitWrite(DeviceUpsertJob(device: device, completion: completion))
+        submitWrite(DeviceUpsertJob(device: device, origin: origin, completion: completion))
     }
 
     public func device(applicationID: Int64, hwid: String) async throws(StoreError) -> DeviceRecord? {
@@ -49,16 +55,21 @@ extension PostgresStore {
     }
 
     public func unregisterDevice(applicationID: Int64, hwid: String) async throws(StoreError) -> Bool {
-        try await write { connection throws(StoreError) in
+        let changed = PGChangeFeed.devices(origin: origin, applicationID: applicationID, hwids: [hwid])
+        return try await write { connection throws(StoreError) in
+            // One statement: the update and, when it found the device, the other servers told.
             try pg { () throws(PGError) in
-                try connection.query("UPDATE devices SET push_token = '' WHERE app_id = $1 AND hwid = $2",
-                                     [String(applicationID), hwid]).changes > 0
+                try connection.query("""
+                    WITH cleared AS (UPDATE devices SET push_token = '' WHERE app_id = $1 AND hwid = $2 RETURNING 1)
+                    SELECT pg_notify('\(PGChangeFeed.channel)', $3) FROM cleared
+                    """, [String(applicationID), hwid, changed]).count > 0
             }
         }
     }
 
     public func updateTags(applicationID: Int64, hwid: String, _ changes: [TagChange]) async throws(StoreError) -> [TagRecord] {
-        try await write { connection throws(StoreError) in
+        let changed = PGChangeFeed.devices(origin: origin, applicationID: applicationID, hwids: [hwid])
+        return try await write { connection throws(StoreError) in
             // FOR UPDATE: the device's row lock, held to COMMIT, keeps another server's tag
             // write from passing the limits together with this one.
             guard try PostgresStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection, locking: true) else {
@@ -70,6 +81,7 @@ extension PostgresStore {
             }
             let tags = try PostgresStore.readTags(applicationID: applicationID, hwid: hwid, on: connection)
             try StoreLimits.checkTags(after: tags, before: before, hwid: hwid)
+            try PGChangeFeed.notify(changed, on: connection)
             return tags
         }
     }

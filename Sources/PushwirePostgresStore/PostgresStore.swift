@@ -25,6 +25,11 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     private let workers: [PGWorker]
     let counters = PGCounters()
     private let closed = Mutex(false)
+    /// This store object's name in the change feed's notifications (`PGChangeFeed`): its own
+    /// are skipped by its listener.
+    let origin: String
+    /// The change feed's receiving side (`observeChanges`).
+    let listener: PGListener
 
     /// How many reader connections a store opens by default.
     public static let defaultReaders = 4
@@ -48,6 +53,11 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
             throw .openFailure(location, error.message)
         }
         try PostgresSchema.migrate(connection, location: location)
+        // Listening before the store is handed out: every change committed from now on reaches
+        // `observeChanges`.
+        let origin = PGChangeFeed.newOrigin()
+        self.origin = origin
+        listener = try PGListener(url: url, origin: origin)
         var workers: [PGWorker] = []
         let (writerHealth, counters) = (self.writerHealth, self.counters)
         workers.append(PGWorker(name: "pushwire-pg-writer", url: url, connection: connection, queue: writeQueue, batchLimit: 4096,
@@ -64,6 +74,12 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     }
 
     deinit { close() }
+
+    /// Reports the changes other servers commit, as `PGListener` receives them (see the
+    /// protocol): notified by `pg_notify` inside each writing transaction (`PGChangeFeed`).
+    public func observeChanges(_ observer: @escaping @Sendable (StoreChange) -> Void) {
+        listener.observe(observer)
+    }
 
     /// Whether writes are expected to succeed: false while the writer's connection is down.
     public var isServing: Bool { writerHealth.isReachable && !closed.withLock { $0 } }
@@ -89,6 +105,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         if wasClosed { return }
         writeQueue.close()
         readQueue.close()
+        listener.close()
         // A store released by a completion runs its deinit on a worker's thread: that worker
         // cannot wait for itself (the workers still finish their queues and stop).
         if Thread.current.name?.hasPrefix("pushwire-pg-") == true { return }

@@ -88,6 +88,10 @@ public final class SQLiteStore: PushwireStore {
         }
     }
 
+    /// Never reports anything: only this process can write its data directory (the
+    /// directory's lock), so every change is one its own caller made and already knows.
+    public func observeChanges(_ observer: @escaping @Sendable (StoreChange) -> Void) {}
+
     /// Serving until an fsync of the write-ahead log fails (final until a restart) or the store
     /// is closed.
     public var health: StoreHealth { writer.health }

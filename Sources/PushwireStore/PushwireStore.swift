@@ -80,6 +80,17 @@ public protocol PushwireStore: Sendable {
     /// list is exactly the one of that version. An unknown application gives none, version 0.
     func categories(applicationID: Int64) async throws(StoreError) -> CategorySet
 
+    /// The change feed: calls `observer` with every change committed through *other* store
+    /// objects on the same data (other servers sharing a database), in commit order, each soon
+    /// after its COMMIT; changes made through this object are never reported (its caller knows
+    /// them). Changes committed after the store opened and before this call are reported at
+    /// this call (or collapsed into `.everything` when too many). `.everything` is reported
+    /// whenever changes may have been missed (the feed lost its connection and got it back).
+    /// `observer` runs on a thread of the engine, one call at a time, and must be quick; a
+    /// second call replaces the first observer. An engine whose data only this object can
+    /// write (SQLite: one process per data directory) never calls it.
+    func observeChanges(_ observer: @escaping @Sendable (StoreChange) -> Void)
+
     /// Whether writes are expected to succeed now; never waits (see `StoreHealth`).
     var health: StoreHealth { get }
 

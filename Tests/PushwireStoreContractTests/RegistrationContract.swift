@@ -1,5 +1,6 @@
 import Foundation
 import PushwireStore
+import Synchronization
 import XCTest
 
 /// `PushwireStore`: applications, devices, tags, categories, health and closing.
@@ -297,6 +298,33 @@ extension StoreContractTests {
             guard case .notServing = store.health else { return XCTFail("a closed store does not serve") }
             let write = await storeError { () async throws(StoreError) in try await store.upsertDevice(self.device(app.id, "d2"), tags: []) }
             XCTAssertTrue(isClosed(write), "\(String(describing: write))")
+        }
+    }
+}
+
+/// The change feed (`observeChanges`): a store is never told of its own writes (its caller
+/// already knows them); what other store objects commit is the engine's own tests' business
+/// (PostgresChangeFeedTests; SQLite has no other writer).
+extension StoreContractTests {
+    func testTheChangeFeedDoesNotReportTheStoresOwnWrites() async throws {
+        try await forEachEngine { store in
+            let reported = Mutex<[StoreChange]>([])
+            store.observeChanges { change in reported.withLock { $0.append(change) } }
+            let app = try await store.createApplication(application("OWNWR-00001"), initialCategories: [category("YesNo")])
+            _ = try await store.updateApplication(code: app.code, ApplicationUpdate(name: "renamed"))
+            let (stored, _) = try await store.upsertCategory(applicationID: app.id, category("Rate"))
+            _ = try await store.deleteCategory(applicationID: app.id, categoryID: stored.id)
+            try await store.upsertDevice(device(app.id, "d1"), tags: [])
+            try await store.upsertDevice(device(app.id, "d1", token: "changed"), tags: [.set("a", .int(1))])
+            let error: StoreError? = await withCheckedContinuation { continuation in
+                store.upsertDevice(device(app.id, "d1", token: "again")) { continuation.resume(returning: $0) }
+            }
+            XCTAssertNil(error)
+            _ = try await store.updateTags(applicationID: app.id, hwid: "d1", [.increment("a", 1)])
+            let found = try await store.unregisterDevice(applicationID: app.id, hwid: "d1")
+            XCTAssertTrue(found)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            XCTAssertEqual(reported.withLock { $0 }, [])
         }
     }
 }
