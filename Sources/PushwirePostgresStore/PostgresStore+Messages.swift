@@ -45,24 +45,44 @@ extension PostgresStore {
     }
 
     /// Inserts one message, or returns the stored one with the same (application, transaction id).
+    ///
+    /// Servers sharing the database may be sent the same transaction id at the same moment
+    /// (a client retrying through another server): both find nothing, and the second INSERT
+    /// waits on the first one's index entry. `ON CONFLICT … DO NOTHING` on that index then
+    /// inserts nothing once the first commits, and the next statement (a new snapshot under READ
+    /// COMMITTED) reads the message it committed — one message, the same answer on both. A plain
+    /// INSERT failed there with a unique violation, answered ALREADY_EXISTS.
     private static func insertMessage(_ message: NewMessageRecord, targeting: String, createdAt now: Int64,
                                       on connection: PGConnection) throws(StoreError) -> MessageRecord {
-        if !message.transactionID.isEmpty,
-           let existing = try messages(connection, where: "app_id = $1 AND transaction_id = $2",
-                                       [String(message.applicationID), message.transactionID]).first {
+        let keyed = !message.transactionID.isEmpty
+        if keyed, let existing = try stored(transactionID: message.transactionID, applicationID: message.applicationID, on: connection) {
             return existing
         }
         let rows = try pg { () throws(PGError) in
             try connection.query("""
                 INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
-                VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $8) RETURNING id
+                VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $8)
+                ON CONFLICT (app_id, transaction_id) WHERE transaction_id <> '' DO NOTHING
+                RETURNING id
                 """, [String(message.applicationID), message.code, message.transactionID, String(message.sendAtMS),
                       String(message.categoryID), targeting, message.spec, String(now)])
+        }
+        guard rows.count > 0 else {
+            // Another server's message with this transaction id committed meanwhile.
+            guard keyed, let existing = try stored(transactionID: message.transactionID, applicationID: message.applicationID,
+                                                  on: connection) else {
+                throw .internalError("message with transaction id \(message.transactionID) was neither inserted nor found")
+            }
+            return existing
         }
         return MessageRecord(
             id: rows.int(0, 0), applicationID: message.applicationID, code: message.code,
             transactionID: message.transactionID, status: .scheduled, sendAtMS: message.sendAtMS,
             categoryID: message.categoryID, targeting: message.targeting, spec: message.spec, cursor: nil)
+    }
+
+    private static func stored(transactionID: String, applicationID: Int64, on connection: PGConnection) throws(StoreError) -> MessageRecord? {
+        try messages(connection, where: "app_id = $1 AND transaction_id = $2", [String(applicationID), transactionID]).first
     }
 
     public func message(applicationID: Int64, code: String) async throws(StoreError) -> MessageRecord? {
