@@ -5,8 +5,9 @@ import Synchronization
 /// Every application in memory: found by code or by access-token hash without touching the store,
 /// with its categories cached as wire messages so that a sync answers without a read.
 ///
-/// Applications are few (one per app an operator runs), so all of them are kept. This process is
-/// the only writer, so updating the directory after each durable write keeps it current.
+/// Applications are few (one per app an operator runs), so all of them are kept. It is updated
+/// after each durable write this server makes, and after each change another server sharing the
+/// database made (`StoreChangeFollower`, from the store's change feed).
 final class ApplicationDirectory: Sendable {
     struct Entry {
         var record: ApplicationRecord
@@ -34,6 +35,9 @@ final class ApplicationDirectory: Sendable {
         }
         private(set) var encodedByCode: [String: EncodedCategoryResponses] = [:]
         var codeByTokenHash: [[UInt8]: String] = [:]
+        /// Bumped by every `install`: a list read from the store before it may be older than
+        /// what was installed since (`install(_:readAt:)`).
+        var installs: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -50,28 +54,49 @@ final class ApplicationDirectory: Sendable {
 
     /// Adds or replaces an application (after its creation or update).
     func install(_ record: ApplicationRecord) {
+        state.withLock { state in install(record, into: &state) }
+    }
+
+    /// How many installs there were so far: read it before reading applications from the store.
+    var installCount: UInt64 { state.withLock { $0.installs } }
+
+    /// Installs applications read from the store, unless anything was installed since
+    /// `installCount` was `readAt` (then the read may predate it: read again); false then.
+    func install(_ records: [ApplicationRecord], readAt: UInt64) -> Bool {
         state.withLock { state in
-            if let old = state.byCode[record.code] {
-                state.codeByTokenHash[old.record.accessTokenHash] = nil
-                var entry = old
-                let version = max(old.record.categoriesVersion, record.categoriesVersion)
-                entry.record = record
-                entry.record.categoriesVersion = version
-                if version != old.record.categoriesVersion {
-                    entry.categories = nil
-                    generation.add(1, ordering: .releasing)
-                }
-                state.byCode[record.code] = entry
-            } else {
-                state.byCode[record.code] = Entry(record: record, categories: nil)
-            }
-            state.codeByTokenHash[record.accessTokenHash] = record.code
+            guard state.installs == readAt else { return false }
+            for record in records { install(record, into: &state) }
+            return true
         }
+    }
+
+    private func install(_ record: ApplicationRecord, into state: inout State) {
+        state.installs &+= 1
+        if let old = state.byCode[record.code] {
+            state.codeByTokenHash[old.record.accessTokenHash] = nil
+            var entry = old
+            let version = max(old.record.categoriesVersion, record.categoriesVersion)
+            entry.record = record
+            entry.record.categoriesVersion = version
+            if version != old.record.categoriesVersion {
+                entry.categories = nil
+                generation.add(1, ordering: .releasing)
+            }
+            state.byCode[record.code] = entry
+        } else {
+            state.byCode[record.code] = Entry(record: record, categories: nil)
+        }
+        state.codeByTokenHash[record.accessTokenHash] = record.code
     }
 
     /// The application with this code.
     func application(code: String) -> ApplicationRecord? {
         state.withLock { $0.byCode[code]?.record }
+    }
+
+    /// The code of the application with this internal id.
+    func code(applicationID: Int64) -> String? {
+        state.withLock { state in state.byCode.values.first { $0.record.id == applicationID }?.record.code }
     }
 
     /// The application whose access token hashes to `hash`.

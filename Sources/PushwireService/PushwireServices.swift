@@ -108,6 +108,7 @@ public final class PushwireServices: Sendable {
     /// Finishes queued writes and closes the store; call after the server stopped.
     public func close() {
         messages.pipeline.requestStop()
+        registry.follower.stop()
         store.close()
     }
 }

@@ -7,6 +7,13 @@ import Synchronization
 /// Compact and bounded: 16 bytes of payload per device (about 40 MB of dictionary for a million
 /// devices); past `capacity` entries it starts over, which costs only a read per device on its
 /// next registration. Hashes are Swift's seeded `Hasher`, so they are valid within one process.
+///
+/// Servers sharing a database each keep their own: a fingerprint says what *this* server last
+/// wrote or found, so a change made through another server (re-registered with other values,
+/// unregistered, re-tagged) must remove it, or this server would answer "unchanged" from it and
+/// not write. The store's change feed reports those changes (`StoreChange.devices`, applied by
+/// `forget`); a device the store did not have before is never reported, since nobody can hold
+/// its fingerprint. When the feed may have missed some, every entry goes (`forgetAll`).
 final class RegistrationFingerprints: Sendable {
     /// Writes in flight for one device. Their completions may run in any order, whatever the
     /// order they committed in, so a fingerprint is remembered only by a write that overlapped
@@ -107,6 +114,28 @@ final class RegistrationFingerprints: Sendable {
         shard(key).state.withLock { state in
             state.entries[key] = nil
             state.beginWrite(key: key)
+        }
+    }
+
+    /// Forgets the device's fingerprint because another server changed the device (the store's
+    /// change feed): its next registration goes to the store. A write of the device in flight
+    /// here counts as overlapped, so that its completion does not remember a fingerprint the
+    /// other server's change may already have made stale.
+    func forget(key: Int) {
+        shard(key).state.withLock { state in
+            state.entries[key] = nil
+            state.writing[key]?.overlapped = true
+        }
+    }
+
+    /// Forgets every fingerprint, as `forget` does each (the change feed may have missed
+    /// changes); every registration goes to the store once again.
+    func forgetAll() {
+        for shard in shards {
+            shard.state.withLock { state in
+                state.entries.removeAll()
+                for key in state.writing.keys { state.writing[key]?.overlapped = true }
+            }
         }
     }
 

@@ -9,10 +9,13 @@ public final class Registry: Sendable {
     let store: any PushwireStore
     let directory: ApplicationDirectory
     let fingerprints: RegistrationFingerprints
+    /// Applies other servers' changes to the caches above (the store's change feed).
+    let follower: StoreChangeFollower
     private let adminTokenHash: [UInt8]
 
     /// Loads the applications of `store` and their categories into memory, so that the calls
-    /// answered on the event loop find them there.
+    /// answered on the event loop find them there, and follows the store's change feed so that
+    /// they stay current when other servers sharing the database change them.
     /// - Parameters:
     ///   - store: the durable store.
     ///   - adminToken: the token the Admin service requires.
@@ -27,6 +30,11 @@ public final class Registry: Sendable {
             let set = try await store.categories(applicationID: application.id)
             directory.cache(code: application.code, categories: set.categories.map(WireConversions.category), version: set.version)
         }
+        // After the first load: the feed reports what other servers committed since the store
+        // opened (and so during the load), which is applied again harmlessly.
+        let follower = StoreChangeFollower(store: store, directory: directory, fingerprints: fingerprints)
+        self.follower = follower
+        store.observeChanges { change in follower.receive(change) }
     }
 
     /// Checks the admin token. Ambiguous metadata (two `authorization` entries), no token, or one that is nobody's → UNAUTHENTICATED; an
