@@ -100,6 +100,10 @@ let usage = """
                                                        one message to every device of an app,
                                                        timed until GetMessageDetails says done
                                                        (`pushwire-bench fanout --help`)
+      pushwire-bench propagation --from A --to B --admin-token T
+                                                       category changes through server A, timed
+                                                       until server B (same database) serves
+                                                       them (`pushwire-bench propagation --help`)
       pushwire-bench mix --weights ping=1,health=3 [options]
                                                        a weighted mix of scenarios (ping, health,
                                                        register, sync)

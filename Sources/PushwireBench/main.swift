@@ -10,6 +10,10 @@ import PushwireWire
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fanout" {
     exit(runFanOut(Array(CommandLine.arguments.dropFirst(2))))
 }
+// `propagation` measures two servers of one database (PropagationScenario.swift).
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "propagation" {
+    exit(runPropagation(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 let options: Options
 do {
