@@ -75,7 +75,9 @@ struct Options {
           --database-url <url>           keep the store in PostgreSQL instead of SQLite in the data
                                          directory: postgresql://user[:password]@host[:port]/dbname,
                                          with libpq parameters such as ?sslmode=require (default:
-                                         $PUSHWIRE_DATABASE_URL; unset: SQLite)
+                                         $PUSHWIRE_DATABASE_URL; unset: SQLite); several pushwired
+                                         may share one database, each following the others'
+                                         changes (docs/DEPLOYMENT.md)
           --sink <file>                  where notifications of apps without APNs credentials go, one
                                          JSON line each (default: <data-dir>/sink.jsonl); reopened
                                          on SIGHUP (for logrotate)
