@@ -116,6 +116,29 @@ public final class Registry: Sendable {
         }
     }
 
+    /// The application's categories, read from the store when the cached list lacks
+    /// `categoryID` (else from the cache): with several servers on one database, a category
+    /// created through another server a moment ago may not have reached this one's cache yet
+    /// (docs/DEPLOYMENT.md: within 1 s), and a call naming it must not be refused for that.
+    func categories(code: String, holding categoryID: UInt32) async throws(RPCError) -> (categories: [Category], version: UInt64) {
+        let cached = try await categories(code: code)
+        if categoryID == 0 || cached.categories.contains(where: { $0.categoryID == categoryID }) { return cached }
+        return try await storedCategories(code: code, newerThan: cached)
+    }
+
+    /// The application's categories read from the store now, and cached; `cached` when it is
+    /// newer (a change through this server committed meanwhile).
+    func storedCategories(code: String, newerThan cached: (categories: [Category], version: UInt64)) async throws(RPCError)
+        -> (categories: [Category], version: UInt64) {
+        guard let application = directory.application(code: code) else {
+            throw RPCError(.notFound, "application \(RPCError.echo(code)) not found")
+        }
+        let set = try await storeCall { () async throws(StoreError) in try await self.store.categories(applicationID: application.id) }
+        let categories = set.categories.map(WireConversions.category)
+        directory.cache(code: code, categories: categories, version: set.version)
+        return set.version >= cached.version ? (categories, set.version) : cached
+    }
+
     /// Reads the application's categories into the cache after a change, so that the calls
     /// answered on the event loop keep finding them there; a failed read leaves them to be read
     /// by the next caller that needs them.

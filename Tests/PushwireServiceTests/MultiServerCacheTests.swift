@@ -178,22 +178,23 @@ final class MultiServerCacheTests: XCTestCase {
             """)
     }
 
-    /// A's listening connection killed (`pg_terminate_backend`) while new connections to the
-    /// database are refused, so that a change through B commits while A cannot hear of it: once
-    /// connections are allowed again A reconnects and reads everything again, and serves the
-    /// change within the bound after its reconnection (backoff ≤ 2 s).
-    func testAChangeMissedWhileTheListenerWasDownIsSeenAfterItReconnects() throws {
-        let cluster = try PushwiredCluster(count: 2)
-        defer { cluster.stopAll() }
-        let (a, b) = (try cluster.client(0), try cluster.client(1))
-        let (code, token) = try sharedApplication(cluster, a, b)
-        let pidA = try XCTUnwrap(cluster.members[0].process?.processIdentifier)
+    /// New connections to the cluster's database refused and server `index`'s listening
+    /// connection killed (`pg_terminate_backend`), once every connection of both servers is open:
+    /// a change committed meanwhile cannot reach that server until `allow` is called.
+    private struct DeafServer {
+        let admin: PGConnection
+        let database: String
+
+        /// Lets connections in again (the listener reconnects with backoff, up to 2 s).
+        func allow() throws { try admin.execute("ALTER DATABASE \(database) ALLOW_CONNECTIONS true") }
+    }
+
+    private func deafen(_ index: Int, of cluster: PushwiredCluster) throws -> DeafServer {
+        let pid = try XCTUnwrap(cluster.members[index].process?.processIdentifier)
         let name = try XCTUnwrap(cluster.databaseURL.split(separator: "/").last?.split(separator: "?").first.map(String.init))
         let admin = try PGConnection(url: try XCTUnwrap(ProcessInfo.processInfo.environment["PUSHWIRE_TEST_DATABASE_URL"]),
                                      connectTimeout: 5)
-        defer { _ = try? admin.query("ALTER DATABASE \(name) ALLOW_CONNECTIONS true") }
-        // Every connection of both servers open first (readers connect within 5 s of start):
-        // a writer and 4 readers each, besides the listeners.
+        // A writer and 4 readers each, besides the listeners (readers connect within 5 s of start).
         let connected = within(15) {
             try admin.query("SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'pushwired'",
                             [name]).int(0, 0) >= 10
@@ -202,20 +203,75 @@ final class MultiServerCacheTests: XCTestCase {
         try admin.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
         let killed = try admin.query("""
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = $2
-            """, [name, "pushwired-listener-\(pidA)"])
-        XCTAssertEqual(killed.count, 1, "A's listening connection was not found")
+            """, [name, "pushwired-listener-\(pid)"])
+        XCTAssertEqual(killed.count, 1, "the listening connection of server \(index) was not found")
+        return DeafServer(admin: admin, database: name)
+    }
+
+    /// A change committed through B while A's listening connection is down (killed, and kept
+    /// from reconnecting) is served by A once it reconnects: it reads everything again (a
+    /// category, a rotated access token) within the bound after its reconnection (backoff ≤ 2 s).
+    func testAChangeMissedWhileTheListenerWasDownIsSeenAfterItReconnects() throws {
+        let cluster = try PushwiredCluster(count: 2)
+        defer { cluster.stopAll() }
+        let (a, b) = (try cluster.client(0), try cluster.client(1))
+        let (code, token) = try sharedApplication(cluster, a, b)
+        let deaf = try deafen(0, of: cluster)
+        defer { try? deaf.allow() }
 
         let stored = try upsert(makeCategory("Missed", buttons: [makeButton(0, "OK")]), token: token, through: b)
         XCTAssertEqual(stored.categoriesVersion, 2)
+        var rotate = UpdateApplicationRequest()
+        rotate.application = code
+        rotate.rotateAccessToken = true
+        let rotated = try b.call(Methods.Admin.updateApplication, rotate, token: "crash-admin", callID: next()).accessToken
         usleep(300_000)
         XCTAssertTrue(try sync(code, known: 1, through: a).notModified, "A heard of the change without a listening connection")
 
-        try admin.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
+        try deaf.allow()
         let seen = within(Self.bound + PGWorker.maximumBackoff) {
             let answer = try sync(code, known: 1, through: a)
             return answer.version == 2 && answer.categories.map(\.name) == ["YesNo", "Missed"]
         }
-        XCTAssertNotNil(seen, "A did not serve the change missed while its listener was down after reconnecting")
+        XCTAssertNotNil(seen, "A did not serve the category missed while its listener was down after reconnecting")
+        XCTAssertNotNil(within(Self.bound) {
+            (try? a.call(Methods.Categories.listCategories, ListCategoriesRequest(), token: rotated, callID: next())) != nil
+        }, "A did not take the access token rotated while its listener was down")
+    }
+
+    /// A call naming a category another server created a moment ago, before this one heard of
+    /// it, is not refused: CreateMessage and TrackAction read the store for a category their
+    /// cache lacks. (A's listening connection is kept down so that it cannot have heard.)
+    func testACategoryNotYetHeardOfIsReadFromTheStore() throws {
+        let cluster = try PushwiredCluster(count: 2)
+        defer { cluster.stopAll() }
+        let (a, b) = (try cluster.client(0), try cluster.client(1))
+        let (code, token) = try sharedApplication(cluster, a, b)
+        _ = try register(code, "device-1", through: a)
+        let deaf = try deafen(0, of: cluster)
+        defer { try? deaf.allow() }
+
+        let stored = try upsert(makeCategory("Fresh", buttons: [makeButton(0, "Go"), makeButton(1, "Stop")]), token: token, through: b)
+        let categoryID = try XCTUnwrap(stored.category?.categoryID)
+        var create = CreateMessageRequest()
+        var notification = note("fresh", devices: ["device-1"])
+        notification.iosCategoryID = categoryID
+        create.notifications = [notification]
+        let created = try a.call(Methods.Messages.createMessage, create, token: token, callID: next())
+        let message = try XCTUnwrap(created.messageCodes.first)
+        var tap = TrackActionRequest()
+        tap.application = code
+        tap.hwid = "device-1"
+        tap.messageCode = message
+        tap.kind = .button
+        tap.categoryID = categoryID
+        tap.buttonID = 1
+        XCTAssertTrue(try a.call(Methods.Devices.trackAction, tap, callID: next()).recorded)
+        var details = GetMessageDetailsRequest()
+        details.messageCode = message
+        let answered = try a.call(Methods.Messages.getMessageDetails, details, token: token, callID: next())
+        XCTAssertEqual(answered.taps.map(\.label), ["Go", "Stop"])
+        XCTAssertEqual(answered.taps.map(\.count), [0, 1])
     }
 
     /// The same transaction id sent through A and B at once creates one message (both answer

@@ -32,7 +32,8 @@ extension MessagesService {
             if request.categoryID != message.categoryID {
                 throw RPCError(.invalidArgument, "category_id \(request.categoryID) is not the category of message \(message.code) (\(message.categoryID))")
             }
-            let category = try await registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }
+            let category = try await registry.categories(code: application.code, holding: message.categoryID).categories
+                .first { $0.categoryID == message.categoryID }
             guard let category, category.buttons.contains(where: { $0.id == request.buttonID }) else {
                 throw RPCError(.invalidArgument, "button_id \(request.buttonID) is not a button of category \(message.categoryID)")
             }

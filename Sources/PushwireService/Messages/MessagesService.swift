@@ -27,7 +27,12 @@ public struct MessagesService: Sendable {
     /// returns their codes; the pipeline sends them at their time.
     public func createMessage(_ request: CreateMessageRequest, caller: Caller) async throws(RPCError) -> CreateMessageResponse {
         let application = try registry.authorizeApplication(caller)
-        let categories = try await registry.categories(code: application.code).categories
+        // A category another server created a moment ago is read from the store (Registry).
+        let cached = try await registry.categories(code: application.code)
+        var categories = cached.categories
+        if !MessagesService.holds(categories, everyCategoryOf: request) {
+            categories = try await registry.storedCategories(code: application.code, newerThan: cached).categories
+        }
         let prepared = try prepare(request, application: application, categories: categories)
         var response = CreateMessageResponse()
         if !prepared.named.isEmpty {
@@ -50,7 +55,9 @@ public struct MessagesService: Sendable {
         var prepared: Prepared?
         do throws(RPCError) {
             let application = try registry.authorizeApplication(caller)
-            if let categories = try registry.cachedCategories(code: application.code)?.categories {
+            // A named category missing from the cache goes to the task, which reads the store.
+            if let categories = try registry.cachedCategories(code: application.code)?.categories,
+               MessagesService.holds(categories, everyCategoryOf: request) {
                 prepared = try prepare(request, application: application, categories: categories)
             }
         } catch {
@@ -99,6 +106,11 @@ public struct MessagesService: Sendable {
             guard created.count == records.count, specs.count == records.count else { return [] }
             return created.indices.map { created[$0].spec == records[$0].spec ? specs[$0] : nil }
         }
+    }
+
+    /// Whether `categories` has every category the request's notifications name.
+    static func holds(_ categories: [Category], everyCategoryOf request: CreateMessageRequest) -> Bool {
+        request.notifications.allSatisfy { n in n.iosCategoryID == 0 || categories.contains { $0.categoryID == n.iosCategoryID } }
     }
 
     /// Checks every notification of the authorized `application` against its `categories`
@@ -177,7 +189,8 @@ public struct MessagesService: Sendable {
             return counts
         }
         let buttons = message.categoryID == 0 ? [] :
-            (try await registry.categories(code: application.code).categories.first { $0.categoryID == message.categoryID }?.buttons ?? [])
+            (try await registry.categories(code: application.code, holding: message.categoryID).categories
+                .first { $0.categoryID == message.categoryID }?.buttons ?? [])
         var listed = Set<UInt32>()
         for button in buttons {
             listed.insert(button.id)
