@@ -5,7 +5,7 @@
 // one connection can until it answers the new version; prints the latencies' percentiles.
 import Glibc
 import PushwireClient
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// The command line of `pushwire-bench propagation`.
