@@ -125,7 +125,7 @@ extension PostgresStore {
     }
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
-        try await write { connection throws(StoreError) in
+        try await write(background: true) { connection throws(StoreError) in
             try PostgresStore.apply(step, on: connection)
         }
     }
@@ -133,7 +133,7 @@ extension PostgresStore {
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
         // One writer job: it fails as a whole (the batch's transaction is rolled back and the
         // others replayed), so the steps are all written or none.
-        try await write { connection throws(StoreError) in
+        try await write(background: true) { connection throws(StoreError) in
             var ids: [[UInt64]] = []
             ids.reserveCapacity(steps.count)
             for step in steps { ids.append(try PostgresStore.apply(step, on: connection)) }

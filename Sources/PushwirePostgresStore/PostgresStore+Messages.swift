@@ -161,7 +161,7 @@ extension PostgresStore {
     }
 
     public func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
-        try await write { connection throws(StoreError) in
+        try await write(background: true) { connection throws(StoreError) in
             try pg { () throws(PGError) in
                 // SKIP LOCKED: a row another server's transaction holds (its claim, its step) is
                 // passed over rather than waited for; the lease test then keeps live leases out.
@@ -187,7 +187,7 @@ extension PostgresStore {
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
         if messageIDs.isEmpty { return [] }
-        return try await write { connection throws(StoreError) in
+        return try await write(background: true) { connection throws(StoreError) in
             try pg { () throws(PGError) in
                 let rows = try connection.query("""
                     UPDATE messages SET lease_until_ms = $3
@@ -200,7 +200,7 @@ extension PostgresStore {
 
     public func releaseLeases(owner: String, messageIDs: [Int64]) async throws(StoreError) {
         if messageIDs.isEmpty { return }
-        try await write { connection throws(StoreError) in
+        try await write(background: true) { connection throws(StoreError) in
             try pg { () throws(PGError) in
                 _ = try connection.query("""
                     UPDATE messages SET lease_owner = NULL, lease_until_ms = 0 WHERE id = ANY($2::bigint[]) AND lease_owner = $1
