@@ -31,6 +31,8 @@ struct Options {
     var sinkRotation: FileSinkGateway.Rotation?
     /// `--log-format`: key=value text (default) or one JSON object per line.
     var logFormat = Logger.Format.text
+    /// `--outbox-lease`: how long a server's claim on a message lasts unrenewed.
+    var outboxLease: Duration = .seconds(10)
 
     /// A usage error: printed with the usage text, exit status 64.
     struct UsageError: Error {
@@ -76,6 +78,10 @@ struct Options {
                                          directory: postgresql://user[:password]@host[:port]/dbname,
                                          with libpq parameters such as ?sslmode=require (default:
                                          $PUSHWIRE_DATABASE_URL; unset: SQLite)
+          --outbox-lease <duration>      how long a server's claim on a message of the outbox lasts
+                                         unless renewed (every third of it): a server that dies
+                                         holds its messages this long, then another one takes them
+                                         over (default: 10s; at least 1s)
           --sink <file>                  where notifications of apps without APNs credentials go, one
                                          JSON line each (default: <data-dir>/sink.jsonl); reopened
                                          on SIGHUP (for logrotate)
@@ -247,6 +253,10 @@ struct Options {
         case "preface-timeout": configuration.prefaceTimeout = try Self.duration(name, value)
         case "frame-timeout": configuration.incompleteFrameTimeout = try Self.duration(name, value)
         case "drain-timeout": configuration.drainTimeout = try Self.duration(name, value)
+        case "outbox-lease":
+            let lease = try Self.duration(name, value)
+            guard lease >= .seconds(1) else { throw UsageError(message: "--outbox-lease: '\(value)' is shorter than 1s") }
+            outboxLease = lease
         case "sink-max-bytes":
             let bytes = try Self.count(name, value, minimum: 4096)
             sinkRotation = FileSinkGateway.Rotation(maxBytes: Int64(bytes), keep: sinkRotation?.keep ?? 5)

@@ -152,10 +152,13 @@ case .run(let options):
     }
     let sinkPath = options.sinkPath ?? options.dataDirectory + "/" + MessagesService.defaultSinkFileName
     let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile, fcmURL = options.fcmURL, fcmCAFile = options.fcmCAFile
+    var delivery = DeliveryPipeline.Configuration()
+    delivery.leaseDuration = options.outboxLease
+    let deliveryConfiguration = delivery
     let services: PushwireServices
     switch waitForStartup({ () async throws(ServicesStartupError) in
         try await PushwireServices(store: store, adminToken: adminToken, sinkPath: sinkPath, apnsURL: apnsURL, apnsCAFile: apnsCAFile,
-                                   fcmURL: fcmURL, fcmCAFile: fcmCAFile)
+                                   fcmURL: fcmURL, fcmCAFile: fcmCAFile, delivery: deliveryConfiguration)
     }) {
     case .success(let started):
         services = started

@@ -75,7 +75,7 @@ struct SmallMessagesFanOut {
             // No targets: the message is done in this one step.
             steps.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, handOver: handOver,
                                     cursor: targets.last?.hwid, targetedIncrement: targets.count, badges: badges,
-                                    finish: targets.isEmpty, startsSending: true, platformCounts: tally.take()))
+                                    finish: targets.isEmpty, startsSending: true, platformCounts: tally.take(), lease: pipeline.lease()))
             entry.targets = targets
             entry.payloads = payloads
             batch.append(entry)
@@ -173,7 +173,7 @@ struct SmallMessagesFanOut {
             }
             // With retries pending the message stays sending; its own fan-out resumes it.
             finishing.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: results,
-                                        finish: retryAfter == nil, platformCounts: tally.take()))
+                                        finish: retryAfter == nil, platformCounts: tally.take(), lease: pipeline.lease()))
             finishingEntries.append(entry)
             if let retryAfter {
                 var resumed = message
