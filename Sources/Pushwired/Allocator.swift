@@ -47,9 +47,11 @@ enum Allocator {
     /// Gives freed memory back sooner: `dirtyDecayMilliseconds` for every arena (those there and
     /// those made later), purged by jemalloc's background thread rather than by whichever thread
     /// next allocates. Call once at start, before the server's threads. Returns what could not be
-    /// set (a jemalloc built without background threads), nil when all was.
+    /// set (a jemalloc built without background threads), nil when all was. With `MALLOC_CONF` in
+    /// the environment the operator has tuned jemalloc: nothing is changed.
     @discardableResult
     static func configure() -> String? {
+        if getenv("MALLOC_CONF") != nil { return nil }
         var failed: [String] = []
         var decay = dirtyDecayMilliseconds  // ssize_t
         // The default of the arenas made from now on (each thread's, on its first malloc)…
