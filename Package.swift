@@ -32,6 +32,14 @@ import PackageDescription
 
 let swiftSettings: [SwiftSetting] = []
 
+// pushwired links jemalloc (CJemalloc) unless the environment has PUSHWIRE_SYSTEM_MALLOC, which
+// Scripts/test-asan sets: under AddressSanitizer the sanitizer's allocator must serve every
+// malloc, and memory jemalloc handed out then freed through ASan's free is a "bad-free". Without
+// jemalloc, pushwired is built with the PUSHWIRE_SYSTEM_MALLOC condition (Allocator.swift).
+let systemMalloc = Context.environment["PUSHWIRE_SYSTEM_MALLOC"] != nil
+let allocatorDependencies: [Target.Dependency] = systemMalloc ? [] : ["CJemalloc"]
+let pushwiredSettings: [SwiftSetting] = swiftSettings + (systemMalloc ? [.define("PUSHWIRE_SYSTEM_MALLOC")] : [])
+
 let package = Package(
     name: "Pushwire",
     products: [
@@ -110,7 +118,7 @@ let package = Package(
         // PushwireConsole: the operator console (Console/, embedded by Scripts/embed-console) at /console/.
         .target(name: "PushwireConsole", dependencies: ["PushwireRuntime"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole"] + allocatorDependencies, path: "Sources/Pushwired", swiftSettings: pushwiredSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireSystem", "PushwireWire"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),

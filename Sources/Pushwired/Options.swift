@@ -103,6 +103,11 @@ struct Options {
           --max-buffered-bytes <bytes>   bytes held for all connections together; above it,
                                          connections holding more than 64 KiB wait
                                          (default: 536870912)
+          --socket-send-buffer <bytes|auto>
+                                         the kernel's send buffer per connection (SO_SNDBUF):
+                                         what a peer leaves unread waits in the connection's
+                                         budget instead (default: 262144; auto: the kernel's
+                                         autotuning, up to 4 MB)
           --log-level <level>            trace, debug, info, notice, warning, error, critical
                                          (default: info); debug logs one line per call
           --log-format <format>          text (key=value, default) or json (one object per line)
@@ -249,6 +254,8 @@ struct Options {
         case "max-connections-per-peer": configuration.maxConnectionsPerPeer = try Self.count(name, value, minimum: 1)
         case "max-output-buffer": configuration.maxOutputBufferBytes = try Self.count(name, value, minimum: 1024)
         case "max-buffered-bytes": configuration.maxBufferedBytes = try Self.count(name, value, minimum: 1024 * 1024)
+        case "socket-send-buffer":
+            configuration.socketSendBufferBytes = value == "auto" ? nil : try Self.count(name, value, minimum: 4096)
         case "idle-timeout": configuration.idleTimeout = try Self.duration(name, value)
         case "preface-timeout": configuration.prefaceTimeout = try Self.duration(name, value)
         case "frame-timeout": configuration.incompleteFrameTimeout = try Self.duration(name, value)

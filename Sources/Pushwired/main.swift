@@ -106,6 +106,9 @@ case .run(let options):
         logger.critical("cannot watch signals", ["error": "\(error)"])
         exit(1)
     }
+    // Freed memory goes back to the kernel within a second (jemalloc's own thread purges it),
+    // after the signal mask above so that its thread inherits it too.
+    let allocatorProblem = Allocator.configure()
     FileSinkGateway.defaultRotation.withLock { $0 = options.sinkRotation }
     // A CA file that cannot be read or holds no certificate OpenSSL can load would fail every APNs
     // connection later, one message at a time; refuse to start instead.
@@ -176,6 +179,7 @@ case .run(let options):
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])
+        if let allocatorProblem { logger.warning("memory allocator: could not set", ["settings": allocatorProblem]) }
         if generatedAdminToken {
             try AdminToken.save(adminToken, dataDirectory: options.dataDirectory)
             let path = options.dataDirectory + "/admin-token"

@@ -67,7 +67,7 @@ final class BlockingPool: Sendable {
     /// process.
     static let httpDoor = BlockingPool(threads: max(4, 2 * ServerConfiguration.defaultThreadCount))
 
-    /// The threads' niceness (Linux weighs niceness 0 as 1024 and 5 as 335).
+    /// How much nicer than the process the threads are (Linux weighs niceness 0 as 1024 and 5 as 335).
     static let niceness: Int32 = 5
 
     private let state = Mutex(State())
@@ -87,7 +87,9 @@ final class BlockingPool: Sendable {
                 guard let argument else { return nil }
                 let pool = Unmanaged<BlockingPool>.fromOpaque(argument).takeRetainedValue()
                 // When it cannot be set (a seccomp profile), the thread runs at the default priority.
-                try? Syscall.setThreadNiceness(BlockingPool.niceness)
+                // Relative to the thread that made the pool (the process's niceness): the pool
+                // yields to the loops, not to every other process when pushwired runs niced.
+                try? Syscall.raiseThreadNiceness(by: BlockingPool.niceness)
                 pool.run()
                 return nil
             }, box)

@@ -58,6 +58,10 @@ final class LoopServer: @unchecked Sendable {
         }
         // Small responses must leave at once, not wait for Nagle's algorithm.
         try? Syscall.setOption(socket.raw, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+        // What a peer leaves unread stays in the output, counted, rather than in the kernel.
+        if let bytes = shared.configuration.socketSendBufferBytes {
+            try? Syscall.setOption(socket.raw, level: SOL_SOCKET, name: SO_SNDBUF, value: Int32(clamping: bytes))
+        }
         let connection = Connection(fd: socket, peer: peer, owner: self, now: monotonicNanos())
         do {
             try connection.register()
