@@ -90,6 +90,22 @@ final class TLSServerTests: XCTestCase {
         XCTAssertEqual(try good.call(health, TestMethods.request("")).code, .ok)
     }
 
+    func testClientsClosingRightAfterTheHandshakeDoNotEndTheServer() throws {
+        let (server, address) = try startTLSServer()
+        defer { stop(server) }
+        // Each closes with a reset right after its handshake, while the server is sending its
+        // session tickets: the server's writes then meet a closed socket (SIGPIPE unless ignored,
+        // which would end this test process).
+        for _ in 0..<30 {
+            let client = try TestClient(address, handshake: false, tls: TestTLS.Client())
+            var linger = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            // Closed (with the reset) as `client` goes at the end of the iteration.
+        }
+        usleep(200_000)
+        XCTAssertEqual(try TestClient(address, tls: TestTLS.Client()).call(health, TestMethods.request("")).code, .ok)
+    }
+
     func testPlaintextListenerBesideTheTLSOne() throws {
         let (server, address) = try startTLSServer { $0.plaintextListen = try? SocketAddress(parsing: "127.0.0.1:0") }
         defer { stop(server) }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import COpenSSL
 import Synchronization
 
@@ -33,6 +36,10 @@ public final class TLSServerContext: Sendable {
         self.keyFile = keyFile
         self.clientCAFile = clientCAFile
         self.handshakeTimeout = handshakeTimeout
+        // OpenSSL writes the socket with write(2), not send(MSG_NOSIGNAL): a peer that has gone
+        // (a client closing right after its handshake, while the session tickets are sent) would
+        // raise SIGPIPE and end the whole process. A TLS server ignores it and gets EPIPE.
+        signal(SIGPIPE, SIG_IGN)
         current = Mutex(try Self.load(certificateFile: certificateFile, keyFile: keyFile, clientCAFile: clientCAFile))
     }
 
