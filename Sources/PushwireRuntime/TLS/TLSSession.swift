@@ -54,9 +54,10 @@ final class TLSSession {
     /// Whether the client presented a certificate that leads to the server's client CA.
     var clientCertificateVerified: Bool { cossl_peer_certificate_verified(ssl) == 1 }
 
-    /// What OpenSSL holds for this connection, for the byte budget: the session itself (measured
-    /// at about 6 KiB with buffers released, docs/BENCHMARKS.md), plus a record buffer on each side
-    /// while it holds data (`SSL_MODE_RELEASE_BUFFERS` gives them back once empty).
+    /// What OpenSSL holds for this connection, for the byte budget: the session itself (an idle
+    /// TLS connection measured 15.3 KiB of RSS with the connection's own state, docs/BENCHMARKS.md,
+    /// TLS), plus a record buffer on each side while it holds data (`SSL_MODE_RELEASE_BUFFERS`
+    /// gives them back once empty).
     var footprint: Int {
         var bytes = Self.sessionBytes
         if writePending { bytes += Self.recordBufferBytes }
@@ -64,7 +65,7 @@ final class TLSSession {
         return bytes
     }
 
-    static let sessionBytes = 6 * 1024
+    static let sessionBytes = 12 * 1024
     /// A TLS record (16 KiB) with its header, MAC and padding room.
     static let recordBufferBytes = 17 * 1024 + 512
 
