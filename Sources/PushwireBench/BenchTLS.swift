@@ -1,6 +1,6 @@
 import COpenSSL
 import Glibc
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// TLS for the harness's connections (`--tls`, `--ca-file`, `--server-name`, `pwires://`): one

@@ -1,6 +1,6 @@
 import COpenSSL
 import Glibc
-import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 /// `pushwire-bench handshake`: new connections one after another, each a TCP connect, the full

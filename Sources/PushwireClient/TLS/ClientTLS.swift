@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
-import PushwireRuntime
+import PushwireSystem
 import Synchronization
 
 /// TLS for one client connection over memory BIOs: OpenSSL never touches the socket. Ciphertext
