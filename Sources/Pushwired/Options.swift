@@ -33,6 +33,13 @@ struct Options {
     var logFormat = Logger.Format.text
     /// `--outbox-lease`: how long a server's claim on a message lasts unrenewed.
     var outboxLease: Duration = .seconds(10)
+    /// `--tls-cert` / `--tls-key`: the PEM chain and key that make `--listen` speak TLS; both or neither.
+    var tlsCertificateFile: String?
+    var tlsKeyFile: String?
+    /// `--tls-client-ca`: the admin methods then need a client certificate leading to this CA.
+    var tlsClientCAFile: String?
+    /// `--tls-handshake-timeout`: how long a TLS handshake may take.
+    var tlsHandshakeTimeout: Duration = .seconds(10)
 
     /// A usage error: printed with the usage text, exit status 64.
     struct UsageError: Error {
@@ -64,6 +71,17 @@ struct Options {
                                          /metrics); off disables it
                                          (default: 127.0.0.1, port --listen's + 1, i.e. 7356; a
                                          free port when --listen's port is 0)
+          --tls-cert <file>              PEM certificate chain, leaf first (an ACME client's
+                                         fullchain.pem): --listen then speaks TLS only (TLS 1.2 or
+                                         later, ALPN pwire/1); needs --tls-key. Re-read with the key
+                                         on SIGHUP
+          --tls-key <file>               the PEM private key of --tls-cert's certificate
+          --tls-client-ca <file>         ask TLS clients for a certificate; the Admin service then
+                                         needs one that leads to these PEM CAs, besides the admin
+                                         token (calls in clear text cannot call it)
+          --tls-handshake-timeout <dur>  time allowed to complete the TLS handshake (default: 10s)
+          --plaintext-listen <address>   with --tls-cert, a second RPC listener in clear text (for
+                                         loopback or a private network), e.g. 127.0.0.1:7354
           --http-max-body <bytes>        largest HTTP request body accepted (default: 4194304)
           --http-request-timeout <dur>   time allowed to send one HTTP request (default: 10s)
           --http-idle-timeout <duration> close HTTP keep-alive connections idle this long
@@ -134,7 +152,10 @@ struct Options {
         Durations are a number of seconds or a number with ms, s, m or h: 500ms, 30s, 5m; at most
         365 days.
         SIGTERM or SIGINT drains gracefully and exits 0; a second signal exits at once (status 1).
-        SIGHUP reopens the sink file. Under systemd (Type=notify), pushwired reports READY=1 on
+        SIGHUP reopens the sink file and reloads --tls-cert and --tls-key (open connections are
+        kept; a pair that does not load is logged and the old one kept). pushwired warns when it
+        listens in clear text on an address other than loopback. The HTTP door speaks clear text
+        only: keep it on loopback or put a TLS proxy in front of it. Under systemd (Type=notify), pushwired reports READY=1 on
         $NOTIFY_SOCKET once it listens. The log goes to stderr.
         """
 
@@ -178,6 +199,15 @@ struct Options {
         }
         if let configPath { try options.applyFile(configPath, readFile: readFile) }
         for (name, value) in flags { try options.apply(name, value) }
+        guard (options.tlsCertificateFile == nil) == (options.tlsKeyFile == nil) else {
+            throw UsageError(message: options.tlsCertificateFile == nil ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key")
+        }
+        if options.tlsCertificateFile == nil {
+            if options.configuration.plaintextListen != nil {
+                throw UsageError(message: "--plaintext-listen needs --tls-cert and --tls-key (without them --listen is clear text already)")
+            }
+            if options.tlsClientCAFile != nil { throw UsageError(message: "--tls-client-ca needs --tls-cert and --tls-key") }
+        }
         if !options.httpAddressGiven, let http = options.configuration.http {
             // Loopback whatever --listen says: the door is opened wider only on request.
             let port = options.configuration.listen.port
@@ -233,6 +263,24 @@ struct Options {
                 } catch {
                     throw UsageError(message: "--http-listen: \(error)")
                 }
+            }
+        case "tls-cert":
+            guard !value.isEmpty else { throw UsageError(message: "--tls-cert must not be empty") }
+            tlsCertificateFile = value
+        case "tls-key":
+            guard !value.isEmpty else { throw UsageError(message: "--tls-key must not be empty") }
+            tlsKeyFile = value
+        case "tls-client-ca":
+            guard !value.isEmpty else { throw UsageError(message: "--tls-client-ca must not be empty") }
+            tlsClientCAFile = value
+        case "tls-handshake-timeout":
+            tlsHandshakeTimeout = try Self.duration(name, value)
+            guard tlsHandshakeTimeout > .zero else { throw UsageError(message: "--tls-handshake-timeout must be more than 0") }
+        case "plaintext-listen":
+            do {
+                configuration.plaintextListen = try SocketAddress(parsing: value)
+            } catch {
+                throw UsageError(message: "--plaintext-listen: \(error)")
             }
         case "call-metrics":
             guard value == "on" || value == "off" else { throw UsageError(message: "--call-metrics: '\(value)' is not on or off") }

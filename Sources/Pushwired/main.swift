@@ -88,13 +88,38 @@ case .run(let options):
             exit(1)
         }
     }
-    let server = Server(configuration: options.configuration, logger: logger)
+    var configuration = options.configuration
+    if let certificate = options.tlsCertificateFile, let key = options.tlsKeyFile {
+        // Loaded before anything starts: a pair that does not load is a reason not to start.
+        do {
+            configuration.tls = try TLSServerContext(certificateFile: certificate, keyFile: key, clientCAFile: options.tlsClientCAFile,
+                                                     handshakeTimeout: options.tlsHandshakeTimeout)
+        } catch {
+            logger.critical("cannot load the TLS certificate", ["error": error.description])
+            exit(1)
+        }
+    }
+    if options.tlsClientCAFile != nil {
+        // docs/DEPLOYMENT.md: the admin token alone no longer opens the Admin service.
+        configuration.clientCertificateServices = ["pushwire.v1.Admin"]
+    }
+    let tls = configuration.tls
+    let server = Server(configuration: configuration, logger: logger)
     do {
         // First, before any thread starts (the store's, the loops'): every thread inherits the
         // blocked signal mask, so SIGTERM and SIGINT reach only the server's signal watcher.
         try server.handleTerminationSignals()
         // SIGHUP: logrotate moved the sink file away; new lines go to a new file at its path.
         try server.handleHangUp {
+            if let tls {
+                // New handshakes take the new pair; open connections keep the one they started on.
+                do {
+                    try tls.reload()
+                    logger.notice("SIGHUP: reloaded the TLS certificate and key", ["cert": tls.certificateFile])
+                } catch {
+                    logger.error("SIGHUP: cannot reload the TLS certificate; keeping the old one", ["error": "\(error)"])
+                }
+            }
             let failures = FileSinkGateway.reopenAll()
             if failures.isEmpty {
                 logger.notice("SIGHUP: reopened the sink files")
@@ -188,7 +213,19 @@ case .run(let options):
             // secret does not belong.
             printLine(isatty(1) == 1 ? "admin token: \(adminToken) (kept in \(path))" : "admin token written to \(path)")
         }
+        // Tokens and device data would cross the network readable by anyone on the path.
+        if tls == nil, !address.isLoopback {
+            logger.warning("listening in clear text on a non-loopback address; use --tls-cert and --tls-key", ["address": address.description])
+        }
+        if let plaintext = server.plaintextAddress, !plaintext.isLoopback {
+            logger.warning("--plaintext-listen is a non-loopback address: its calls cross the network in clear text",
+                           ["address": plaintext.description])
+        }
+        if let http = server.httpAddress, !http.isLoopback {
+            logger.warning("the HTTP door listens in clear text on a non-loopback address", ["address": http.description])
+        }
         printLine("listening on \(address)")
+        if let plaintext = server.plaintextAddress { printLine("plaintext listening on \(plaintext)") }
         SystemdNotify.send("READY=1\nSTATUS=listening on \(address)\nMAINPID=\(getpid())")
         if let http = server.httpAddress { printLine("HTTP listening on \(http)") }
     } catch {

@@ -15,6 +15,8 @@ final class PushwiredOptionsTests: XCTestCase {
         "drain-timeout": "1s", "max-output-buffer": "65536", "max-buffered-bytes": "1048576", "socket-send-buffer": "65536", "log-level": "debug",
         "log-format": "json", "admin-token": "t0k3n", "apns-url": "https://127.0.0.1:8443", "apns-ca-file": "/nonexistent/ca.pem",
         "fcm-url": "https://127.0.0.1:8444", "fcm-ca-file": "/nonexistent/ca.pem", "config": "",
+        "tls-cert": "/nonexistent/fullchain.pem", "tls-key": "/nonexistent/key.pem", "tls-client-ca": "/nonexistent/ca.pem",
+        "tls-handshake-timeout": "5s", "plaintext-listen": "127.0.0.1:0",
     ]
 
     private func pushwired(_ arguments: [String], environment: [String: String] = [:]) throws -> ExecutableRun {

@@ -72,6 +72,15 @@ public struct ServerConfiguration: Sendable {
     /// The HTTP door (Connect JSON, `/healthz`, `/metrics`, added routes) on the same loops;
     /// nil: none.
     public var http: HTTPConfiguration? = nil
+    /// TLS on `listen` (certificate, key, client CA, handshake timeout); nil: `listen` is clear text.
+    public var tls: TLSServerContext? = nil
+    /// A second RPC listener in clear text beside a TLS `listen` (for loopback or a private
+    /// network); the same methods and limits. nil: none.
+    public var plaintextListen: SocketAddress? = nil
+    /// Services (e.g. `pushwire.v1.Admin`) whose calls are answered PERMISSION_DENIED unless the
+    /// connection presented a TLS client certificate that verified against `tls`'s client CA;
+    /// calls in clear text (the plaintext listener, the HTTP door) never have one.
+    public var clientCertificateServices: Set<String> = []
     /// Whether calls are counted for `/metrics` (`pushwire_calls_total`, latencies); off only to
     /// measure what counting costs (docs/BENCHMARKS.md).
     public var recordsCallMetrics = true
