@@ -208,6 +208,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             var filled = false
             let fd = self.fd.raw
             let chunk = readChunk
+            let rpcBytes = shared.rpcBytes
             let read = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
                 switch Result(catching: { () throws(SystemError) in try Syscall.read(fd, into: buffer) }) {
                 case .success(.processed(0)):
@@ -216,6 +217,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                 case .success(.processed(let count)):
                     outcome = .read(count)
                     filled = count == buffer.count
+                    rpcBytes?.add(0, UInt64(count))
                     return count
                 case .success(.wouldBlock):
                     outcome = .wouldBlock
@@ -290,6 +292,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             close(reason: "peer closed before the preface")
             return false
         case .processed(let count):
+            shared.rpcBytes?.add(0, UInt64(count))
             let expected = WireProtocol.preface
             for i in 0..<count where scratch[i] != expected[prefaceMatched + i] {
                 shared.logger.debug("wrong preface; closing", ["peer": peer.description])
@@ -451,6 +454,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             switch result {
             case .success(.processed(let count)):
                 outputStart += count
+                shared.rpcBytes?.add(1, UInt64(count))
             case .success(.wouldBlock):
                 if !wantsWritable {
                     wantsWritable = true

@@ -132,12 +132,12 @@ def test_message_with_a_category_reaches_the_sink_and_is_counted(server, client,
     assert payload["aps"]["badge"] == 1
     assert json.loads(payload["u"]) == {"order": 42}
 
-    # The delivery is counted for /metrics by gateway and outcome.
+    # The delivery is counted for /metrics by gateway, platform and outcome.
     metrics = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
     metrics.request("GET", "/metrics")
     text = metrics.getresponse().read().decode()
     metrics.close()
-    sent = [line for line in text.splitlines() if line.startswith('pushwire_deliveries_total{gateway="sink",outcome="sent"}')]
+    sent = [line for line in text.splitlines() if line.startswith('pushwire_deliveries_total{gateway="sink",platform="ios",outcome="sent"}')]
     assert sent and float(sent[0].rsplit(" ", 1)[1]) >= 1, text
 
     invoke(client, command.PushStatCommand(code, "pw-msg", message))
