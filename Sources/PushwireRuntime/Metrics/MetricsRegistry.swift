@@ -16,7 +16,12 @@ final class MetricsRegistry: Sendable {
     }
 
     /// The whole exposition, in the Prometheus text format.
-    func render() -> String {
+    func render() -> String { renderExposition().text }
+
+    /// The whole exposition as the UTF-8 bytes `GET /metrics` answers.
+    func renderBytes() -> [UInt8] { renderExposition().bytes }
+
+    private func renderExposition() -> PrometheusText {
         var out = PrometheusText()
         let door = binaryDoor()
         out.family("pushwire_connections", "gauge", help: "Open client connections, by door.")
@@ -33,7 +38,7 @@ final class MetricsRegistry: Sendable {
         calls.render(into: &out)
         http.render(into: &out)
         for collector in collectors { collector(&out) }
-        return out.text
+        return out
     }
 }
 
