@@ -112,7 +112,7 @@ let package = Package(
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
         .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
-        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireSystem", "PushwireWire"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireSystem", "PushwireWire"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "pushwire-codec-bench",

@@ -4,6 +4,7 @@
 // calling each with a few outcomes fills calls_total and a latency histogram per method.
 import Glibc
 import PushwireRuntime
+import PushwireSystem
 import PushwireWire
 
 let metricsServerUsage = """
