@@ -120,7 +120,7 @@ let package = Package(
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
         .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole"] + allocatorDependencies, path: "Sources/Pushwired", swiftSettings: pushwiredSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
-        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireSystem", "PushwireWire", "COpenSSL"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireSystem", "PushwireWire", "COpenSSL"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "pushwire-codec-bench",

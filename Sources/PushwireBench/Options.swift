@@ -106,6 +106,9 @@ let usage = """
                                                        one message to every device of an app,
                                                        timed until GetMessageDetails says done
                                                        (`pushwire-bench fanout --help`)
+      pushwire-bench metrics-server [--methods N]     a server with N synthetic methods and its
+                                                       /metrics on 127.0.0.1, for timing a scrape
+                                                       (`pushwire-bench metrics-server --help`)
       pushwire-bench mix --weights ping=1,health=3 [options]
                                                        a weighted mix of scenarios (ping, health,
                                                        register, sync)

@@ -10,6 +10,10 @@ import PushwireWire
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fanout" {
     exit(runFanOut(Array(CommandLine.arguments.dropFirst(2))))
 }
+// `metrics-server` serves synthetic methods and /metrics for timing a scrape (MetricsServer.swift).
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "metrics-server" {
+    exit(runMetricsServer(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 let options: Options
 do {

@@ -77,8 +77,12 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// `.notServing` while the writer's connection is down (and once closed); never waits.
     public var health: StoreHealth { isServing ? .serving : .notServing(reason: notServingReason) }
 
-    /// What the writer has committed so far.
-    public var statistics: StoreStatistics { counters.value.withLock { $0 } }
+    /// What the writer has committed so far, and the writes queued for it now.
+    public var statistics: StoreStatistics {
+        var statistics = counters.value.withLock { $0 }
+        statistics.queuedWrites = writeQueue.count
+        return statistics
+    }
 
     /// Finishes queued writes and reads, then closes every connection; later calls fail with `.closed`.
     public func close() {

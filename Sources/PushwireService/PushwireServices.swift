@@ -84,6 +84,9 @@ public final class PushwireServices: Sendable {
         server.addAsync(Methods.Devices.unregisterDevice) { _, request async throws(RPCError) in
             try await devices.unregisterDevice(request)
         }
+        server.addAsync(Methods.Devices.setBadge) { _, request async throws(RPCError) in
+            try await devices.setBadge(request)
+        }
         server.addAsync(Methods.Devices.setTags) { _, request async throws(RPCError) in
             try await devices.setTags(request)
         }

@@ -86,8 +86,8 @@ struct Options {
           --http-request-timeout <dur>   time allowed to send one HTTP request (default: 10s)
           --http-idle-timeout <duration> close HTTP keep-alive connections idle this long
                                          (default: 60s)
-          --call-metrics <on|off>        count calls for /metrics (default: on; off only to
-                                         measure what counting costs)
+          --call-metrics <on|off>        count calls and the binary door's bytes for /metrics
+                                         (default: on; off only to measure what counting costs)
           --threads <n>                  event-loop threads (default: one per core)
           --data-dir <path>              data directory (default: ./data); with SQLite, one pushwired
                                          at a time; with --database-url it holds only the admin

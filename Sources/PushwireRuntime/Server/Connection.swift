@@ -220,10 +220,12 @@ final class Connection: EventHandler, @unchecked Sendable {
             var outcome = StreamRead.wouldBlock
             var filled = false
             let chunk = readChunk
+            let rpcBytes = shared.rpcBytes
             let read = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
                 outcome = self.receive(into: buffer)
                 guard case .bytes(let count) = outcome else { return 0 }
                 filled = count == buffer.count
+                rpcBytes?.add(0, UInt64(count))
                 return count
             }
             if decoder.bufferedByteCount == 0 {
@@ -311,6 +313,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             close(reason: "peer closed before the preface")
             return false
         case .bytes(let count):
+            shared.rpcBytes?.add(0, UInt64(count))
             let expected = WireProtocol.preface
             for i in 0..<count where scratch[i] != expected[prefaceMatched + i] {
                 shared.logger.debug("wrong preface; closing", ["peer": peer.description])
@@ -477,6 +480,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             switch result {
             case .bytes(let count):
                 outputStart += count
+                shared.rpcBytes?.add(1, UInt64(count))
             case .wouldBlock:
                 if !wantsWritable {
                     wantsWritable = true

@@ -81,8 +81,9 @@ public struct ServerConfiguration: Sendable {
     /// connection presented a TLS client certificate that verified against `tls`'s client CA;
     /// calls in clear text (the plaintext listener, the HTTP door) never have one.
     public var clientCertificateServices: Set<String> = []
-    /// Whether calls are counted for `/metrics` (`pushwire_calls_total`, latencies); off only to
-    /// measure what counting costs (docs/BENCHMARKS.md).
+    /// Whether calls are counted for `/metrics` (`pushwire_calls_total`, latencies) with the
+    /// binary door's bytes (`pushwire_rpc_bytes_total`); off only to measure what counting costs
+    /// (docs/BENCHMARKS.md).
     public var recordsCallMetrics = true
 
     /// The defaults: `127.0.0.1:7355`, one loop per core, 4 MiB frames, 1024 calls per connection,

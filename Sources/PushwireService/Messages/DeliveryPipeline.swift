@@ -81,6 +81,14 @@ public final class DeliveryPipeline: Sendable {
 
     /// Where the delivery summary of each message that is done goes (`info`).
     let log: OperatorLog
+    /// Messages entering each status and devices fanned out, for /metrics.
+    public let flowMetrics = MessageFlowMetrics()
+
+    /// Messages created and waiting in memory for the scheduler, and messages being sent now
+    /// (small ones in shared batches, large ones each on its own), for /metrics.
+    public var queueFigures: (waiting: Int, runningSmall: Int, runningLarge: Int) {
+        state.withLock { ($0.fresh.count, $0.runningSmall, $0.runningLarge) }
+    }
 
     /// Creates a pipeline; call `start()` to run its scheduler.
     /// - Parameter log: gets one summary line per message once it is done.

@@ -103,6 +103,7 @@ struct FanOut {
         guard var targets = await read(after: message.cursor) else { return }
         if startsSending, targets.isEmpty {
             guard (try? await store.startSending(messageID: message.id, lease: pipeline.lease())) == true else { return }
+            pipeline.flowMetrics.entered(.sending)
             startsSending = false
         }
         while !pipeline.isStopped, let last = targets.last {
@@ -111,6 +112,7 @@ struct FanOut {
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
                                   stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending, platformCounts: tally.take(), lease: pipeline.lease())
+            let stepStartsSending = startsSending
             startsSending = false
             pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
@@ -119,6 +121,8 @@ struct FanOut {
             async let next: [TargetDevice]? = isLast ? [] : read(after: lastHWID)
             // A failed commit ends this run; what is open is closed as Interrupted on the next.
             guard let ids = await committed, ids.count == targets.count else { return }
+            if stepStartsSending { pipeline.flowMetrics.entered(.sending) }
+            pipeline.flowMetrics.fannedOut(targets.count)
             let following = await next
             var batch: [OutgoingNotification] = []
             batch.reserveCapacity(targets.count)
@@ -203,6 +207,7 @@ struct FanOut {
         }
         guard (try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID,
                                                             results: pending, finish: true, platformCounts: tally.take(), lease: pipeline.lease()))) != nil else { return }
+        pipeline.flowMetrics.entered(.done)
         // The counts of every run of this message (a resumed one had earlier runs): one read, at
         // the end of a message that took the long path, only when someone reads the line.
         if pipeline.log.enabled(.info), let stats = try? await store.statistics(messageID: message.id) {

@@ -85,6 +85,9 @@ struct SmallMessagesFanOut {
         let written = try? await store.recordFanOutSteps(steps)
         recordsCommitted()
         guard let committed = written, committed.count == steps.count else { return alone }
+        pipeline.flowMetrics.entered(.sending, steps.count)
+        pipeline.flowMetrics.entered(.done, steps.filter(\.finish).count)
+        pipeline.flowMetrics.fannedOut(steps.reduce(0) { $0 + $1.targetedIncrement })
 
         // One gateway call per application (each has its gateway), its messages' notifications
         // built straight into one array (per-message arrays joined afterwards copied every
@@ -185,6 +188,7 @@ struct SmallMessagesFanOut {
         // A failed commit leaves them sending with their records open: closed as Interrupted
         // when the scheduler resumes them (it looks for messages left sending now and then).
         guard (try? await store.recordFanOutSteps(finishing)) != nil else { return alone }
+        pipeline.flowMetrics.entered(.done, finishing.filter(\.finish).count)
         if pipeline.log.enabled(.info) {
             // A small message goes out in this one step: its counts are this step's results.
             for (step, entry) in zip(finishing, finishingEntries) where step.finish {
