@@ -32,6 +32,14 @@ import PackageDescription
 
 let swiftSettings: [SwiftSetting] = []
 
+// pushwired links jemalloc (CJemalloc) unless the environment has PUSHWIRE_SYSTEM_MALLOC, which
+// Scripts/test-asan sets: under AddressSanitizer the sanitizer's allocator must serve every
+// malloc, and memory jemalloc handed out then freed through ASan's free is a "bad-free". Without
+// jemalloc, pushwired is built with the PUSHWIRE_SYSTEM_MALLOC condition (Allocator.swift).
+let systemMalloc = Context.environment["PUSHWIRE_SYSTEM_MALLOC"] != nil
+let allocatorDependencies: [Target.Dependency] = systemMalloc ? [] : ["CJemalloc"]
+let pushwiredSettings: [SwiftSetting] = swiftSettings + (systemMalloc ? [.define("PUSHWIRE_SYSTEM_MALLOC")] : [])
+
 let package = Package(
     name: "Pushwire",
     products: [
@@ -90,9 +98,9 @@ let package = Package(
         // PushwireSystem: every syscall wrapped once (EINTR retried, EAGAIN a value), for the server and the client.
         .target(name: "PushwireSystem", dependencies: ["CPushwireLinux"], swiftSettings: swiftSettings),
         .target(
-            name: "PushwireRuntime", dependencies: ["PushwireSystem", "PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser"],
+            name: "PushwireRuntime", dependencies: ["PushwireSystem", "PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser", "COpenSSL"],
             swiftSettings: swiftSettings),
-        .target(name: "PushwireClient", dependencies: ["PushwireSystem", "PushwireWire", "PushwireJSONBridge"], swiftSettings: swiftSettings),
+        .target(name: "PushwireClient", dependencies: ["PushwireSystem", "PushwireWire", "PushwireJSONBridge", "COpenSSL"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", swiftSettings: swiftSettings),
@@ -110,9 +118,9 @@ let package = Package(
         // PushwireConsole: the operator console (Console/, embedded by Scripts/embed-console) at /console/.
         .target(name: "PushwireConsole", dependencies: ["PushwireRuntime"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole", "CJemalloc"], path: "Sources/Pushwired", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole"] + allocatorDependencies, path: "Sources/Pushwired", swiftSettings: pushwiredSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
-        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireSystem", "PushwireWire"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireSystem", "PushwireWire", "COpenSSL"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "pushwire-codec-bench",
@@ -124,7 +132,7 @@ let package = Package(
             name: "PushwireWireTests",
             dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"]
         ),
-        .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
+        .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport", "COpenSSL"]),
         .testTarget(name: "PushwirePostgresStoreTests", dependencies: ["PushwirePostgresStore", "PushwireStore", "PushwireTestSupport"]),
         .testTarget(name: "PushwireSQLiteStoreTests", dependencies: ["PushwireSQLiteStore", "PushwireStore"]),
         // One suite written against the store protocols, run against every engine (an engine
@@ -138,7 +146,7 @@ let package = Package(
         .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
         // Helpers every suite may use (the raw-protocol TestClient, the pushwired and executable
         // launchers, the fake server, Scripts/postgres); linked into the tests only.
-        .target(name: "PushwireTestSupport", dependencies: ["PushwireWire", "PushwireSystem"], path: "Tests/PushwireTestSupport"),
+        .target(name: "PushwireTestSupport", dependencies: ["PushwireWire", "PushwireSystem", "COpenSSL"], path: "Tests/PushwireTestSupport"),
         .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "PushwireTestSupport"]),
         // The `pushwire` CLI, in process (@testable) and as the built binary; the three binaries' shared conventions.
         .testTarget(name: "PushwireCLITests", dependencies: ["pushwire", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),

@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
+#include <errno.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -51,4 +52,13 @@ int cpw_ppoll(struct pollfd *fds, unsigned long count, uint64_t timeout_ns) {
 
 int cpw_set_thread_niceness(int niceness) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
+}
+
+int cpw_raise_thread_niceness(int step) {
+    id_t thread = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int current = getpriority(PRIO_PROCESS, thread);
+    if (current == -1 && errno != 0) return -1;
+    int target = current + step > 19 ? 19 : current + step;
+    return setpriority(PRIO_PROCESS, thread, target);
 }

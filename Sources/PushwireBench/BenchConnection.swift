@@ -1,3 +1,4 @@
+import COpenSSL
 import Glibc
 import PushwireClient
 import PushwireSystem
@@ -17,6 +18,8 @@ final class BenchConnection {
     }
 
     let fd: Int32
+    /// TLS over `fd` (`--tls`); nil in clear text.
+    let ssl: OpaquePointer?
     var out: [UInt8] = []
     var outOffset = 0
     private var input: UnsafeMutableRawPointer
@@ -46,8 +49,9 @@ final class BenchConnection {
     static let preface = WireProtocol.preface
     static let maxFrame = 64 << 20
 
-    init(fd: Int32, concurrency: Int, quota: Int, index: Int = 0) {
+    init(fd: Int32, concurrency: Int, quota: Int, index: Int = 0, ssl: OpaquePointer? = nil) {
         self.fd = fd
+        self.ssl = ssl
         self.index = index
         var tableSize = 1
         while tableSize < concurrency * 2 { tableSize <<= 1 }
@@ -61,6 +65,7 @@ final class BenchConnection {
     }
 
     deinit {
+        if let ssl { SSL_free(ssl) }
         input.deallocate()
         Syscall.close(fd)
     }
@@ -95,6 +100,14 @@ final class BenchConnection {
     /// Writes what the output buffer holds. Returns false when the connection failed.
     func flush() -> Bool {
         while outOffset < out.count {
+            if let ssl {
+                switch out.withUnsafeBytes({ BenchTLS.write(ssl, from: UnsafeRawBufferPointer(rebasing: $0[outOffset...])) }) {
+                case .bytes(let n): outOffset += n
+                case .wouldBlock: return true
+                case .closed: return false
+                }
+                continue
+            }
             let result = try? out.withUnsafeBytes { raw in
                 try Syscall.write(fd, from: UnsafeRawBufferPointer(rebasing: raw[outOffset...]))
             }
@@ -120,11 +133,26 @@ final class BenchConnection {
     /// Reads once and hands every complete frame to `onFrame`.
     func readFrames(_ onFrame: (UnsafeRawBufferPointer) -> Bool) -> ReadResult {
         if inputCapacity - inputEnd < 64 << 10 { compact(needing: 64 << 10) }
-        let n: Int
-        switch try? Syscall.read(fd, into: UnsafeMutableRawBufferPointer(start: input + inputEnd, count: inputCapacity - inputEnd)) {
-        case .processed(let count) where count > 0: n = count
-        case .wouldBlock: return .ok
-        default: return .closed  // end of stream, or an error
+        var n: Int
+        if let ssl {
+            // A read returns one record: read on while records are waiting (poll would report
+            // the socket's, not those OpenSSL has already taken in).
+            n = 0
+            while inputCapacity - inputEnd - n >= 16 << 10 {
+                switch BenchTLS.read(ssl, into: UnsafeMutableRawBufferPointer(start: input + inputEnd + n, count: inputCapacity - inputEnd - n)) {
+                case .bytes(let count): n += count; continue
+                case .wouldBlock: break
+                case .closed: if n == 0 { return .closed }
+                }
+                break
+            }
+            if n == 0 { return .ok }
+        } else {
+            switch try? Syscall.read(fd, into: UnsafeMutableRawBufferPointer(start: input + inputEnd, count: inputCapacity - inputEnd)) {
+            case .processed(let count) where count > 0: n = count
+            case .wouldBlock: return .ok
+            default: return .closed  // end of stream, or an error
+            }
         }
         inputEnd += n
         if !prefaceSeen {

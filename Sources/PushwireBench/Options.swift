@@ -41,6 +41,12 @@ struct Options {
     var scenarioName = ""
     var kinds: [(kind: CallKind, weight: Int)] = []
     var target = "127.0.0.1:7355"
+    /// `--tls` (or a `pwires://` target): every connection speaks TLS.
+    var tls = false
+    /// `--ca-file`: PEM CAs to trust instead of the system's (implies TLS).
+    var caFile: String?
+    /// `--server-name`: the name to verify (default: the target's host; implies TLS).
+    var serverName: String?
     var connections = 4
     var concurrency = 16
     var duration: Double? = 10
@@ -104,18 +110,28 @@ let usage = """
                                                        category changes through server A, timed
                                                        until server B (same database) serves
                                                        them (`pushwire-bench propagation --help`)
+      pushwire-bench metrics-server [--methods N]     a server with N synthetic methods and its
+                                                       /metrics on 127.0.0.1, for timing a scrape
+                                                       (`pushwire-bench metrics-server --help`)
       pushwire-bench mix --weights ping=1,health=3 [options]
                                                        a weighted mix of scenarios (ping, health,
                                                        register, sync)
       pushwire-bench loopback-server [--listen 127.0.0.1:0]
                                                        a minimal in-process echo server (Ping→Pong,
                                                        every request → OK), to measure the harness
+      pushwire-bench handshake [--duration D]          new connections one after another, each
+                                                       the full TLS handshake (with --tls), the
+                                                       preface and one Health/Check: connections/s
       pushwire-bench encode-cost                       ns per per-call register request: patched
                                                        template vs the generated wrappers
 
     OPTIONS:
-      --server host:port     server address (default 127.0.0.1:7355; [::1]:port for IPv6);
-                             --target is another name for it
+      --server host:port     server address (default 127.0.0.1:7355; [::1]:port for IPv6;
+                             pwires://host:port for TLS); --target is another name for it
+      --tls                  speak TLS, verifying the server against the system's CAs and the
+                             host of --server (ping, health, call and handshake only)
+      --ca-file F            trust these PEM CAs instead (implies --tls)
+      --server-name N        the name the certificate must carry (implies --tls)
       --connections N        TCP connections (default 4)
       --concurrency K        calls in flight per connection (default 16)
       --duration D           measure for D (10s, 500ms, 2m; default 10s)
@@ -201,7 +217,7 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     guard let first = args.next() else { throw UsageError(message: "missing scenario") }
     options.scenarioName = first
     switch first {
-    case "ping", "health", "mix", "register", "sync", "send", "encode-cost": break
+    case "ping", "health", "mix", "register", "sync", "send", "encode-cost", "handshake": break
     case "loopback-server": options.serveLoopback = true
     case "call":
         guard let method = args.next(), !method.hasPrefix("--") else { throw UsageError(message: "call: missing <method>") }
@@ -215,7 +231,13 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
 
     while let flag = args.next() {
         switch flag {
-        case "--server", "--target": options.target = try args.value(flag)
+        case "--server", "--target":
+            let (address, tls) = ClientTLSOptions.target(try args.value(flag))
+            options.target = address
+            if tls { options.tls = true }
+        case "--tls": options.tls = true
+        case "--ca-file": options.caFile = try args.value(flag); options.tls = true
+        case "--server-name": options.serverName = try args.value(flag); options.tls = true
         case "--yes": options.yes = true
         case "--version":
             options.showVersion = true
@@ -264,7 +286,16 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     if options.pool != nil, first != "register", first != "mix" {
         throw UsageError(message: "--pool: only for register (or a mix with register)")
     }
+    let setsUpAnApplication = ["register", "sync", "send"].contains(first)
+        || (first == "mix" && ["register", "sync"].contains { (weights ?? "").contains($0) })
+    if options.tls, setsUpAnApplication {
+        throw UsageError(message: "--tls: the scenarios that set up an application (register, sync, send) run in clear text only for now; use ping, health, call or handshake")
+    }
     switch first {
+    case "handshake":
+        // Sequential new connections: TCP, the full TLS handshake, preface, one Health/Check, close.
+        options.kinds = [(.unary(name: "health", method: Methods.Health.check.path, message: []), 1)]
+        options.scenarioName = "handshake"
     case "send":
         options.kinds = [(.send(devices: options.devices), 1), (.register(pool: options.devices), 0)]
         options.scenarioName = options.kinds[0].kind.name

@@ -14,6 +14,10 @@ if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fanout" {
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "propagation" {
     exit(runPropagation(Array(CommandLine.arguments.dropFirst(2))))
 }
+// `metrics-server` serves synthetic methods and /metrics for timing a scrape (MetricsServer.swift).
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "metrics-server" {
+    exit(runMetricsServer(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 let options: Options
 do {
@@ -46,6 +50,18 @@ if options.serveLoopback {
     }
 }
 
+var benchTLS: BenchTLS?
+if options.tls {
+    let host = (try? HostPort(parsing: options.target).host) ?? "127.0.0.1"
+    do {
+        benchTLS = try BenchTLS(caFile: options.caFile, serverName: options.serverName ?? host)
+    } catch {
+        printError("pushwire-bench: \(error)")
+        exit(1)
+    }
+}
+if options.scenarioName == "handshake" { exit(runHandshakes(options, tls: benchTLS)) }
+
 var setup: BenchSetup?
 let plan: RunPlan
 do {
@@ -67,12 +83,21 @@ for index in 0..<options.connections {
         printError("pushwire-bench: \(error)")
         exit(1)
     }
+    var ssl: OpaquePointer?
+    if let benchTLS {
+        do {
+            ssl = try benchTLS.handshake(fd: fd)
+        } catch {
+            printError("pushwire-bench: \(error)")
+            exit(1)
+        }
+    }
     Syscall.setNonBlocking(fd)
     var quota = Int.max
     if let requests = options.requests {
         quota = requests / options.connections + (index < requests % options.connections ? 1 : 0)
     }
-    connections.append(BenchConnection(fd: fd, concurrency: options.concurrency, quota: quota, index: index))
+    connections.append(BenchConnection(fd: fd, concurrency: options.concurrency, quota: quota, index: index, ssl: ssl))
 }
 
 

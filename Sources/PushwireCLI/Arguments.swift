@@ -18,6 +18,18 @@ struct GlobalOptions {
     /// pushwired's data directory, where the admin token is read when not given
     /// (`--data-dir`, `$PUSHWIRE_DATA_DIR`, default `./data`).
     var dataDirectory = "data"
+    /// `--tls` (or a `pwires://` server): connect over TLS.
+    var tls = false
+    /// `--ca-file`: PEM CAs to trust instead of the system's; implies `--tls`.
+    var caFile: String?
+    /// `--server-name`: the name to verify in the server's certificate; implies `--tls`.
+    var serverName: String?
+
+    /// The TLS options to connect with; nil in clear text.
+    var tlsOptions: ClientTLSOptions? {
+        let wantsTLS = tls || caFile != nil || serverName != nil || ClientTLSOptions.target(server).tls
+        return wantsTLS ? ClientTLSOptions(caFile: caFile, serverName: serverName) : nil
+    }
 }
 
 /// The parsed command line.
@@ -102,7 +114,7 @@ struct Invocation {
         case .help, .version, .methods(local: true): return
         default: break
         }
-        if let problem = ClientConnection.addressProblem(options.server) {
+        if let problem = ClientConnection.addressProblem(ClientTLSOptions.target(options.server).address) {
             throw UsageError(message: "--server: \(problem)", command: nil)
         }
     }

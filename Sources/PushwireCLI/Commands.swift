@@ -19,7 +19,7 @@ struct Commands {
 
     private func connect() async throws(CommandFailure) -> ClientConnection {
         do {
-            return try await ClientConnection.connect(to: options.server, timeout: options.timeout)
+            return try await ClientConnection.connect(to: options.server, timeout: options.timeout, tls: options.tlsOptions)
         } catch let error as RPCError {
             throw CommandFailure(error: error)
         } catch {

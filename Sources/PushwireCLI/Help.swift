@@ -16,8 +16,13 @@ enum Help {
 
     static let globalOptions = """
     GLOBAL OPTIONS:
-      -s, --server <host:port>  server address; [::1]:7355 for IPv6
+      -s, --server <host:port>  server address; [::1]:7355 for IPv6; pwires://host:port for TLS
                                 (default: $PUSHWIRE_SERVER or 127.0.0.1:7355)
+      --tls                     connect over TLS, verifying the server's certificate against
+                                the system's CAs and the host name dialled
+      --ca-file <file>          trust these PEM CA certificates instead (implies --tls)
+      --server-name <name>      the name the certificate must carry, e.g. when dialling an
+                                IP address (implies --tls)
       --token <token>           sent as "authorization: Bearer <token>" (default: $PUSHWIRE_TOKEN)
       --admin-token <token>     the admin token for app and demo (default: $PUSHWIRE_ADMIN_TOKEN,
                                 then <data-dir>/admin-token)
@@ -32,7 +37,8 @@ enum Help {
 
     /// What a subcommand's help says instead of repeating the global options.
     static let globalPointer = """
-    Global options (--server, --token, --admin-token, --data-dir, --timeout, --json) and exit
+    Global options (--server, --tls, --ca-file, --server-name, --token, --admin-token, --data-dir,
+    --timeout, --json) and exit
     codes: see 'pushwire --help'.
     """
 

@@ -98,6 +98,9 @@ enum OptionScanner {
                 }
                 options.timeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
             case "--json": options.json = true
+            case "--tls": options.tls = true
+            case "--ca-file": options.caFile = try value(name, inline: inline)
+            case "--server-name": options.serverName = try value(name, inline: inline)
             case "--admin-token": options.adminToken = try value(name, inline: inline)
             case "--":
                 scanned.words += arguments[(index + 1)...]

@@ -11,7 +11,7 @@ struct Session {
     /// Connects to `options.server`.
     static func open(_ options: GlobalOptions) async throws(CommandFailure) -> Session {
         do {
-            return Session(options: options, connection: try await ClientConnection.connect(to: options.server, timeout: options.timeout))
+            return Session(options: options, connection: try await ClientConnection.connect(to: options.server, timeout: options.timeout, tls: options.tlsOptions))
         } catch let error as RPCError {
             throw CommandFailure(error: error)
         } catch {

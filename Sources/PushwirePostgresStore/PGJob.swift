@@ -43,36 +43,59 @@ final class ClosureJob<T: Sendable>: PGJob, @unchecked Sendable {
 }
 
 /// Jobs waiting for a worker: FIFO, shared by the workers of a pool.
+///
+/// A job may be queued as *background* (the delivery pipeline's bookkeeping, which no caller
+/// waits on to answer a call). Callers' jobs go first: a batch taken while any wait holds only
+/// them, so that a fan-out step's thousands of rows do not lengthen the transaction every
+/// caller of the batch waits for; background jobs make batches of their own when no caller's
+/// job waits. One that waited `maximumBackgroundWait` joins the next batch whatever waits, so
+/// that a stream of calls cannot starve delivery (the SQLite writer's rule, docs/STORE.md).
 final class PGJobQueue: @unchecked Sendable {
-    // NSCondition guards `jobs` and `closed` and wakes waiting workers (a Mutex has no wait).
+    // NSCondition guards the lists and `closed` and wakes waiting workers (a Mutex has no wait).
     private let condition = NSCondition()
     private var jobs: [PGJob] = []
     private var head = 0
+    private var background: [(job: PGJob, queuedAt: UInt64)] = []
     private var closed = false
 
-    /// Queues `job`; false when the queue is closed.
-    func push(_ job: PGJob) -> Bool {
+    /// How long a background job may be held back behind callers' jobs.
+    static let maximumBackgroundWait: UInt64 = 10_000_000
+
+    /// Queues `job` (`background`: see the type's comment); false when the queue is closed.
+    func push(_ job: PGJob, background isBackground: Bool = false) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         if closed { return false }
-        jobs.append(job)
+        if isBackground {
+            background.append((job, DispatchTime.now().uptimeNanoseconds))
+        } else {
+            jobs.append(job)
+        }
         condition.signal()
         return true
     }
 
-    /// Up to `limit` queued jobs, waiting until `deadline` for one; empty on timeout; nil once
-    /// the queue is closed and empty.
+    /// Up to `limit` queued jobs, callers' first (see the type's comment), waiting until
+    /// `deadline` for one; empty on timeout; nil once the queue is closed and empty.
     func take(limit: Int, until deadline: Date) -> [PGJob]? {
         condition.lock()
         defer { condition.unlock() }
-        while head == jobs.count {
+        while head == jobs.count && background.isEmpty {
             if closed { return nil }
             if !condition.wait(until: deadline) {
-                if head == jobs.count { return closed ? nil : [] }
+                if head == jobs.count && background.isEmpty { return closed ? nil : [] }
             }
         }
-        let end = min(jobs.count, head + limit)
-        let taken = Array(jobs[head..<end])
+        var taken: [PGJob] = []
+        // Held back long enough: ahead of callers', so that it is not left out again.
+        if let oldest = background.first,
+           head == jobs.count || DispatchTime.now().uptimeNanoseconds &- oldest.queuedAt >= Self.maximumBackgroundWait {
+            let count = min(background.count, limit)
+            taken = background[..<count].map(\.job)
+            background.removeFirst(count)
+        }
+        let end = min(jobs.count, head + max(0, limit - taken.count))
+        taken += jobs[head..<end]
         head = end
         if head == jobs.count {
             jobs.removeAll(keepingCapacity: true)
@@ -88,7 +111,7 @@ final class PGJobQueue: @unchecked Sendable {
     var count: Int {
         condition.lock()
         defer { condition.unlock() }
-        return jobs.count - head
+        return jobs.count - head + background.count
     }
 
     /// Refuses new jobs; workers finish the queued ones and stop.

@@ -122,6 +122,13 @@ enum PostgresSchema {
         """
         CREATE INDEX messages_by_app ON messages (app_id, id);
         """,
+        // 4: the shared outbox — which server holds a message (`MessageLease`) and until when
+        // (ms since 1970; 0: never held). Servers claim due messages with FOR UPDATE SKIP LOCKED
+        // and every fan-out step checks the lease in its UPDATE of the message row.
+        """
+        ALTER TABLE messages ADD COLUMN lease_owner text COLLATE "C";
+        ALTER TABLE messages ADD COLUMN lease_until_ms bigint NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The newest schema version this binary understands.

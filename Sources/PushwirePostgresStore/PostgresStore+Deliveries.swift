@@ -125,7 +125,7 @@ extension PostgresStore {
     }
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
-        try await write { connection throws(StoreError) in
+        try await write(background: true) { connection throws(StoreError) in
             try PostgresStore.apply(step, on: connection)
         }
     }
@@ -133,7 +133,7 @@ extension PostgresStore {
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
         // One writer job: it fails as a whole (the batch's transaction is rolled back and the
         // others replayed), so the steps are all written or none.
-        try await write { connection throws(StoreError) in
+        try await write(background: true) { connection throws(StoreError) in
             var ids: [[UInt64]] = []
             ids.reserveCapacity(steps.count)
             for step in steps { ids.append(try PostgresStore.apply(step, on: connection)) }
@@ -158,19 +158,24 @@ extension PostgresStore {
 
     /// A step's UPDATE of its message row: counters, cursor, open range, status; for a first step
     /// only if the message is still scheduled or sending.
+    /// With a lease ($11 its owner, $12 the owner's now, $13 until when), only under it: a
+    /// first step takes it when free, expired or the owner's; any other needs it the owner's.
     static let stepUpdateSQL = """
         UPDATE messages SET sent = sent + $2, failed = failed + $3, invalid_tokens = invalid_tokens + $4,
             targeted = targeted + $5, cursor = COALESCE($6, cursor),
-            status = CASE WHEN $7::boolean THEN 3 WHEN $10::boolean THEN 2 ELSE status END, open_from = $8, open_to = $9
+            status = CASE WHEN $7::boolean THEN 3 WHEN $10::boolean THEN 2 ELSE status END, open_from = $8, open_to = $9,
+            lease_owner = COALESCE($11::text, lease_owner),
+            lease_until_ms = CASE WHEN $11::text IS NULL THEN lease_until_ms ELSE $13::bigint END
         WHERE id = $1 AND (NOT $10::boolean OR status IN (1, 2))
+            AND ($11::text IS NULL OR lease_owner = $11::text
+                 OR ($10::boolean AND (lease_owner IS NULL OR lease_until_ms < $12::bigint)))
         """
 
     /// Writes one step: ids for its new attempt records (from the sequence, ascending), the message
     /// row, the outcomes, failure counts, dead tokens and badges, then the new records; each kind
     /// of change is one statement over arrays, however many rows it has.
     private static func apply(_ step: FanOutStep, on connection: PGConnection) throws(StoreError) -> [UInt64] {
-        try checkStillWithGateway(step, on: connection)
-        return try pg { () throws(PGError) in
+        let (ids, changed) = try pg { () throws(PGError) -> ([Int64], Bool) in
             var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
             for result in step.results {
                 switch result.result {
@@ -195,10 +200,18 @@ extension PostgresStore {
             let updated = try connection.query(stepUpdateSQL, [
                 String(step.messageID), String(sent), String(failed), String(invalid), String(step.targetedIncrement), step.cursor,
                 PGText.bool(step.finish), String(openFrom), String(openTo), PGText.bool(step.startsSending),
+                step.lease?.owner, String(step.lease?.nowMS ?? 0), String(step.lease?.untilMS ?? 0),
             ])
-            // Cancelled (or gone) before it started: nothing written, nothing to hand over.
-            if step.startsSending, updated.changes == 0 { return [] }
-
+            return (ids, updated.changes > 0)
+        }
+        // Cancelled (or gone, or another server's) before it started: nothing written.
+        if step.startsSending, !changed { return [] }
+        // Taken over by another server: the whole job fails, so this step wrote nothing.
+        if step.lease != nil, !changed { throw .leaseLost("message \(step.messageID) is held by another server") }
+        // After the UPDATE, which locked the message row: no other server's step on this message
+        // can change its records between the check and the COMMIT.
+        try checkStillWithGateway(step, on: connection)
+        return try pg { () throws(PGError) in
             // Outcomes other than sent (a sent record keeps state 0: moving the open range past it
             // records it), and the retry-pending records the new attempts replace.
             var stateIDs: [Int64] = [], states: [Int64] = [], reasons: [String] = []

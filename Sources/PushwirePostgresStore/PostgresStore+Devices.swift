@@ -67,6 +67,15 @@ extension PostgresStore {
         }
     }
 
+    public func setBadge(applicationID: Int64, hwid: String, badge: Int64) async throws(StoreError) -> Bool {
+        try await write { connection throws(StoreError) in
+            try pg { () throws(PGError) in
+                try connection.query("UPDATE devices SET badge = $3 WHERE app_id = $1 AND hwid = $2",
+                                     [String(applicationID), hwid, String(badge)]).changes > 0
+            }
+        }
+    }
+
     public func updateTags(applicationID: Int64, hwid: String, _ changes: [TagChange]) async throws(StoreError) -> [TagRecord] {
         let changed = PGChangeFeed.devices(origin: origin, applicationID: applicationID, hwids: [hwid])
         return try await write { connection throws(StoreError) in

@@ -186,10 +186,64 @@ extension PostgresStore {
         }
     }
 
-    public func startSending(messageID: Int64) async throws(StoreError) -> Bool {
+    public func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool {
         try await write { connection throws(StoreError) in
             try pg { () throws(PGError) in
-                try connection.query("UPDATE messages SET status = 2 WHERE id = $1 AND status IN (1, 2)", [String(messageID)]).changes > 0
+                try connection.query("""
+                    UPDATE messages SET status = 2, lease_owner = COALESCE($2, lease_owner),
+                        lease_until_ms = CASE WHEN $2::text IS NULL THEN lease_until_ms ELSE $4 END
+                    WHERE id = $1 AND status IN (1, 2)
+                        AND ($2::text IS NULL OR lease_owner IS NULL OR lease_owner = $2 OR lease_until_ms < $3)
+                    """, [String(messageID), lease?.owner, String(lease?.nowMS ?? 0), String(lease?.untilMS ?? 0)]).changes > 0
+            }
+        }
+    }
+
+    public func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
+        try await write(background: true) { connection throws(StoreError) in
+            try pg { () throws(PGError) in
+                // SKIP LOCKED: a row another server's transaction holds (its claim, its step) is
+                // passed over rather than waited for; the lease test then keeps live leases out.
+                // Two walks of `messages_due` as in `dueMessageIDs`, each stopped by its LIMIT.
+                var claimed: [(sendAt: Int64, id: Int64)] = []
+                for sending in includeSending ? [true, false] : [false] where claimed.count < limit {
+                    let rows = try connection.query("""
+                        UPDATE messages m SET lease_owner = $1, lease_until_ms = $3
+                        FROM (SELECT id FROM messages
+                              WHERE status IN (1, 2) AND status = $5 AND ($5 = 2 OR send_at_ms <= $2)
+                                  AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until_ms < $2)
+                              ORDER BY send_at_ms, id LIMIT $4 FOR UPDATE SKIP LOCKED) c
+                        WHERE m.id = c.id RETURNING m.send_at_ms, m.id
+                        """, [lease.owner, String(lease.nowMS), String(lease.untilMS), String(limit - claimed.count),
+                              sending ? "2" : "1"])
+                    // RETURNING comes in no particular order.
+                    claimed += (0..<rows.count).map { (rows.int($0, 0), rows.int($0, 1)) }.sorted { ($0.sendAt, $0.id) < ($1.sendAt, $1.id) }
+                }
+                return claimed.map(\.id)
+            }
+        }
+    }
+
+    public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
+        if messageIDs.isEmpty { return [] }
+        return try await write(background: true) { connection throws(StoreError) in
+            try pg { () throws(PGError) in
+                let rows = try connection.query("""
+                    UPDATE messages SET lease_until_ms = $3
+                    WHERE id = ANY($2::bigint[]) AND lease_owner = $1 AND status IN (1, 2) RETURNING id
+                    """, [lease.owner, PGText.intArray(messageIDs), String(lease.untilMS)])
+                return (0..<rows.count).map { rows.int($0, 0) }.sorted()
+            }
+        }
+    }
+
+    public func releaseLeases(owner: String, messageIDs: [Int64]) async throws(StoreError) {
+        if messageIDs.isEmpty { return }
+        try await write(background: true) { connection throws(StoreError) in
+            try pg { () throws(PGError) in
+                _ = try connection.query("""
+                    UPDATE messages SET lease_owner = NULL, lease_until_ms = 0 WHERE id = ANY($2::bigint[]) AND lease_owner = $1
+                    """, [owner, PGText.intArray(messageIDs)])
             }
         }
     }

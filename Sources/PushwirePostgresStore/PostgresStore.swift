@@ -93,8 +93,12 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// `.notServing` while the writer's connection is down (and once closed); never waits.
     public var health: StoreHealth { isServing ? .serving : .notServing(reason: notServingReason) }
 
-    /// What the writer has committed so far.
-    public var statistics: StoreStatistics { counters.value.withLock { $0 } }
+    /// What the writer has committed so far, and the writes queued for it now.
+    public var statistics: StoreStatistics {
+        var statistics = counters.value.withLock { $0 }
+        statistics.queuedWrites = writeQueue.count
+        return statistics
+    }
 
     /// Finishes queued writes and reads, then closes every connection; later calls fail with `.closed`.
     public func close() {
@@ -115,15 +119,20 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     // MARK: running work
 
     /// Queues a write (run in the writer's next transaction); `completion` gets its value after COMMIT.
-    func write<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T,
+    /// - Parameter background: nobody waits for it to answer a call (the delivery pipeline's
+    ///   bookkeeping): callers' writes go first (`PGJobQueue`).
+    func write<T: Sendable>(background: Bool = false, _ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T,
                             completion: @escaping @Sendable (Result<T, StoreError>) -> Void) {
-        submit(ClosureJob(body, completion: completion), to: writeQueue)
+        let job = ClosureJob(body, completion: completion)
+        if !writeQueue.push(job, background: background) { job.complete(.closed) }
     }
 
-    /// Runs a write in the writer's next transaction and returns its value once committed.
-    func write<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
+    /// Runs a write in the writer's next transaction and returns its value once committed
+    /// (`background`: as for the completion variant).
+    func write<T: Sendable>(background: Bool = false,
+                            _ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
         let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            write(body) { continuation.resume(returning: $0) }
+            write(background: background, body) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }

@@ -117,10 +117,21 @@ enum PushwooshDevices {
         }
     }
 
+    /// `badge` (pypushwoosh sends `badges`): the number the app's icon shows now, stored so that
+    /// a message's `ios_badges` "+n" counts from it, as Pushwoosh's auto-incrementing badges do.
     static func setBadge(_ call: PushwooshCall) throws(PushwooshFailure) {
-        // Refused rather than acknowledged: "+n" badges count from the badge Pushwire last sent
-        // each device, and a value reported by the app is not stored (docs/PUSHWOOSH.md).
-        throw .argument("setBadge is not supported by Pushwire: \"+n\" badges count from the badge Pushwire last sent the device")
+        try call.refuseUnknown(["application", "hwid", "badge", "badges"])
+        let a = call.arguments
+        let value = try Read.integer(a, "badge")
+        let alias = try Read.integer(a, "badges")
+        guard let badge = value ?? alias else { throw .argument("badge is required") }
+        guard badge >= 0, badge <= Int64(UInt32.max) else { throw .argument("badge must be a whole number from 0 to \(UInt32.max), not \(badge)") }
+        let request = JSONValue.object([
+            ("application", .string(try Read.string(a, "application", required: true) ?? "")),
+            ("hwid", .string(try Read.string(a, "hwid", required: true) ?? "")),
+            ("badge", .number("\(badge)")),
+        ])
+        call.invoke(Methods.Devices.setBadge, request) { _ in call.reply(.success(.null)) }
     }
 
     static func pushStat(_ call: PushwooshCall) throws(PushwooshFailure) {

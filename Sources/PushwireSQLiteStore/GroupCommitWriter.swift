@@ -92,9 +92,11 @@ final class GroupCommitWriter: Sendable {
         thread.start()
     }
 
-    /// Committed transactions and committed writes so far.
+    /// Committed transactions and committed writes so far, and the writes queued now.
     var statistics: StoreStatistics {
-        state.withLock { StoreStatistics(transactions: $0.transactions, writes: $0.writes, commitNanoseconds: $0.commitNanoseconds) }
+        state.withLock {
+            StoreStatistics(transactions: $0.transactions, writes: $0.writes, commitNanoseconds: $0.commitNanoseconds, queuedWrites: $0.queuedCount)
+        }
     }
 
     /// Whether writes can succeed: not after a failed fsync (final), not while the disk is full

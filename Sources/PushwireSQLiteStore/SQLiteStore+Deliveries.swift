@@ -300,8 +300,11 @@ extension SQLiteStore {
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
         try SQLiteStore.checkStillWithGateway(step)
+        let leases = leases
         return try await writer.write(background: true) { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
+            if try !SQLiteStore.underLease([step], leases)[0] { return [] }
+            defer { if step.finish { leases.release([step.messageID], owner: nil) } }
+            return try sql { () throws(SQLiteError) in
                 var records = NewRecords()
                 let ids = try SQLiteStore.apply(step, on: connection, records: &records)
                 try records.insert(on: connection)
@@ -326,13 +329,22 @@ extension SQLiteStore {
         }
         let (plainBySent, plainSteps) = (plain, isPlain)
         // One writer job (one savepoint) for all of them, in the background: no caller waits on it.
+        let leases = leases
         return try await writer.write(background: true) { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
+            let allowed = try SQLiteStore.underLease(steps, leases)
+            defer { leases.release(steps.filter(\.finish).map(\.messageID), owner: nil) }
+            var plainBySent = plainBySent
+            for (index, step) in steps.enumerated() where !allowed[index] {
+                for sent in plainBySent.keys { plainBySent[sent]?.removeAll { $0 == step.messageID } }
+            }
+            return try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)
                 var records = NewRecords()
-                for (step, plain) in zip(steps, plainSteps) {
-                    if plain {
+                for (index, (step, plain)) in zip(steps, plainSteps).enumerated() {
+                    if !allowed[index] {
+                        ids.append([])
+                    } else if plain {
                         records.addPlatformCounts(step)
                         ids.append([])
                     } else {
@@ -344,6 +356,26 @@ extension SQLiteStore {
                 return ids
             }
         }
+    }
+
+    /// Which of `steps` may be written under their leases (`FanOutStep.lease`): a step
+    /// that starts its message takes the lease unless another owner holds it live (false: it
+    /// writes nothing); any other step must be its owner's, else the job fails as a whole.
+    static func underLease(_ steps: [FanOutStep], _ leases: LeaseTable) throws(StoreError) -> [Bool] {
+        var allowed: [Bool] = []
+        allowed.reserveCapacity(steps.count)
+        for step in steps {
+            guard let lease = step.lease else {
+                allowed.append(true)
+                continue
+            }
+            let held = leases.take(step.messageID, lease, orTakeOver: step.startsSending)
+            if !held && !step.startsSending {
+                throw .leaseLost("message \(step.messageID) is held by another server")
+            }
+            allowed.append(held)
+        }
+        return allowed
     }
 
     /// The open records of a message are kept as one range of ids (`open_from…open_to`), which

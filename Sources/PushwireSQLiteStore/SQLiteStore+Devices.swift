@@ -60,6 +60,16 @@ extension SQLiteStore {
         }
     }
 
+    public func setBadge(applicationID: Int64, hwid: String, badge: Int64) async throws(StoreError) -> Bool {
+        try await writer.write { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                try connection.statement("UPDATE devices SET badge = ?3 WHERE app_id = ?1 AND hwid = ?2")
+                    .bind(.int(applicationID), .text(hwid), .int(badge)).run()
+                return connection.changes > 0
+            }
+        }
+    }
+
     public func updateTags(applicationID: Int64, hwid: String, _ changes: [TagChange]) async throws(StoreError) -> [TagRecord] {
         try await writer.write { connection throws(StoreError) in
             guard try SQLiteStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection) else {

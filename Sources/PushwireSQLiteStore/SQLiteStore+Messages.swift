@@ -184,6 +184,34 @@ extension SQLiteStore: MessageStore {
         }
     }
 
+    public func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
+        // Read far enough ahead to pass the messages other owners hold (only the contract's
+        // tests have other owners here). Leases live in memory: no write, nothing to sync.
+        let due = try await dueMessageIDs(nowMS: lease.nowMS, limit: limit + leases.count, includeSending: includeSending)
+        return leases.claim(due, lease, limit: limit)
+    }
+
+    public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
+        let open = try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("SELECT status FROM messages WHERE id = ?1")
+                var open: [Int64] = []
+                for id in Set(messageIDs).sorted() {
+                    row.reset()
+                    try row.bind(.int(id))
+                    if try row.step(), row.int(0) == 1 || row.int(0) == 2 { open.append(id) }
+                }
+                row.reset()
+                return open
+            }
+        }
+        return leases.renew(open, lease)
+    }
+
+    public func releaseLeases(owner: String, messageIDs: [Int64]) async throws(StoreError) {
+        leases.release(messageIDs, owner: owner)
+    }
+
     public func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? {
         try read { connection throws(StoreError) in
             try sql { () throws(SQLiteError) in
@@ -196,9 +224,11 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func startSending(messageID: Int64) async throws(StoreError) -> Bool {
-        try await writer.write { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
+    public func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool {
+        let leases = leases
+        return try await writer.write { connection throws(StoreError) in
+            if let lease, !leases.take(messageID, lease, orTakeOver: true) { return false }
+            return try sql { () throws(SQLiteError) in
                 try connection.statement("UPDATE messages SET status = 2 WHERE id = ?1 AND status IN (1, 2)")
                     .bind(.int(messageID)).run()
                 return connection.changes > 0

@@ -15,6 +15,8 @@ public final class SQLiteStore: PushwireStore {
     let readers: ReaderPool
     /// Held while the store is open: no other process opens this data directory meanwhile.
     private let lock: DataDirectoryLock
+    /// The outbox's message leases (in memory: this process is the data directory's only one).
+    let leases = LeaseTable()
 
     /// Opens (creating and migrating as needed) the store in `dataDirectory`.
     /// - Throws: `.cannotOpen` when the directory cannot be created or written or another process

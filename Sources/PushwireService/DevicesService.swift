@@ -154,6 +154,18 @@ public struct DevicesService: Sendable {
         return UnregisterDeviceResponse()
     }
 
+    /// Stores the badge the app shows now, from which a message's badge increment counts.
+    /// - Throws: NOT_FOUND for an unknown application or device.
+    public func setBadge(_ request: SetBadgeRequest) async throws(RPCError) -> SetBadgeResponse {
+        try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)
+        let application = try registry.application(code: request.application)
+        let found = try await storeCall { () async throws(StoreError) in
+            try await registry.store.setBadge(applicationID: application.id, hwid: request.hwid, badge: Int64(request.badge))
+        }
+        guard found else { throw RPCError(.notFound, "device \(RPCError.echo(request.hwid)) not found") }
+        return SetBadgeResponse()
+    }
+
     /// Applies tag updates in order, all or nothing; returns the tags after.
     public func setTags(_ request: SetTagsRequest) async throws(RPCError) -> SetTagsResponse {
         try DeviceValidation.checkApplicationAndHWID(application: request.application, hwid: request.hwid)

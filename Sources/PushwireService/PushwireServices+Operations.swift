@@ -11,6 +11,7 @@ extension PushwireServices {
         let deliveries = messages.deliveryMetrics
         let apns = messages.apnsStatistics
         let fcm = messages.fcmStatistics
+        let pipeline = messages.pipeline
         server.addHealthCheck("store") {
             switch store.health {
             case .serving:
@@ -28,11 +29,29 @@ extension PushwireServices {
             out.family("pushwire_store_commit_batch_writes", "summary", help: "Writes per committed transaction (group commit batch size).")
             out.sample("pushwire_store_commit_batch_writes_sum", [], UInt64(statistics.writes))
             out.sample("pushwire_store_commit_batch_writes_count", [], UInt64(statistics.transactions))
+            out.gauge("pushwire_store_queued_writes", help: "Writes queued for the store's writer, not yet in a transaction.",
+                      Double(statistics.queuedWrites))
             out.family("pushwire_deliveries_total", "counter",
-                       help: "Notifications handed to a gateway, by gateway and outcome (retry: a transient failure, tried again later).")
-            for (gateway, outcome, count) in deliveries.snapshot {
-                out.sample("pushwire_deliveries_total", [("gateway", gateway), ("outcome", outcome)], count)
+                       help: "Notifications answered by a gateway, by gateway, device platform and outcome (retry: a transient failure, tried again later).")
+            for (gateway, platform, outcome, count) in deliveries.snapshot {
+                out.sample("pushwire_deliveries_total", [("gateway", gateway), ("platform", platform), ("outcome", outcome)], count)
             }
+            out.gauge("pushwire_gateway_notifications_in_flight", help: "Notifications handed to gateways and not answered yet.",
+                      Double(deliveries.notificationsInFlight))
+            let queues = pipeline.queueFigures
+            out.gauge("pushwire_delivery_waiting_messages", help: "Messages created, due, and waiting in memory for a delivery slot.",
+                      Double(queues.waiting))
+            out.family("pushwire_delivery_running_messages", "gauge", help: "Messages being sent now, by size (small: batched with others).")
+            out.sample("pushwire_delivery_running_messages", [("size", "small")], Double(queues.runningSmall))
+            out.sample("pushwire_delivery_running_messages", [("size", "large")], Double(queues.runningLarge))
+            let flow = pipeline.flowMetrics
+            out.family("pushwire_messages_total", "counter",
+                       help: "Messages that entered each status on this server (scheduled: created; sending; done; cancelled).")
+            for (status, count) in flow.transitions {
+                out.sample("pushwire_messages_total", [("status", status)], count)
+            }
+            out.counter("pushwire_fanout_targets_total", help: "Devices read as a message's targets and handed to the fan-out (first attempts).",
+                        flow.targetsFannedOut)
             let figures = apns()
             out.gauge("pushwire_apns_gateways", help: "APNs gateways open (one per application with APNs settings in use).", Double(figures.gateways))
             out.counter("pushwire_apns_provider_tokens_signed_total", help: "APNs provider tokens (ES256 JWTs) signed.", UInt64(figures.tokens))

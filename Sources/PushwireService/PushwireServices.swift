@@ -31,10 +31,12 @@ public final class PushwireServices: Sendable {
     ///     with FCM credentials (a local FCM double).
     ///   - fcmCAFile: CA certificates FCM connections and OAuth2 token requests trust instead of
     ///     the system's.
+    ///   - delivery: the delivery pipeline's tunables (its outbox lease, `--outbox-lease`).
     /// - Throws: `ServicesStartupError` with a message for a person: the store's (`StoreError`)
     ///   or the sink file's; the store is closed then.
     public init(store: some PushwireStore & MessageStore, adminToken: String, sinkPath: String,
-                apnsURL: String? = nil, apnsCAFile: String? = nil, fcmURL: String? = nil, fcmCAFile: String? = nil) async throws(ServicesStartupError) {
+                apnsURL: String? = nil, apnsCAFile: String? = nil, fcmURL: String? = nil, fcmCAFile: String? = nil,
+                delivery: DeliveryPipeline.Configuration = DeliveryPipeline.Configuration()) async throws(ServicesStartupError) {
         self.store = store
         do {
             registry = try await Registry(store: store, adminToken: adminToken)
@@ -46,7 +48,7 @@ public final class PushwireServices: Sendable {
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
         do {
-            messages = try MessagesService.start(registry: registry, store: store, sinkPath: sinkPath,
+            messages = try MessagesService.start(registry: registry, store: store, sinkPath: sinkPath, delivery: delivery,
                                                  apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile),
                                                  fcm: APNsConfiguration(baseURLOverride: fcmURL, caFile: fcmCAFile))
         } catch {
@@ -81,6 +83,9 @@ public final class PushwireServices: Sendable {
         server.addRawFastPath(Methods.Devices.syncCategories) { devices.syncCategoriesFastPath($0) }
         server.addAsync(Methods.Devices.unregisterDevice) { _, request async throws(RPCError) in
             try await devices.unregisterDevice(request)
+        }
+        server.addAsync(Methods.Devices.setBadge) { _, request async throws(RPCError) in
+            try await devices.setBadge(request)
         }
         server.addAsync(Methods.Devices.setTags) { _, request async throws(RPCError) in
             try await devices.setTags(request)

@@ -10,6 +10,7 @@ extension StoreError {
         case .conflict(let what): RPCError(.alreadyExists, what, cause: self)
         case .invalidChange(let what): RPCError(.failedPrecondition, what, cause: self)
         case .limitReached(let what): RPCError(.resourceExhausted, what, cause: self)
+        case .leaseLost: RPCError(.aborted, "\(self)", cause: self)
         case .closed: RPCError(.unavailable, "the store is shutting down", cause: self)
         case .unavailable: RPCError(.unavailable, "\(self); try again later", cause: self)
         case .storageFull: RPCError(.resourceExhausted, "\(self); nothing was written", cause: self)

@@ -262,12 +262,17 @@ public struct FanOutStep: Sendable, Equatable {
     /// and its results, split by the devices' platforms. Added to the per-platform counters;
     /// the totals come from `targetedIncrement` and `results` as before.
     public var platformCounts: [PlatformCountRecord]
+    /// The lease the step is written under (`MessageStore.recordFanOutStep`); nil: none asked
+    /// (one process alone, tools and tests).
+    public var lease: MessageLease?
 
     /// Creates a step.
     public init(messageID: Int64, applicationID: Int64, results: [DeliveryResultRecord] = [], handOver: [NewDeliveryRecord] = [],
                 cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false,
-                stillWithGateway: [UInt64] = [], startsSending: Bool = false, platformCounts: [PlatformCountRecord] = []) {
+                stillWithGateway: [UInt64] = [], startsSending: Bool = false, platformCounts: [PlatformCountRecord] = [],
+                lease: MessageLease? = nil) {
         self.platformCounts = platformCounts
+        self.lease = lease
         self.messageID = messageID
         self.applicationID = applicationID
         self.results = results
@@ -283,7 +288,7 @@ public struct FanOutStep: Sendable, Equatable {
     public static func == (a: FanOutStep, b: FanOutStep) -> Bool {
         a.messageID == b.messageID && a.applicationID == b.applicationID && a.results == b.results && a.handOver == b.handOver
             && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish && a.stillWithGateway == b.stillWithGateway
-            && a.startsSending == b.startsSending && a.platformCounts == b.platformCounts
+            && a.startsSending == b.startsSending && a.platformCounts == b.platformCounts && a.lease == b.lease
             && a.badges.map(\.hwid) == b.badges.map(\.hwid) && a.badges.map(\.badge) == b.badges.map(\.badge)
     }
 }

@@ -60,9 +60,31 @@ public protocol MessageStore: Sendable {
     /// scheduled after `nowMS`.
     func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64?
 
-    /// Moves a scheduled message to sending (a sending one stays sending).
-    /// - Returns: false when it is neither (cancelled, done, or no such message): nothing changed.
-    func startSending(messageID: Int64) async throws(StoreError) -> Bool
+    /// Moves a scheduled message to sending (a sending one stays sending). With a `lease`, only
+    /// when the message's lease is free, expired at `lease.nowMS` or `lease.owner`'s, which then
+    /// holds it until `lease.untilMS`.
+    /// - Returns: false when it is neither scheduled nor sending (cancelled, done, or no such
+    ///   message), or another owner holds its lease: nothing changed.
+    func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool
+
+    /// Claims due messages for `lease.owner` until `lease.untilMS`: at most `limit`, in
+    /// `dueMessageIDs`' order, among those whose lease is free, expired at `lease.nowMS`, or
+    /// already the owner's (renewed). A message another owner holds is skipped, never waited
+    /// for, and no message is claimed by two owners at once (two servers claiming together get
+    /// disjoint sets). A scheduled message stays scheduled (its first fan-out step moves it to
+    /// sending); with `includeSending` false the `.sending` ones are left out.
+    /// - Returns: the ids claimed, in order.
+    func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64]
+
+    /// Extends `lease.owner`'s leases on these messages to `lease.untilMS`, even those that
+    /// expired, as long as no other owner took them.
+    /// - Returns: the ids still held (scheduled or sending, lease the owner's), ascending; the
+    ///   others were lost, finished or never held.
+    func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64]
+
+    /// Gives up `owner`'s leases on these messages (a server that stops): any server may claim
+    /// them at once. Leases of other owners are left alone.
+    func releaseLeases(owner: String, messageIDs: [Int64]) async throws(StoreError)
 
     /// The next `limit` devices the targeting selects, in hwid byte order after `afterHWID`
     /// (keyset pagination: nil starts at the beginning). Devices without a push token, or whose
@@ -95,13 +117,21 @@ public protocol MessageStore: Sendable {
     /// transaction: counters, failure counts by reason, dead tokens, badges, the cursor, the
     /// new attempt records (and the retry-pending records they replace), the status. With
     /// `startsSending`, a message no longer scheduled or sending makes the step write nothing.
+    /// With a `lease`, the step is written only under it: a step that `startsSending` takes
+    /// the lease when it is free, expired or the owner's (another owner's live lease makes it
+    /// write nothing, as for a cancelled message); any other step needs the lease to be the
+    /// owner's (expired or not). Either renews it to `lease.untilMS`.
     /// - Returns: the new attempt records' ids, in the order of `step.handOver`; none when the
-    ///   step `startsSending` a message that was cancelled meanwhile.
-    /// - Throws: `.invalidChange` when `stillWithGateway` is not a previous step's ids.
+    ///   step `startsSending` a message that was cancelled meanwhile or that another owner holds.
+    /// - Throws: `.invalidChange` when `stillWithGateway` is not a previous step's ids;
+    ///   `.leaseLost` when a step that does not start the message is not under its lease
+    ///   (another server took it over): nothing written.
     func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64]
 
     /// Several steps in one transaction (small messages fanned out together), applied in order:
-    /// all of them or, when any fails, none (nothing of any step is written).
+    /// all of them or, when any fails (`.leaseLost` included), none (nothing of any step is
+    /// written); a step that `startsSending` a message held by another owner writes nothing
+    /// and the others are written.
     /// - Returns: each step's new attempt record ids, in order (as `recordFanOutStep`).
     func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]]
 

@@ -53,6 +53,12 @@ public protocol PushwireStore: Sendable {
     /// - Returns: false when there is no such device (nothing changed).
     func unregisterDevice(applicationID: Int64, hwid: String) async throws(StoreError) -> Bool
 
+    /// Stores the badge the device's app shows now (`Devices/SetBadge`, Pushwoosh's `setBadge`):
+    /// the badge a message's increment counts from, until a fan-out step writes the next one.
+    /// A registration leaves it as it is.
+    /// - Returns: false when there is no such device (nothing changed).
+    func setBadge(applicationID: Int64, hwid: String, badge: Int64) async throws(StoreError) -> Bool
+
     /// Applies tag changes in order, all or nothing.
     /// - Returns: every tag of the device after the change, by name (byte order).
     /// - Throws: `.notFound` for an unknown device, `.invalidChange` to increment a non-integer

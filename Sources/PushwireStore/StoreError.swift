@@ -28,6 +28,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The write would pass one of `StoreLimits` (tags per device, categories per application);
     /// nothing was changed.
     case limitReached(String)
+    /// A fan-out step was not under its message's lease: another server took the message over
+    /// (`MessageLease`). Nothing was written; the step's fan-out must stop.
+    case leaseLost(String)
 
     // Engine failures: the request may be fine; the store could not carry it out. A write that
     // fails with one of these was not acknowledged, and wrote nothing.
@@ -57,6 +60,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .conflict(let what): what
         case .invalidChange(let what): what
         case .limitReached(let what): what
+        case .leaseLost(let what): "the lease was lost: \(what)"
         case .unavailable(let what): "the store is unavailable: \(what)"
         case .storageFull(let what): "the store is out of space: \(what)"
         case .dataLoss(let what): "the store found damaged data: \(what)"

@@ -18,11 +18,15 @@ public struct StoreStatistics: Sendable, Equatable {
     /// Time the committed transactions spent in COMMIT, summed (0 where an engine does not
     /// measure it).
     public var commitNanoseconds: UInt64
+    /// Writes queued for the writer and not yet taken into a transaction, at the moment read
+    /// (0 where an engine does not know it).
+    public var queuedWrites: Int
 
     /// Creates statistics.
-    public init(transactions: Int, writes: Int, commitNanoseconds: UInt64 = 0) {
+    public init(transactions: Int, writes: Int, commitNanoseconds: UInt64 = 0, queuedWrites: Int = 0) {
         self.transactions = transactions
         self.writes = writes
         self.commitNanoseconds = commitNanoseconds
+        self.queuedWrites = queuedWrites
     }
 }

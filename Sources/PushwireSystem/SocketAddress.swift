@@ -89,6 +89,15 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     private init(storage: Storage) { self.storage = storage }
 
+    /// Whether the host is a loopback address (127.0.0.0/8 or ::1): only this machine reaches it.
+    public var isLoopback: Bool {
+        switch storage {
+        case .v4(let host, _): UInt32(bigEndian: host) >> 24 == 127
+        case .v6(let host, _, _): host == [UInt8](repeating: 0, count: 15) + [1]
+        case .unknown: false
+        }
+    }
+
     /// 127.0.0.1:7355, built without parsing.
     package static let loopbackFallback = SocketAddress(storage: .v4(host: UInt32(0x7F00_0001).bigEndian, port: 7355))
 

@@ -31,6 +31,15 @@ struct Options {
     var sinkRotation: FileSinkGateway.Rotation?
     /// `--log-format`: key=value text (default) or one JSON object per line.
     var logFormat = Logger.Format.text
+    /// `--outbox-lease`: how long a server's claim on a message lasts unrenewed.
+    var outboxLease: Duration = .seconds(10)
+    /// `--tls-cert` / `--tls-key`: the PEM chain and key that make `--listen` speak TLS; both or neither.
+    var tlsCertificateFile: String?
+    var tlsKeyFile: String?
+    /// `--tls-client-ca`: the admin methods then need a client certificate leading to this CA.
+    var tlsClientCAFile: String?
+    /// `--tls-handshake-timeout`: how long a TLS handshake may take.
+    var tlsHandshakeTimeout: Duration = .seconds(10)
 
     /// A usage error: printed with the usage text, exit status 64.
     struct UsageError: Error {
@@ -62,12 +71,23 @@ struct Options {
                                          /metrics); off disables it
                                          (default: 127.0.0.1, port --listen's + 1, i.e. 7356; a
                                          free port when --listen's port is 0)
+          --tls-cert <file>              PEM certificate chain, leaf first (an ACME client's
+                                         fullchain.pem): --listen then speaks TLS only (TLS 1.2 or
+                                         later, ALPN pwire/1); needs --tls-key. Re-read with the key
+                                         on SIGHUP
+          --tls-key <file>               the PEM private key of --tls-cert's certificate
+          --tls-client-ca <file>         ask TLS clients for a certificate; the Admin service then
+                                         needs one that leads to these PEM CAs, besides the admin
+                                         token (calls in clear text cannot call it)
+          --tls-handshake-timeout <dur>  time allowed to complete the TLS handshake (default: 10s)
+          --plaintext-listen <address>   with --tls-cert, a second RPC listener in clear text (for
+                                         loopback or a private network), e.g. 127.0.0.1:7354
           --http-max-body <bytes>        largest HTTP request body accepted (default: 4194304)
           --http-request-timeout <dur>   time allowed to send one HTTP request (default: 10s)
           --http-idle-timeout <duration> close HTTP keep-alive connections idle this long
                                          (default: 60s)
-          --call-metrics <on|off>        count calls for /metrics (default: on; off only to
-                                         measure what counting costs)
+          --call-metrics <on|off>        count calls and the binary door's bytes for /metrics
+                                         (default: on; off only to measure what counting costs)
           --threads <n>                  event-loop threads (default: one per core)
           --data-dir <path>              data directory (default: ./data); with SQLite, one pushwired
                                          at a time; with --database-url it holds only the admin
@@ -78,6 +98,10 @@ struct Options {
                                          $PUSHWIRE_DATABASE_URL; unset: SQLite); several pushwired
                                          may share one database, each following the others'
                                          changes (docs/DEPLOYMENT.md)
+          --outbox-lease <duration>      how long a server's claim on a message of the outbox lasts
+                                         unless renewed (every third of it): a server that dies
+                                         holds its messages this long, then another one takes them
+                                         over (default: 10s; at least 1s)
           --sink <file>                  where notifications of apps without APNs credentials go, one
                                          JSON line each (default: <data-dir>/sink.jsonl); reopened
                                          on SIGHUP (for logrotate)
@@ -99,6 +123,11 @@ struct Options {
           --max-buffered-bytes <bytes>   bytes held for all connections together; above it,
                                          connections holding more than 64 KiB wait
                                          (default: 536870912)
+          --socket-send-buffer <bytes|auto>
+                                         the kernel's send buffer per connection (SO_SNDBUF):
+                                         what a peer leaves unread waits in the connection's
+                                         budget instead (default: 262144; auto: the kernel's
+                                         autotuning, up to 4 MB)
           --log-level <level>            trace, debug, info, notice, warning, error, critical
                                          (default: info); debug logs one line per call
           --log-format <format>          text (key=value, default) or json (one object per line)
@@ -125,7 +154,10 @@ struct Options {
         Durations are a number of seconds or a number with ms, s, m or h: 500ms, 30s, 5m; at most
         365 days.
         SIGTERM or SIGINT drains gracefully and exits 0; a second signal exits at once (status 1).
-        SIGHUP reopens the sink file. Under systemd (Type=notify), pushwired reports READY=1 on
+        SIGHUP reopens the sink file and reloads --tls-cert and --tls-key (open connections are
+        kept; a pair that does not load is logged and the old one kept). pushwired warns when it
+        listens in clear text on an address other than loopback. The HTTP door speaks clear text
+        only: keep it on loopback or put a TLS proxy in front of it. Under systemd (Type=notify), pushwired reports READY=1 on
         $NOTIFY_SOCKET once it listens. The log goes to stderr.
         """
 
@@ -169,6 +201,15 @@ struct Options {
         }
         if let configPath { try options.applyFile(configPath, readFile: readFile) }
         for (name, value) in flags { try options.apply(name, value) }
+        guard (options.tlsCertificateFile == nil) == (options.tlsKeyFile == nil) else {
+            throw UsageError(message: options.tlsCertificateFile == nil ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key")
+        }
+        if options.tlsCertificateFile == nil {
+            if options.configuration.plaintextListen != nil {
+                throw UsageError(message: "--plaintext-listen needs --tls-cert and --tls-key (without them --listen is clear text already)")
+            }
+            if options.tlsClientCAFile != nil { throw UsageError(message: "--tls-client-ca needs --tls-cert and --tls-key") }
+        }
         if !options.httpAddressGiven, let http = options.configuration.http {
             // Loopback whatever --listen says: the door is opened wider only on request.
             let port = options.configuration.listen.port
@@ -225,6 +266,24 @@ struct Options {
                     throw UsageError(message: "--http-listen: \(error)")
                 }
             }
+        case "tls-cert":
+            guard !value.isEmpty else { throw UsageError(message: "--tls-cert must not be empty") }
+            tlsCertificateFile = value
+        case "tls-key":
+            guard !value.isEmpty else { throw UsageError(message: "--tls-key must not be empty") }
+            tlsKeyFile = value
+        case "tls-client-ca":
+            guard !value.isEmpty else { throw UsageError(message: "--tls-client-ca must not be empty") }
+            tlsClientCAFile = value
+        case "tls-handshake-timeout":
+            tlsHandshakeTimeout = try Self.duration(name, value)
+            guard tlsHandshakeTimeout > .zero else { throw UsageError(message: "--tls-handshake-timeout must be more than 0") }
+        case "plaintext-listen":
+            do {
+                configuration.plaintextListen = try SocketAddress(parsing: value)
+            } catch {
+                throw UsageError(message: "--plaintext-listen: \(error)")
+            }
         case "call-metrics":
             guard value == "on" || value == "off" else { throw UsageError(message: "--call-metrics: '\(value)' is not on or off") }
             configuration.recordsCallMetrics = value == "on"
@@ -245,10 +304,16 @@ struct Options {
         case "max-connections-per-peer": configuration.maxConnectionsPerPeer = try Self.count(name, value, minimum: 1)
         case "max-output-buffer": configuration.maxOutputBufferBytes = try Self.count(name, value, minimum: 1024)
         case "max-buffered-bytes": configuration.maxBufferedBytes = try Self.count(name, value, minimum: 1024 * 1024)
+        case "socket-send-buffer":
+            configuration.socketSendBufferBytes = value == "auto" ? nil : try Self.count(name, value, minimum: 4096)
         case "idle-timeout": configuration.idleTimeout = try Self.duration(name, value)
         case "preface-timeout": configuration.prefaceTimeout = try Self.duration(name, value)
         case "frame-timeout": configuration.incompleteFrameTimeout = try Self.duration(name, value)
         case "drain-timeout": configuration.drainTimeout = try Self.duration(name, value)
+        case "outbox-lease":
+            let lease = try Self.duration(name, value)
+            guard lease >= .seconds(1) else { throw UsageError(message: "--outbox-lease: '\(value)' is shorter than 1s") }
+            outboxLease = lease
         case "sink-max-bytes":
             let bytes = try Self.count(name, value, minimum: 4096)
             sinkRotation = FileSinkGateway.Rotation(maxBytes: Int64(bytes), keep: sinkRotation?.keep ?? 5)

@@ -88,13 +88,38 @@ case .run(let options):
             exit(1)
         }
     }
-    let server = Server(configuration: options.configuration, logger: logger)
+    var configuration = options.configuration
+    if let certificate = options.tlsCertificateFile, let key = options.tlsKeyFile {
+        // Loaded before anything starts: a pair that does not load is a reason not to start.
+        do {
+            configuration.tls = try TLSServerContext(certificateFile: certificate, keyFile: key, clientCAFile: options.tlsClientCAFile,
+                                                     handshakeTimeout: options.tlsHandshakeTimeout)
+        } catch {
+            logger.critical("cannot load the TLS certificate", ["error": error.description])
+            exit(1)
+        }
+    }
+    if options.tlsClientCAFile != nil {
+        // docs/DEPLOYMENT.md: the admin token alone no longer opens the Admin service.
+        configuration.clientCertificateServices = ["pushwire.v1.Admin"]
+    }
+    let tls = configuration.tls
+    let server = Server(configuration: configuration, logger: logger)
     do {
         // First, before any thread starts (the store's, the loops'): every thread inherits the
         // blocked signal mask, so SIGTERM and SIGINT reach only the server's signal watcher.
         try server.handleTerminationSignals()
         // SIGHUP: logrotate moved the sink file away; new lines go to a new file at its path.
         try server.handleHangUp {
+            if let tls {
+                // New handshakes take the new pair; open connections keep the one they started on.
+                do {
+                    try tls.reload()
+                    logger.notice("SIGHUP: reloaded the TLS certificate and key", ["cert": tls.certificateFile])
+                } catch {
+                    logger.error("SIGHUP: cannot reload the TLS certificate; keeping the old one", ["error": "\(error)"])
+                }
+            }
             let failures = FileSinkGateway.reopenAll()
             if failures.isEmpty {
                 logger.notice("SIGHUP: reopened the sink files")
@@ -106,6 +131,9 @@ case .run(let options):
         logger.critical("cannot watch signals", ["error": "\(error)"])
         exit(1)
     }
+    // Freed memory goes back to the kernel within a second (jemalloc's own thread purges it),
+    // after the signal mask above so that its thread inherits it too.
+    let allocatorProblem = Allocator.configure()
     FileSinkGateway.defaultRotation.withLock { $0 = options.sinkRotation }
     // A CA file that cannot be read or holds no certificate OpenSSL can load would fail every APNs
     // connection later, one message at a time; refuse to start instead.
@@ -152,10 +180,13 @@ case .run(let options):
     }
     let sinkPath = options.sinkPath ?? options.dataDirectory + "/" + MessagesService.defaultSinkFileName
     let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile, fcmURL = options.fcmURL, fcmCAFile = options.fcmCAFile
+    var delivery = DeliveryPipeline.Configuration()
+    delivery.leaseDuration = options.outboxLease
+    let deliveryConfiguration = delivery
     let services: PushwireServices
     switch waitForStartup({ () async throws(ServicesStartupError) in
         try await PushwireServices(store: store, adminToken: adminToken, sinkPath: sinkPath, apnsURL: apnsURL, apnsCAFile: apnsCAFile,
-                                   fcmURL: fcmURL, fcmCAFile: fcmCAFile)
+                                   fcmURL: fcmURL, fcmCAFile: fcmCAFile, delivery: deliveryConfiguration)
     }) {
     case .success(let started):
         services = started
@@ -173,6 +204,7 @@ case .run(let options):
     do {
         let address = try server.start()
         logger.info("memory allocator", ["allocator": Allocator.description])
+        if let allocatorProblem { logger.warning("memory allocator: could not set", ["settings": allocatorProblem]) }
         if generatedAdminToken {
             try AdminToken.save(adminToken, dataDirectory: options.dataDirectory)
             let path = options.dataDirectory + "/admin-token"
@@ -181,7 +213,19 @@ case .run(let options):
             // secret does not belong.
             printLine(isatty(1) == 1 ? "admin token: \(adminToken) (kept in \(path))" : "admin token written to \(path)")
         }
+        // Tokens and device data would cross the network readable by anyone on the path.
+        if tls == nil, !address.isLoopback {
+            logger.warning("listening in clear text on a non-loopback address; use --tls-cert and --tls-key", ["address": address.description])
+        }
+        if let plaintext = server.plaintextAddress, !plaintext.isLoopback {
+            logger.warning("--plaintext-listen is a non-loopback address: its calls cross the network in clear text",
+                           ["address": plaintext.description])
+        }
+        if let http = server.httpAddress, !http.isLoopback {
+            logger.warning("the HTTP door listens in clear text on a non-loopback address", ["address": http.description])
+        }
         printLine("listening on \(address)")
+        if let plaintext = server.plaintextAddress { printLine("plaintext listening on \(plaintext)") }
         SystemdNotify.send("READY=1\nSTATUS=listening on \(address)\nMAINPID=\(getpid())")
         if let http = server.httpAddress { printLine("HTTP listening on \(http)") }
     } catch {

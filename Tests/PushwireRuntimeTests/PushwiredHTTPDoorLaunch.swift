@@ -11,6 +11,11 @@ extension PushwiredProcessTests {
     /// finished within `watchdogSeconds` (bounded: the kill also ends the reads of its output; the
     /// watchdog is cancelled once done, so it can never hit a later process with the same id).
     func withPushwiredHTTPDoor(adminToken: String, watchdogSeconds: Int, _ body: (SocketAddress) throws -> Void) throws {
+        try withPushwiredDoors(adminToken: adminToken, watchdogSeconds: watchdogSeconds) { _, http in try body(http) }
+    }
+
+    /// `withPushwiredHTTPDoor` that also gives the binary door's address (its "listening on" line).
+    func withPushwiredDoors(adminToken: String, watchdogSeconds: Int, _ body: (SocketAddress, SocketAddress) throws -> Void) throws {
         let dataDirectory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
         let process = Process()
@@ -30,14 +35,19 @@ extension PushwiredProcessTests {
         }
         var text = ""
         var address: SocketAddress?
+        var rpcAddress: SocketAddress?
         while address == nil {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
+            // "listening on" comes first, then "HTTP listening on".
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                rpcAddress = try SocketAddress(parsing: String(line.dropFirst("listening on ".count)))
+            }
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("HTTP listening on ") }) {
                 address = try SocketAddress(parsing: String(line.dropFirst("HTTP listening on ".count)))
             }
         }
-        try body(try XCTUnwrap(address, "no 'HTTP listening on' line in: \(text)"))
+        try body(try XCTUnwrap(rpcAddress, "no 'listening on' line in: \(text)"), try XCTUnwrap(address, "no 'HTTP listening on' line in: \(text)"))
     }
 }

@@ -196,7 +196,7 @@ final class MessageStoreTests: XCTestCase {
         let again = try await store.createMessages([newMessage(app.id, code: "C", transaction: "t")])
         XCTAssertEqual(again.map(\.code), ["A"])
         await asyncAssertEqual(try await store.dueMessages(nowMS: 1, limit: 10).map(\.code), ["A"])
-        let started = try await store.startSending(messageID: first[0].id)
+        let started = try await store.startSending(messageID: first[0].id, lease: nil)
         XCTAssertTrue(started)
         let ids = try await store.recordFanOutStep(FanOutStep(messageID: first[0].id, applicationID: app.id,
                                                              handOver: (0..<5).map { NewDeliveryRecord(hwid: "h\($0)", attempt: 1) },

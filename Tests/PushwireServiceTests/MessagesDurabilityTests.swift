@@ -46,7 +46,18 @@ final class CrashingStore: MessageStore, @unchecked Sendable {
         try await store.dueMessageIDs(nowMS: nowMS, limit: limit, includeSending: includeSending)
     }
     func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? { try await store.nextScheduledSendTime(after: nowMS) }
-    func startSending(messageID: Int64) async throws(StoreError) -> Bool { try await store.startSending(messageID: messageID) }
+    func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool {
+        try await store.startSending(messageID: messageID, lease: lease)
+    }
+    func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
+        try await store.claimDueMessages(lease, limit: limit, includeSending: includeSending)
+    }
+    func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
+        try await store.renewLeases(lease, messageIDs: messageIDs)
+    }
+    func releaseLeases(owner: String, messageIDs: [Int64]) async throws(StoreError) {
+        try await store.releaseLeases(owner: owner, messageIDs: messageIDs)
+    }
     func targets(applicationID: Int64, _ t: TargetingRecord, afterHWID: String?, limit: Int) async throws(StoreError) -> [TargetDevice] {
         try await store.targets(applicationID: applicationID, t, afterHWID: afterHWID, limit: limit)
     }

@@ -56,7 +56,8 @@ final class RegistrationTests: XCTestCase {
         let expected: [String] = [
             Methods.Admin.createApplication.path, Methods.Admin.updateApplication.path, Methods.Admin.listApplications.path,
             Methods.Devices.registerDevice.path, Methods.Devices.unregisterDevice.path, Methods.Devices.setTags.path,
-            Methods.Devices.getTags.path, Methods.Devices.syncCategories.path, Methods.Categories.upsertCategory.path,
+            Methods.Devices.getTags.path, Methods.Devices.syncCategories.path, Methods.Devices.setBadge.path,
+            Methods.Categories.upsertCategory.path,
             Methods.Categories.deleteCategory.path, Methods.Categories.listCategories.path,
             // Issue 6: the messages service.
             Methods.Messages.createMessage.path, Methods.Messages.deleteMessage.path,

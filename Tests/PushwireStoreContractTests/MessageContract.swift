@@ -73,7 +73,7 @@ extension StoreContractTests {
             XCTAssertEqual(first, .scheduled, "cancelled now")
             let again = try await store.cancelMessage(applicationID: app.id, code: "C1")
             XCTAssertEqual(again, .cancelled)
-            let started = try await store.startSending(messageID: created[1].id)
+            let started = try await store.startSending(messageID: created[1].id, lease: nil)
             XCTAssertTrue(started)
             let sending = try await store.cancelMessage(applicationID: app.id, code: "C2")
             XCTAssertEqual(sending, .sending)
@@ -81,11 +81,11 @@ extension StoreContractTests {
             XCTAssertEqual(still?.status, .sending, "a sending message is not cancelled")
             let unknown = try await store.cancelMessage(applicationID: app.id, code: "NOPE")
             XCTAssertNil(unknown)
-            let cancelledStart = try await store.startSending(messageID: created[0].id)
+            let cancelledStart = try await store.startSending(messageID: created[0].id, lease: nil)
             XCTAssertFalse(cancelledStart, "a cancelled message does not start")
-            let startedAgain = try await store.startSending(messageID: created[1].id)
+            let startedAgain = try await store.startSending(messageID: created[1].id, lease: nil)
             XCTAssertTrue(startedAgain, "a sending one stays sending")
-            let absent = try await store.startSending(messageID: 999_999)
+            let absent = try await store.startSending(messageID: 999_999, lease: nil)
             XCTAssertFalse(absent)
         }
     }
@@ -100,7 +100,7 @@ extension StoreContractTests {
                 newMessage(app.id, "DONE", sendAtMS: 400),
             ])
             let id = Dictionary(uniqueKeysWithValues: created.map { ($0.code, $0.id) })
-            _ = try await store.startSending(messageID: id["SENDING"] ?? 0)
+            _ = try await store.startSending(messageID: id["SENDING"] ?? 0, lease: nil)
             _ = try await store.cancelMessage(applicationID: app.id, code: "CANCELLED")
             _ = try await store.recordFanOutStep(FanOutStep(messageID: id["DONE"] ?? 0, applicationID: app.id, finish: true, startsSending: true))
             let done = try await store.message(id: id["DONE"] ?? 0)

@@ -146,6 +146,28 @@ extension StoreContractTests {
         }
     }
 
+    func testSetBadgeStoresTheBadgeIncrementsCountFrom() async throws {
+        try await forEachEngine { store in
+            let app = try await store.createApplication(application("BADGE-00001"), initialCategories: [])
+            let missing = try await store.setBadge(applicationID: app.id, hwid: "nobody", badge: 3)
+            XCTAssertFalse(missing)
+            try await store.upsertDevice(device(app.id, "d1", token: "aa"), tags: [])
+            let found = try await store.setBadge(applicationID: app.id, hwid: "d1", badge: 5)
+            XCTAssertTrue(found)
+            let target = try await store.target(applicationID: app.id, hwid: "d1")
+            XCTAssertEqual(target?.badge, 5)
+            // A registration of the same device leaves the badge alone.
+            try await store.upsertDevice(device(app.id, "d1", token: "bb"), tags: [])
+            let targets = try await store.targets(applicationID: app.id, TargetingRecord(), afterHWID: nil, limit: 10)
+            XCTAssertEqual(targets.map(\.badge), [5])
+            XCTAssertEqual(targets.map(\.pushToken), ["bb"])
+            // Another application's device of the same hwid is another device.
+            let other = try await store.createApplication(application("BADGE-00002"), initialCategories: [])
+            let elsewhere = try await store.setBadge(applicationID: other.id, hwid: "d1", badge: 9)
+            XCTAssertFalse(elsewhere)
+        }
+    }
+
     func testTagChangesApplyInOrderAllOrNothing() async throws {
         try await forEachEngine { store in
             let app = try await store.createApplication(application("TAGS0-00001"), initialCategories: [])

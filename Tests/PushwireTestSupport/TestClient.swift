@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import COpenSSL
 import Dispatch
 import PushwireSystem
 import PushwireWire
@@ -82,6 +83,8 @@ public final class TestClient {
 
     /// The connected socket.
     public let fd: Int32
+    /// TLS over `fd` when the client was made with `tls`; every read and write then goes through it.
+    public private(set) var ssl: OpaquePointer?
     private var decoder = FrameDecoder(maxFrameSize: 64 * 1024 * 1024, expectsPreface: true)
     /// The server's Settings, read by the handshake.
     public private(set) var settings: Settings?
@@ -94,7 +97,9 @@ public final class TestClient {
     /// - Parameter receiveBuffer: a fixed SO_RCVBUF (which turns off the kernel's autotuning), to
     ///   make a client that does not read fill up quickly.
     /// - Parameter source: a local address to connect from (e.g. 127.0.0.2, another loopback host).
-    public init(_ address: SocketAddress, handshake: Bool = true, receiveBuffer: Int32? = nil, source: SocketAddress? = nil) throws {
+    /// - Parameter tls: speak TLS (handshake in `init`, before the preface) with these settings.
+    public init(_ address: SocketAddress, handshake: Bool = true, receiveBuffer: Int32? = nil, source: SocketAddress? = nil,
+                tls: TestTLS.Client? = nil) throws {
         let socket = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         fd = socket
@@ -114,6 +119,14 @@ public final class TestClient {
             Glibc.close(fd)
             throw Failure(description: "connect: errno \(errno)")
         }
+        if let tls {
+            do {
+                ssl = try tls.handshake(fd: fd)
+            } catch {
+                Glibc.close(fd)
+                throw error
+            }
+        }
         if handshake {
             try sendRaw(WireProtocol.preface)
             guard let first = try readFrame(), case .settings(let settings)? = first.kind else {
@@ -131,12 +144,56 @@ public final class TestClient {
         try self.init(address)
     }
 
-    deinit { Glibc.close(fd) }
+    deinit {
+        if let ssl { SSL_free(ssl) }
+        Glibc.close(fd)
+    }
+
+    /// The protocol the server selected by ALPN; nil when none.
+    public var selectedALPN: String? {
+        guard let ssl else { return nil }
+        var data: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &length)
+        guard let data, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
+    /// `TLSv1.3`, `TLSv1.2`; nil in clear text.
+    public var tlsVersion: String? { ssl.map { String(cString: SSL_get_version($0)) } }
+
+    /// One read of at most `buffer.count` bytes: recv(2), or SSL_read under TLS; < 0 on failure.
+    private func receive(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let ssl else { return recv(fd, buffer.baseAddress, buffer.count, 0) }
+        let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+        if n > 0 { return Int(n) }
+        let error = SSL_get_error(ssl, n)
+        ERR_clear_error()
+        return error == SSL_ERROR_ZERO_RETURN ? 0 : -1
+    }
+
+    /// Whether a read would find bytes now: decrypted ones waiting in OpenSSL, or the socket's.
+    private func waitReadable(milliseconds: Int32) -> Bool {
+        if let ssl, SSL_pending(ssl) > 0 { return true }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, milliseconds) > 0
+    }
 
     public func close() { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
 
     public func sendRaw(_ bytes: [UInt8]) throws {
         var offset = 0
+        if let ssl {
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + offset, Int32($0.count - offset)) }
+                guard written > 0 else {
+                    ERR_clear_error()
+                    throw Failure(description: "SSL_write failed")
+                }
+                offset += Int(written)
+            }
+            return
+        }
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if written < 0 {
@@ -176,12 +233,10 @@ public final class TestClient {
             if let frame = try decoder.nextFrame() { return frame }
             let remaining = deadline - Self.now()
             guard remaining > 0 else { throw Failure(description: "timed out waiting for a frame") }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(remaining * 1000) + 1)
-            if ready == 0 { continue }
+            if !waitReadable(milliseconds: Int32(remaining * 1000) + 1) { continue }
             var failed = false
             let count = decoder.withWritableTail(minimumCapacity: 65536) { buffer in
-                let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+                let n = receive(buffer)
                 if n < 0 { failed = true; return 0 }
                 return n
             }
@@ -227,9 +282,8 @@ public final class TestClient {
         while true {
             let remaining = deadline - Self.now()
             guard remaining > 0 else { throw Failure(description: "timed out waiting for the close") }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, Int32(remaining * 1000) + 1) == 0 { continue }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if !waitReadable(milliseconds: Int32(remaining * 1000) + 1) { continue }
+            let n = chunk.withUnsafeMutableBytes { receive($0) }
             if n <= 0 { return bytes }
             bytes += chunk[0..<n]
         }

@@ -12,9 +12,11 @@ final class PushwiredOptionsTests: XCTestCase {
         "database-url": "postgresql://u@127.0.0.1:1/db", "sink": "/nonexistent/sink.jsonl", "sink-max-bytes": "65536",
         "sink-keep": "3", "max-frame-size": "65536", "max-calls-per-connection": "8", "max-connections": "10",
         "max-connections-per-peer": "5", "idle-timeout": "0", "preface-timeout": "500ms", "frame-timeout": "2s",
-        "drain-timeout": "1s", "max-output-buffer": "65536", "max-buffered-bytes": "1048576", "log-level": "debug",
+        "drain-timeout": "1s", "max-output-buffer": "65536", "max-buffered-bytes": "1048576", "socket-send-buffer": "65536", "log-level": "debug",
         "log-format": "json", "admin-token": "t0k3n", "apns-url": "https://127.0.0.1:8443", "apns-ca-file": "/nonexistent/ca.pem",
         "fcm-url": "https://127.0.0.1:8444", "fcm-ca-file": "/nonexistent/ca.pem", "config": "",
+        "tls-cert": "/nonexistent/fullchain.pem", "tls-key": "/nonexistent/key.pem", "tls-client-ca": "/nonexistent/ca.pem",
+        "tls-handshake-timeout": "5s", "plaintext-listen": "127.0.0.1:0",
     ]
 
     private func pushwired(_ arguments: [String], environment: [String: String] = [:]) throws -> ExecutableRun {

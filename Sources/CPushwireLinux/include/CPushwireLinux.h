@@ -40,5 +40,9 @@ int cpw_ppoll(struct pollfd *fds, unsigned long count, uint64_t timeout_ns);
 /// Sets the calling thread's niceness (Linux schedules threads, not processes: setpriority(2)
 /// with the thread's id); 0 on success, -1 with errno. Raising it needs no privilege.
 int cpw_set_thread_niceness(int niceness);
+/// Raises the calling thread's niceness by `step` from what it is now (at most to 19), so that
+/// a thread meant to yield to its process's others keeps doing so when the whole process runs
+/// at another niceness (`nice -n -10 pushwired`); 0 on success, -1 with errno.
+int cpw_raise_thread_niceness(int step);
 
 #endif

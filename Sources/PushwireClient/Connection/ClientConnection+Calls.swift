@@ -106,20 +106,35 @@ extension ClientConnection {
     func flushOutput() {
         var chunk: [UInt8] = []
         var first = true
+        let tls = self.tls
         while true {
             let proceed = state.withLock { s -> Bool in
                 if first {
                     swap(&chunk, &s.spare)
                     first = false
                 }
-                if s.output.isEmpty || s.closed != nil {
+                if (s.output.isEmpty && tls?.hasPendingOutput != true) || s.closed != nil {
                     if s.closed != nil { s.output.removeAll(keepingCapacity: true) }
                     swap(&chunk, &s.spare)
                     s.flushing = false
                     closeDescriptorIfDone(&s)
                     return false
                 }
-                swap(&chunk, &s.output)
+                guard let tls else {
+                    swap(&chunk, &s.output)
+                    return true
+                }
+                // Sealed under the lock, so records leave in the order they were made; sent
+                // outside it, like clear text.
+                let failure = s.output.withUnsafeBytes { plain -> String? in
+                    do { try tls.seal(plain, appendingTo: &chunk) } catch { return "\(error)" }
+                    return nil
+                }
+                if let failure {
+                    s.closed = RPCError(.unavailable, "connection lost: \(failure)")
+                    if !s.fdClosed { Syscall.shutdown(fd) }
+                }
+                s.output.removeAll(keepingCapacity: true)
                 return true
             }
             guard proceed else { return }

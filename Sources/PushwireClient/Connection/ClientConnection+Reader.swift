@@ -10,6 +10,7 @@ extension ClientConnection {
     func readLoop(_ decoder: inout FrameDecoder) {
         var frames: [InboundFrame] = []
         var resumes: [(CallContinuation, Result<[UInt8], any Error>)] = []
+        var cipher = tls == nil ? [] : [UInt8](repeating: 0, count: readChunk)
         let failure: RPCError
         while true {
             do {
@@ -28,7 +29,10 @@ extension ClientConnection {
             }
             let count: Int
             do {
-                count = try decoder.withWritableTail(minimumCapacity: readChunk) { buffer in try Syscall.blockingRead(fd, into: buffer) }
+                count = try decoder.withWritableTail(minimumCapacity: readChunk) { buffer in
+                    if let tls { return try readDecrypted(tls, into: buffer, cipher: &cipher) }
+                    return try Syscall.blockingRead(fd, into: buffer)
+                }
             } catch {
                 failure = RPCError(.unavailable, "connection lost: \(error)", cause: error)
                 break
@@ -39,6 +43,30 @@ extension ClientConnection {
             }
         }
         finish(failure)
+    }
+
+    /// Reads ciphertext from the socket (outside the lock: it blocks) and decrypts it under the
+    /// lock, until some plaintext comes out; 0 at the end of the stream. What OpenSSL has to send
+    /// back (a key update's answer) goes out through the writer, in order with the calls' records.
+    private func readDecrypted(_ tls: ClientTLS, into buffer: UnsafeMutableRawBufferPointer, cipher: inout [UInt8]) throws -> Int {
+        var fed = 0
+        while true {
+            var flush = false
+            let opened = try state.withLock { s throws(ClientTLS.Failure) -> ClientTLS.Opened in
+                if fed > 0 { cipher.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<fed])) } }
+                let opened = try tls.open(into: buffer)
+                if tls.hasPendingOutput, !s.flushing { s.flushing = true; flush = true }
+                return opened
+            }
+            if flush { flushOutput() }
+            switch opened {
+            case .bytes(let count): return count
+            case .closed: return 0
+            case .needsInput: break
+            }
+            fed = try cipher.withUnsafeMutableBytes { try Syscall.blockingRead(fd, into: $0) }
+            if fed == 0 { return 0 }
+        }
     }
 
     private func handle(_ frames: [InboundFrame], resumes: inout [(CallContinuation, Result<[UInt8], any Error>)]) {

@@ -18,15 +18,18 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
     /// The address given to `connect`.
     public let address: String
     let fd: Int32
+    /// TLS over `fd` (memory BIOs, used under `state`'s lock only); nil in clear text.
+    let tls: ClientTLS?
     let state: Mutex<ConnectionState>
     private let nextCallID = Atomic<UInt32>(1)
 
     /// The largest frame accepted from a server.
     static let maxReceivedFrameSize = 16 * 1024 * 1024
 
-    init(address: String, fd: Int32, settings: ServerSettings) {
+    init(address: String, fd: Int32, settings: ServerSettings, tls: ClientTLS? = nil) {
         self.address = address
         self.fd = fd
+        self.tls = tls
         self.state = Mutex(ConnectionState(settings: settings))
     }
 
@@ -50,12 +53,18 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
 
     /// Connects, exchanges prefaces and reads the server's Settings.
     /// - Parameters:
-    ///   - address: `host:port`, `[v6-address]:port`, or a hostname resolved with getaddrinfo.
-    ///   - timeout: bounds the TCP connect and the handshake together.
+    ///   - address: `host:port`, `[v6-address]:port`, or a hostname resolved with getaddrinfo;
+    ///     `pwires://host:port` for TLS (with `tls`, or the system's trust store without it),
+    ///     `pwire://host:port` for clear text.
+    ///   - timeout: bounds the TCP connect and the handshakes (TLS, then Pushwire's) together.
+    ///   - tls: connect over TLS, verifying the server as these options say (docs/PROTOCOL.md).
     /// - Throws: `RPCError` with `.invalidArgument` for a malformed address, `.unavailable` when
-    ///   the server cannot be reached or does not speak Pushwire, `.deadlineExceeded` on timeout.
-    public static func connect(to address: String, timeout: Duration = .seconds(10)) async throws -> ClientConnection {
-        try await withUnsafeThrowingContinuation { continuation in
+    ///   the server cannot be reached, does not speak Pushwire, or its certificate does not verify
+    ///   (the message says why), `.deadlineExceeded` on timeout.
+    public static func connect(to target: String, timeout: Duration = .seconds(10), tls: ClientTLSOptions? = nil) async throws -> ClientConnection {
+        let (address, wantsTLS) = ClientTLSOptions.target(target)
+        let tlsOptions = tls ?? (wantsTLS ? ClientTLSOptions() : nil)
+        return try await withUnsafeThrowingContinuation { continuation in
             // The handshake blocks, so it runs on the connection's own reader thread rather than
             // on a cooperative thread; the same thread then reads for the connection's lifetime.
             let thread = Thread {
@@ -65,8 +74,12 @@ public final class ClientConnection: UnaryCaller, DeadlineTarget {
                     let deadline = ContinuousClock.now + timeout
                     let fd = try Handshake.openSocket(to: address, timeout: timeout)
                     do {
-                        let settings = try Handshake.run(fd: fd, decoder: &decoder, deadline: deadline)
-                        connection = ClientConnection(address: address, fd: fd, settings: settings)
+                        var session: ClientTLS?
+                        if let tlsOptions {
+                            session = try Handshake.startTLS(fd: fd, address: address, options: tlsOptions, deadline: deadline)
+                        }
+                        let settings = try Handshake.run(fd: fd, decoder: &decoder, deadline: deadline, tls: session)
+                        connection = ClientConnection(address: address, fd: fd, settings: settings, tls: session)
                     } catch {
                         Syscall.close(fd)
                         throw error

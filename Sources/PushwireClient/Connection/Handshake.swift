@@ -25,9 +25,26 @@ enum Handshake {
         return fd
     }
 
-    /// Runs the handshake on a blocking socket; bytes read past the Settings frame stay in `decoder`.
-    static func run(fd: Int32, decoder: inout FrameDecoder, deadline: ContinuousClock.Instant) throws -> ServerSettings {
-        try WireProtocol.preface.withUnsafeBytes { bytes in try Syscall.sendAll(fd, bytes) }
+    /// Runs the TLS handshake on the blocking socket, within `deadline`.
+    static func startTLS(fd: Int32, address: String, options: ClientTLSOptions, deadline: ContinuousClock.Instant) throws -> ClientTLS {
+        let host = try HostPort(parsing: address).host
+        let session = try ClientTLS(options: options, host: host)
+        defer { Syscall.setTimeout(fd, option: SO_RCVTIMEO, nil) }
+        try session.handshake(fd: fd) {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return true }
+            Syscall.setTimeout(fd, option: SO_RCVTIMEO, remaining)
+            return false
+        }
+        return session
+    }
+
+    /// Runs the handshake on a blocking socket (inside TLS when `tls` is given); bytes read past
+    /// the Settings frame stay in `decoder`.
+    static func run(fd: Int32, decoder: inout FrameDecoder, deadline: ContinuousClock.Instant, tls: ClientTLS? = nil) throws -> ServerSettings {
+        try WireProtocol.preface.withUnsafeBytes { bytes in
+            if let tls { try tls.sendBlocking(fd: fd, bytes) } else { try Syscall.sendAll(fd, bytes) }
+        }
         defer { Syscall.setTimeout(fd, option: SO_RCVTIMEO, nil) }
         while true {
             if let frame = try decoder.nextFrame() {
@@ -46,7 +63,10 @@ enum Handshake {
             Syscall.setTimeout(fd, option: SO_RCVTIMEO, remaining)
             let count: Int
             do {
-                count = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { buffer in try Syscall.blockingRead(fd, into: buffer) }
+                count = try decoder.withWritableTail(minimumCapacity: 16 * 1024) { buffer in
+                    if let tls { return try tls.readBlocking(fd: fd, into: buffer) }
+                    return try Syscall.blockingRead(fd, into: buffer)
+                }
             } catch let error as SystemError where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
                 throw Failure(description: "handshake timed out", timedOut: true)
             }
@@ -61,6 +81,8 @@ enum Handshake {
             return error
         case let error as AddressError:
             return RPCError(.invalidArgument, error.message, cause: error)
+        case let error as ClientTLS.Failure:
+            return RPCError(.unavailable, "cannot connect to \(address): \(error)", cause: error)
         case let error as Failure where error.timedOut:
             return RPCError(.deadlineExceeded, "cannot connect to \(address): \(error)", cause: error)
         case let error as SystemError where error.errno == ETIMEDOUT:

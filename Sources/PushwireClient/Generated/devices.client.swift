@@ -49,6 +49,12 @@ public struct DevicesClient<Caller: UnaryCaller>: Sendable {
     public func trackAction(_ request: TrackActionRequest, options: CallOptions = CallOptions()) async throws -> TrackActionResponse {
         try await caller.call(Methods.Devices.trackAction, request, options: options)
     }
+
+    /// Stores the badge the app shows now, from which a message's "+n" badge counts.
+    /// - Throws: `RPCError` with the server's status, or a local failure.
+    public func setBadge(_ request: SetBadgeRequest, options: CallOptions = CallOptions()) async throws -> SetBadgeResponse {
+        try await caller.call(Methods.Devices.setBadge, request, options: options)
+    }
 }
 
 extension UnaryCaller {

@@ -28,6 +28,8 @@ public final class ClientPool: UnaryCaller {
     public let connectTimeout: Duration
     /// The reconnect policy.
     public let backoff: Backoff
+    /// TLS for every connection; nil: clear text (unless `address` is `pwires://…`).
+    public let tls: ClientTLSOptions?
     private let state: Mutex<State>
     private let nextSlot = Atomic<Int>(0)
 
@@ -38,8 +40,11 @@ public final class ClientPool: UnaryCaller {
     ///   - connections: how many connections (at least 1).
     ///   - connectTimeout: bounds each connection attempt and the wait of a call without deadline.
     ///   - backoff: the delays between reconnect attempts.
-    public init(address: String, connections: Int = 4, connectTimeout: Duration = .seconds(5), backoff: Backoff = Backoff()) {
+    ///   - tls: connect over TLS, verifying the server as these say (see `ClientConnection.connect`).
+    public init(address: String, connections: Int = 4, connectTimeout: Duration = .seconds(5), backoff: Backoff = Backoff(),
+                tls: ClientTLSOptions? = nil) {
         self.address = address
+        self.tls = tls
         self.connectTimeout = connectTimeout
         self.backoff = backoff
         let count = max(1, connections)
@@ -119,7 +124,7 @@ public final class ClientPool: UnaryCaller {
                 attempt += 1
                 if state.withLock({ $0.closed }) { return }
                 do {
-                    let connection = try await ClientConnection.connect(to: address, timeout: connectTimeout)
+                    let connection = try await ClientConnection.connect(to: address, timeout: connectTimeout, tls: tls)
                     let closedMeanwhile = state.withLock { s -> Bool in
                         if s.closed { return true }
                         s.slots[index] = .connected(connection)

@@ -45,7 +45,7 @@ final class HTTPRouter: Sendable {
             exchange.respond(health())
         case "/metrics":
             guard request.method == "GET" || request.method == "HEAD" else { return exchange.respond(Self.methodNotAllowed("GET")) }
-            exchange.respond(HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8)))
+            exchange.respond(HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.renderBytes()))
         default:
             if table.methods[request.path] != nil {
                 ConnectProtocol.handle(request, exchange, table: table)

@@ -12,6 +12,11 @@ enum MethodInvoker {
             completion(.failure(RPCError(.unimplemented, "unknown method \(path)")))
             return
         }
+        // The HTTP door is clear text: no client certificate.
+        if let refusal = table.clientCertificateRefusal(method) {
+            completion(.failure(refusal))
+            return
+        }
         if let fast = Array(path.utf8).withUnsafeBytes({ table.rawFastPaths.handler(forPath: $0) }) {
             switch message.withUnsafeBytes({ fast($0) }) {
             case .decline:

@@ -54,7 +54,11 @@ final class ServerExtensions: Sendable {
     func makeMetrics(calls: CallMetrics, shared: ServerShared) -> MetricsRegistry {
         state.withLock { state in
             let metrics = MetricsRegistry(calls: calls, collectors: state.collectors) { [weak shared] in
-                shared?.connectionCount.load(ordering: .relaxed) ?? 0
+                guard let shared else { return BinaryDoorFigures() }
+                return BinaryDoorFigures(
+                    connections: shared.connectionCount.load(ordering: .relaxed), bytesReceived: shared.rpcBytes?.value(0) ?? 0,
+                    bytesSent: shared.rpcBytes?.value(1) ?? 0, blockingQueued: shared.blockingPool.queuedJobs,
+                    largeRequestQueued: shared.largeRequestPool.queuedJobs)
             }
             state.metrics = metrics
             return metrics

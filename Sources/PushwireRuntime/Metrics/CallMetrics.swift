@@ -6,6 +6,8 @@ final class CallMetrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds (`+Inf` is implied).
     static let bucketBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     private static let boundNanos: [UInt64] = bucketBounds.map { UInt64($0 * 1e9) }
+    /// The `le` label of each bucket, formatted once.
+    private static let boundLabels: [String] = bucketBounds.map(PrometheusText.format)
     private static let codes = 17
     /// Per method: one counter per bucket (the last is `+Inf`), the sum in nanoseconds.
     private static let histogramSlots = bucketBounds.count + 2
@@ -57,9 +59,9 @@ final class CallMetrics: Sendable {
             for bucket in 0...Self.bucketBounds.count { cumulative &+= latencies.value(base + bucket) }
             guard cumulative > 0 else { continue }
             cumulative = 0
-            for (bucket, bound) in Self.bucketBounds.enumerated() {
+            for (bucket, bound) in Self.boundLabels.enumerated() {
                 cumulative &+= latencies.value(base + bucket)
-                out.sample("pushwire_call_duration_seconds_bucket", [("method", path), ("le", PrometheusText.format(bound))], cumulative)
+                out.sample("pushwire_call_duration_seconds_bucket", [("method", path), ("le", bound)], cumulative)
             }
             cumulative &+= latencies.value(base + Self.bucketBounds.count)
             out.sample("pushwire_call_duration_seconds_bucket", [("method", path), ("le", "+Inf")], cumulative)

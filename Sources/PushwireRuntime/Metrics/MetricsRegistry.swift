@@ -7,25 +7,48 @@ final class MetricsRegistry: Sendable {
     let calls: CallMetrics
     let http = HTTPDoorMetrics()
     private let collectors: [@Sendable (inout PrometheusText) -> Void]
-    private let rpcConnections: @Sendable () -> Int
+    private let binaryDoor: @Sendable () -> BinaryDoorFigures
 
-    init(calls: CallMetrics, collectors: [@Sendable (inout PrometheusText) -> Void], rpcConnections: @escaping @Sendable () -> Int) {
+    init(calls: CallMetrics, collectors: [@Sendable (inout PrometheusText) -> Void], binaryDoor: @escaping @Sendable () -> BinaryDoorFigures) {
         self.calls = calls
         self.collectors = collectors
-        self.rpcConnections = rpcConnections
+        self.binaryDoor = binaryDoor
     }
 
     /// The whole exposition, in the Prometheus text format.
-    func render() -> String {
+    func render() -> String { renderExposition().text }
+
+    /// The whole exposition as the UTF-8 bytes `GET /metrics` answers.
+    func renderBytes() -> [UInt8] { renderExposition().bytes }
+
+    private func renderExposition() -> PrometheusText {
         var out = PrometheusText()
+        let door = binaryDoor()
         out.family("pushwire_connections", "gauge", help: "Open client connections, by door.")
-        out.sample("pushwire_connections", [("door", "rpc")], Double(rpcConnections()))
+        out.sample("pushwire_connections", [("door", "rpc")], Double(door.connections))
         out.sample("pushwire_connections", [("door", "http")], Double(http.openConnections.load(ordering: .relaxed)))
+        out.family("pushwire_rpc_bytes_total", "counter", help: "Bytes through the binary door, by direction.")
+        out.sample("pushwire_rpc_bytes_total", [("direction", "received")], door.bytesReceived)
+        out.sample("pushwire_rpc_bytes_total", [("direction", "sent")], door.bytesSent)
+        out.family("pushwire_blocking_queue_jobs", "gauge",
+                   help: "Jobs waiting for a thread of a blocking pool: store reads of the binary door (blocking), large requests' checks (large_request), the HTTP door's blocking calls (http).")
+        out.sample("pushwire_blocking_queue_jobs", [("pool", "blocking")], Double(door.blockingQueued))
+        out.sample("pushwire_blocking_queue_jobs", [("pool", "large_request")], Double(door.largeRequestQueued))
+        out.sample("pushwire_blocking_queue_jobs", [("pool", "http")], Double(BlockingPool.httpDoor.queuedJobs))
         calls.render(into: &out)
         http.render(into: &out)
         for collector in collectors { collector(&out) }
-        return out.text
+        return out
     }
+}
+
+/// The binary door's figures a scrape reads: open connections, bytes each way, queued jobs.
+struct BinaryDoorFigures: Sendable {
+    var connections = 0
+    var bytesReceived: UInt64 = 0
+    var bytesSent: UInt64 = 0
+    var blockingQueued = 0
+    var largeRequestQueued = 0
 }
 
 /// The HTTP door's own counters: connections, requests by status, bytes each way.

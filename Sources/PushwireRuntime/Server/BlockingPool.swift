@@ -46,6 +46,8 @@ final class BlockingPool: Sendable {
         var ring: [Lane?] = []
         var ringHead = 0
         var stopping = false
+        /// Jobs submitted and not yet taken by a thread (for /metrics).
+        var queuedJobs = 0
 
         mutating func popLane() -> Lane? {
             guard ringHead < ring.count else { return nil }
@@ -67,7 +69,7 @@ final class BlockingPool: Sendable {
     /// process.
     static let httpDoor = BlockingPool(threads: max(4, 2 * ServerConfiguration.defaultThreadCount))
 
-    /// The threads' niceness (Linux weighs niceness 0 as 1024 and 5 as 335).
+    /// How much nicer than the process the threads are (Linux weighs niceness 0 as 1024 and 5 as 335).
     static let niceness: Int32 = 5
 
     private let state = Mutex(State())
@@ -87,7 +89,9 @@ final class BlockingPool: Sendable {
                 guard let argument else { return nil }
                 let pool = Unmanaged<BlockingPool>.fromOpaque(argument).takeRetainedValue()
                 // When it cannot be set (a seccomp profile), the thread runs at the default priority.
-                try? Syscall.setThreadNiceness(BlockingPool.niceness)
+                // Relative to the thread that made the pool (the process's niceness): the pool
+                // yields to the loops, not to every other process when pushwired runs niced.
+                try? Syscall.raiseThreadNiceness(by: BlockingPool.niceness)
                 pool.run()
                 return nil
             }, box)
@@ -105,6 +109,7 @@ final class BlockingPool: Sendable {
         let accepted = state.withLock { state -> Bool in
             if state.stopping { return false }
             lane.jobs.append(job)
+            state.queuedJobs += 1
             if !lane.isScheduled {
                 lane.isScheduled = true
                 state.ring.append(lane)
@@ -113,6 +118,9 @@ final class BlockingPool: Sendable {
         }
         if accepted { queued.signal() }
     }
+
+    /// Jobs waiting for a thread now (read under the lock the submissions take anyway).
+    var queuedJobs: Int { state.withLock { $0.queuedJobs } }
 
     /// Lets the threads finish the job they are running and exit; queued jobs are dropped (their
     /// connections are closed by then). Waits for the threads.
@@ -135,6 +143,7 @@ final class BlockingPool: Sendable {
                 // One signal per job: a wait that returns always finds one.
                 guard let lane = state.popLane() else { return .some(nil) }
                 let job = lane.pop()
+                if job != nil { state.queuedJobs -= 1 }
                 if lane.isEmpty {
                     lane.isScheduled = false
                 } else {

@@ -185,6 +185,10 @@ extension Connection {
         guard let method = shared.table.methods[request.method] else {
             return refuse(request, callID: callID, .unimplemented, "unknown method \(RPCError.echo(request.method))")
         }
+        if !clientCertificateVerified, let refusal = shared.table.clientCertificateRefusal(method) {
+            respond(callID: callID, status: refusal.code, message: refusal.message)
+            return
+        }
         let logEntry = shared.callLog.map { $0.start(method: request.method, metadata: request.metadata, message: request.message) }
         if callID > highestCallID { highestCallID = callID }
         var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000

@@ -38,6 +38,10 @@ final class Connection: EventHandler, @unchecked Sendable {
     }
 
     private var fd: FileDescriptor
+    /// TLS under the byte stream, for a connection accepted on a TLS listener; nil: clear text.
+    private(set) var tls: TLSSession?
+    /// When an unfinished TLS handshake is given up (monotonic nanoseconds); 0 without TLS.
+    private let handshakeDeadline: UInt64
     let peer: SocketAddress
     // unowned(unsafe): the loop server holds every connection it owns until the connection
     // closes, so it always outlives it; this skips an atomic check on every access.
@@ -45,6 +49,9 @@ final class Connection: EventHandler, @unchecked Sendable {
     var shared: ServerShared { owner.shared }
 
     private(set) var state = State.awaitingPreface
+    /// Whether the TLS client presented a certificate leading to the server's client CA; set once
+    /// the handshake is done (`ServerConfiguration.clientCertificateServices`).
+    private(set) var clientCertificateVerified = false
     private var prefaceMatched = 0
     var decoder: FrameDecoder
     var output: [UInt8] = []
@@ -98,8 +105,11 @@ final class Connection: EventHandler, @unchecked Sendable {
     var lastFrameAt: UInt64
     var partialFrameSince: UInt64?
 
-    init(fd: consuming FileDescriptor, peer: SocketAddress, owner: LoopServer, now: UInt64) {
+    init(fd: consuming FileDescriptor, peer: SocketAddress, owner: LoopServer, now: UInt64, tls: TLSSession? = nil,
+         handshakeTimeoutNanos: UInt64 = 0) {
         self.fd = fd
+        self.tls = tls
+        self.handshakeDeadline = tls == nil ? 0 : now &+ handshakeTimeoutNanos
         self.peer = peer
         self.owner = owner
         self.decoder = FrameDecoder(maxFrameSize: owner.shared.configuration.maxFrameSize, expectsPreface: false)
@@ -113,8 +123,9 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// Bytes the connection makes the server hold: unsent output plus `heldBytes`.
     var heldTotal: Int { output.count - outputStart + heldBytes }
 
-    /// What the connection holds in memory: its input buffer, its output buffer and `heldBytes`.
-    var footprint: Int { decoder.allocatedByteCount + output.capacity + heldBytes }
+    /// What the connection holds in memory: its input buffer, its output buffer, `heldBytes`
+    /// and what OpenSSL holds for it (`TLSSession.footprint`).
+    var footprint: Int { decoder.allocatedByteCount + output.capacity + heldBytes + (tls?.footprint ?? 0) }
 
     /// Adds the change in `footprint` to the server's total, when it moved by 16 KiB or more (or
     /// to 0): one atomic add per read batch at most, and a total exact to 16 KiB per connection.
@@ -162,7 +173,9 @@ final class Connection: EventHandler, @unchecked Sendable {
             close(reason: "peer closed while held back for the server's memory")
             return
         }
-        if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 {
+        // A TLS read that waited for the socket to take a handshake message goes on once it does.
+        let tlsReadWaited = events & CPW_EPOLLOUT != 0 && tls?.readWantsWrite == true
+        if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 || tlsReadWaited {
             // When the peer has closed its side, read to the end even after a short read: the
             // end of stream raises no further edge.
             readAvailable(toTheEnd: events & (CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0)
@@ -204,26 +217,16 @@ final class Connection: EventHandler, @unchecked Sendable {
                 pauseReading()
                 return
             }
-            var outcome = ReadOutcome.wouldBlock
+            var outcome = StreamRead.wouldBlock
             var filled = false
-            let fd = self.fd.raw
             let chunk = readChunk
+            let rpcBytes = shared.rpcBytes
             let read = { (buffer: UnsafeMutableRawBufferPointer) -> Int in
-                switch Result(catching: { () throws(SystemError) in try Syscall.read(fd, into: buffer) }) {
-                case .success(.processed(0)):
-                    outcome = .endOfStream
-                    return 0
-                case .success(.processed(let count)):
-                    outcome = .read(count)
-                    filled = count == buffer.count
-                    return count
-                case .success(.wouldBlock):
-                    outcome = .wouldBlock
-                    return 0
-                case .failure(let error):
-                    outcome = .failed(error)
-                    return 0
-                }
+                outcome = self.receive(into: buffer)
+                guard case .bytes(let count) = outcome else { return 0 }
+                filled = count == buffer.count
+                rpcBytes?.add(0, UInt64(count))
+                return count
             }
             if decoder.bufferedByteCount == 0 {
                 // Nothing pending: read into the loop's scratch buffer and hand the decoder only
@@ -237,21 +240,22 @@ final class Connection: EventHandler, @unchecked Sendable {
             switch outcome {
             case .wouldBlock:
                 return
-            case .endOfStream:
+            case .end:
                 // The answers to what it sent before closing still go out, as far as the socket
                 // takes them without waiting; calls still in flight are dropped.
                 if outputStart < output.count { flush() }
                 close(reason: "peer closed")
                 return
-            case .failed(let error):
-                close(reason: "\(error)")
+            case .failed(let reason):
+                close(reason: reason)
                 return
-            case .read:
+            case .bytes:
                 if filled, readChunk < 65536 { readChunk *= 2 }
                 processFrames()
                 if readingPaused || turnYielded { return }
-                // A short read drained the socket; with edge triggering, more data raises a new event.
-                if !filled && !toTheEnd { return }
+                // A short read drained the socket; with edge triggering, more data raises a new
+                // event. Not so under TLS: a read returns one record, the socket may hold more.
+                if !filled && !toTheEnd && tls == nil { return }
             }
         }
         // Budget used up with data maybe left: come back after the other ready descriptors.
@@ -264,32 +268,52 @@ final class Connection: EventHandler, @unchecked Sendable {
         }
     }
 
-    private enum ReadOutcome {
-        case read(Int)
-        case endOfStream
-        case wouldBlock
-        case failed(SystemError)
+    /// One read from the byte stream: the socket, or the TLS session over it.
+    private func receive(into buffer: UnsafeMutableRawBufferPointer) -> StreamRead {
+        if let tls {
+            let result = tls.read(into: buffer)
+            if tls.readWantsWrite, !wantsWritable {
+                wantsWritable = true
+                updateInterest()
+            }
+            return result
+        }
+        switch Result(catching: { () throws(SystemError) in try Syscall.read(fd.raw, into: buffer) }) {
+        case .success(.processed(0)): return .end
+        case .success(.processed(let count)): return .bytes(count)
+        case .success(.wouldBlock): return .wouldBlock
+        case .failure(let error): return .failed("\(error)")
+        }
+    }
+
+    /// One write to the byte stream.
+    private func send(_ buffer: UnsafeRawBufferPointer) -> StreamWrite {
+        if let tls { return tls.write(from: buffer) }
+        switch Result(catching: { () throws(SystemError) in try Syscall.write(fd.raw, from: buffer) }) {
+        case .success(.processed(let count)): return .bytes(count)
+        case .success(.wouldBlock): return .wouldBlock
+        case .failure(let error): return .failed("\(error)")
+        }
     }
 
     /// Reads into the loop's scratch buffer until the 8 preface bytes are in; returns whether to
     /// keep reading.
     private func readPreface() -> Bool {
         let scratch = owner.scratch
-        let result: IOResult<Int>
-        do {
-            // Read only what the preface still needs: the rest stays in the socket for the decoder.
-            result = try Syscall.read(fd.raw, into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(8 - prefaceMatched)]))
-        } catch {
-            close(reason: "\(error)")
+        // Read only what the preface still needs: the rest stays in the socket (or the TLS
+        // session) for the decoder.
+        switch receive(into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(8 - prefaceMatched)])) {
+        case .failed(let reason):
+            if tls != nil { shared.logger.debug("TLS handshake failed; closing", ["peer": peer.description, "error": reason]) }
+            close(reason: reason)
             return false
-        }
-        switch result {
         case .wouldBlock:
             return false
-        case .processed(0):
+        case .end, .bytes(0):
             close(reason: "peer closed before the preface")
             return false
-        case .processed(let count):
+        case .bytes(let count):
+            shared.rpcBytes?.add(0, UInt64(count))
             let expected = WireProtocol.preface
             for i in 0..<count where scratch[i] != expected[prefaceMatched + i] {
                 shared.logger.debug("wrong preface; closing", ["peer": peer.description])
@@ -299,6 +323,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             prefaceMatched += count
             if prefaceMatched == 8 {
                 state = .open
+                if let tls { clientCertificateVerified = tls.clientCertificateVerified }
                 lastFrameAt = monotonicNanos()
                 output.append(contentsOf: shared.greeting)
                 if shared.isDraining { sendGoAway(status: .ok, message: "server is shutting down") }
@@ -309,16 +334,19 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// Reads and drops input while closing; returns whether to keep reading.
     private func discardInput() -> Bool {
-        switch try? Syscall.read(fd.raw, into: owner.scratch) {
-        case .processed(let count)?:
+        switch receive(into: owner.scratch) {
+        case .bytes(let count):
             if count == 0 {
                 close(reason: "peer closed after goaway")
                 return false
             }
             return true
-        case .wouldBlock?:
+        case .end:
+            close(reason: "peer closed after goaway")
             return false
-        case nil:
+        case .wouldBlock:
+            return false
+        case .failed:
             close(reason: "read failed while closing")
             return false
         }
@@ -386,6 +414,8 @@ final class Connection: EventHandler, @unchecked Sendable {
         shared.logger.trace("connection closed", ["peer": peer.description, "reason": reason])
         owner.loop.deregister(fd: fd.raw)
         fd.close()
+        // OpenSSL's session and buffers go back now, not when the last reference to the connection does.
+        tls = nil
         for call in inFlight.values { call.cancellation.set() }
         inFlight.removeAll()
         dropQueuedCalls()
@@ -406,7 +436,11 @@ final class Connection: EventHandler, @unchecked Sendable {
         }
         switch state {
         case .awaitingPreface:
-            if now &- openedAt > shared.prefaceTimeoutNanos { close(reason: "preface timeout") }
+            if let tls, !tls.isHandshakeDone, now > handshakeDeadline {
+                close(reason: "TLS handshake timeout")
+            } else if now &- openedAt > shared.prefaceTimeoutNanos {
+                close(reason: "preface timeout")
+            }
         case .open:
             // An idle connection gives its buffers back; the next frame allocates them again.
             if now &- lastFrameAt > 1_000_000_000, inFlight.isEmpty, decoder.bufferedByteCount == 0,
@@ -442,37 +476,34 @@ final class Connection: EventHandler, @unchecked Sendable {
         if case .closed = state { return }
         while outputStart < output.count {
             let start = outputStart
-            let fd = self.fd.raw
-            let result = output.withUnsafeBytes { bytes in
-                Result { () throws(SystemError) in
-                    try Syscall.write(fd, from: UnsafeRawBufferPointer(rebasing: bytes[start...]))
-                }
-            }
+            let result = output.withUnsafeBytes { bytes in send(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
             switch result {
-            case .success(.processed(let count)):
+            case .bytes(let count):
                 outputStart += count
-            case .success(.wouldBlock):
+                shared.rpcBytes?.add(1, UInt64(count))
+            case .wouldBlock:
                 if !wantsWritable {
                     wantsWritable = true
                     updateInterest()
                 }
                 budgetChanged()
                 return
-            case .failure(let error):
-                close(reason: "\(error)")
+            case .failed(let reason):
+                close(reason: reason)
                 return
             }
         }
         // Drained. Big buffers (a burst for a slow reader) are given back rather than kept per connection.
         if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
         outputStart = 0
-        if wantsWritable {
+        if wantsWritable, tls?.readWantsWrite != true {
             wantsWritable = false
             updateInterest()
         }
         budgetChanged()
         if closeWhenFlushed, !writeShutDown {
             writeShutDown = true
+            tls?.shutdown()
             Syscall.shutdownWrite(fd.raw)
             if case .open = state {
                 state = .closing

@@ -8,6 +8,8 @@ import PushwireWire
 final class Listener: EventHandler {
     private var fd: FileDescriptor
     private unowned let owner: LoopServer
+    /// The TLS its connections speak; nil: clear text.
+    private let tls: TLSServerContext?
     /// Set when accepting failed for lack of descriptors or memory: retried from a tick at
     /// `retryAt`, since an edge-triggered socket will not report the waiting connections again.
     private(set) var needsRetry = false
@@ -19,9 +21,10 @@ final class Listener: EventHandler {
     static let minimumRetryDelay: UInt64 = 100_000_000
     static let maximumRetryDelay: UInt64 = 1_600_000_000
 
-    init(fd: consuming FileDescriptor, owner: LoopServer) {
+    init(fd: consuming FileDescriptor, owner: LoopServer, tls: TLSServerContext?) {
         self.fd = fd
         self.owner = owner
+        self.tls = tls
     }
 
     var rawFD: Int32 { fd.raw }
@@ -82,10 +85,11 @@ final class Listener: EventHandler {
             }
             let home = shared.balancer.reserveLoop(acceptedBy: owner)
             if home === owner {
-                owner.adopt(socket, peer: peer)
+                owner.adopt(socket, peer: peer, tls: tls)
             } else {
                 let descriptor = socket.release()
-                home.loop.execute { home.adopt(FileDescriptor(descriptor), peer: peer) }
+                let tls = self.tls
+                home.loop.execute { home.adopt(FileDescriptor(descriptor), peer: peer, tls: tls) }
             }
         }
     }

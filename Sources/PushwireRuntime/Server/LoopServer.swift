@@ -15,7 +15,8 @@ final class LoopServer: @unchecked Sendable {
     let shared: ServerShared
     /// Where reads that are not kept land (the preface, input discarded while closing).
     let scratch: UnsafeMutableRawBufferPointer
-    private var listener: Listener?
+    /// The RPC listening sockets: `listen` (TLS when configured) and the optional clear-text one.
+    private var listeners: [Listener] = []
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var pendingFlush: [Connection] = []
     private var drainDeadline: UInt64?
@@ -28,15 +29,20 @@ final class LoopServer: @unchecked Sendable {
     /// Whether this loop has begun to drain or stop (it takes no more connections).
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
-    init(loop: EventLoop, shared: ServerShared, listenerFD: consuming FileDescriptor) throws(SystemError) {
+    init(loop: EventLoop, shared: ServerShared, listenerFD: consuming FileDescriptor, tls: TLSServerContext? = nil) throws(SystemError) {
         self.loop = loop
         self.shared = shared
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-        let listener = Listener(fd: listenerFD, owner: self)
-        self.listener = listener
-        // Registered before the loop's thread starts, so no cross-thread hop is needed.
-        try loop.register(fd: listener.rawFD, events: CPWEvents.input, handler: listener)
+        try addListener(listenerFD, tls: tls)
         loop.onTick { [unowned self] in self.tick() }
+    }
+
+    /// Listens on one more socket; connections it accepts speak TLS on `tls` when given. Before
+    /// the loop's thread starts: registered from here, so no cross-thread hop is needed.
+    func addListener(_ fd: consuming FileDescriptor, tls: TLSServerContext?) throws(SystemError) {
+        let listener = Listener(fd: fd, owner: self, tls: tls)
+        try loop.register(fd: listener.rawFD, events: CPWEvents.input, handler: listener)
+        listeners.append(listener)
     }
 
     deinit {
@@ -47,7 +53,7 @@ final class LoopServer: @unchecked Sendable {
 
     /// Takes a connection accepted by this loop or handed to it by another; its slot in
     /// `openConnections` was reserved by the balancer.
-    func adopt(_ socket: consuming FileDescriptor, peer: SocketAddress) {
+    func adopt(_ socket: consuming FileDescriptor, peer: SocketAddress, tls: TLSServerContext?) {
         if isStopping {
             // Handed over while this loop began to stop: refused like any connection after shutdown.
             socket.close()
@@ -58,7 +64,24 @@ final class LoopServer: @unchecked Sendable {
         }
         // Small responses must leave at once, not wait for Nagle's algorithm.
         try? Syscall.setOption(socket.raw, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
-        let connection = Connection(fd: socket, peer: peer, owner: self, now: monotonicNanos())
+        // What a peer leaves unread stays in the output, counted, rather than in the kernel.
+        if let bytes = shared.configuration.socketSendBufferBytes {
+            try? Syscall.setOption(socket.raw, level: SOL_SOCKET, name: SO_SNDBUF, value: Int32(clamping: bytes))
+        }
+        var session: TLSSession?
+        if let tls {
+            guard let made = TLSSession(context: tls, fd: socket.raw) else {
+                shared.logger.error("could not start a TLS session", ["peer": peer.description, "error": openSSLError()])
+                socket.close()
+                openConnections.subtract(1, ordering: .relaxed)
+                shared.connectionCount.subtract(1, ordering: .relaxed)
+                shared.peers.release(PeerConnections.host(of: peer))
+                return
+            }
+            session = made
+        }
+        let connection = Connection(fd: socket, peer: peer, owner: self, now: monotonicNanos(), tls: session,
+                                    handshakeTimeoutNanos: tls?.handshakeTimeout.nanoseconds ?? 0)
         do {
             try connection.register()
         } catch {
@@ -96,7 +119,7 @@ final class LoopServer: @unchecked Sendable {
 
     private func tick() {
         let now = monotonicNanos()
-        if let listener, listener.needsRetry, now >= listener.retryAt { listener.acceptAll() }
+        for listener in listeners where listener.needsRetry && now >= listener.retryAt { listener.acceptAll() }
         if let drainDeadline, now >= drainDeadline {
             for connection in Array(connections.values) { connection.close(reason: "drain timeout") }
             stop()
@@ -111,8 +134,8 @@ final class LoopServer: @unchecked Sendable {
         guard drainDeadline == nil else { return }
         stopping.store(true, ordering: .relaxed)
         drainDeadline = monotonicNanos() &+ timeoutNanos
-        listener?.close()
-        listener = nil
+        for listener in listeners { listener.close() }
+        listeners = []
         for connection in Array(connections.values) {
             connection.sendGoAway(status: .ok, message: "server is shutting down")
         }
@@ -121,8 +144,8 @@ final class LoopServer: @unchecked Sendable {
 
     /// Immediate shutdown: closes everything and stops the loop.
     func closeAll() {
-        listener?.close()
-        listener = nil
+        for listener in listeners { listener.close() }
+        listeners = []
         for connection in Array(connections.values) { connection.close(reason: "server stopped") }
         stop()
     }
@@ -131,8 +154,8 @@ final class LoopServer: @unchecked Sendable {
         guard !stopped else { return }
         stopped = true
         stopping.store(true, ordering: .relaxed)
-        listener?.close()
-        listener = nil
+        for listener in listeners { listener.close() }
+        listeners = []
         loop.stop()
     }
 }

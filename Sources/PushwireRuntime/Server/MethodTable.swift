@@ -64,12 +64,27 @@ final class MethodTable: Sendable {
     let serviceNames: Set<String>
     /// The raw fast paths, each in front of one of `methods`.
     let rawFastPaths: RawFastPaths
+    /// Services whose calls need a verified TLS client certificate
+    /// (`ServerConfiguration.clientCertificateServices`).
+    let clientCertificateServices: Set<String>
 
-    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: RawHandler] = [:]) {
+    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: RawHandler] = [:], clientCertificateServices: Set<String> = []) {
         self.methods = methods
         serviceNames = Set(methods.values.map(\.descriptor.service))
+        self.clientCertificateServices = clientCertificateServices
         // A fast path may only stand in front of a registered method: a declined call needs it.
-        self.rawFastPaths = RawFastPaths(rawFastPaths.filter { methods[$0.key] != nil })
+        // None for a method behind a client certificate: the check is made before the handler.
+        self.rawFastPaths = RawFastPaths(rawFastPaths.filter { path, _ in
+            guard let method = methods[path] else { return false }
+            return !clientCertificateServices.contains(method.descriptor.service)
+        })
+    }
+
+    /// The answer to a call of `method` on a connection without a verified client certificate,
+    /// when its service needs one; nil when it does not.
+    func clientCertificateRefusal(_ method: RegisteredMethod) -> RPCError? {
+        guard clientCertificateServices.contains(method.descriptor.service) else { return nil }
+        return RPCError(.permissionDenied, "\(method.descriptor.service) needs a TLS client certificate signed by the server's client CA")
     }
 
     /// Every path with its message names, sorted by path (what Reflection lists).

@@ -28,6 +28,8 @@ public final class Server: Sendable {
     private let phase: Mutex<Phase>
     private let signalWatcher = Mutex<SignalWatcher?>(nil)
     private let hangUpWatcher = Mutex<SignalWatcher?>(nil)
+    /// Where `configuration.plaintextListen` was bound, once started.
+    private let boundPlaintextAddress = Mutex<SocketAddress?>(nil)
     /// Names the application of each call in the debug call log (`describeCalls`).
     private let callDescriber = Mutex<CallLog.Describe?>(nil)
     /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
@@ -151,8 +153,9 @@ public final class Server: Sendable {
         let fastPaths = rawFastPaths.withLock { $0 }
         let table = configuration.recordsCallMetrics
             ? MethodTable(InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
-                          rawFastPaths: InstrumentedMethods.wrap(fastPaths, metrics: callMetrics))
-            : MethodTable(allMethods, rawFastPaths: fastPaths)
+                          rawFastPaths: InstrumentedMethods.wrap(fastPaths, metrics: callMetrics),
+                          clientCertificateServices: configuration.clientCertificateServices)
+            : MethodTable(allMethods, rawFastPaths: fastPaths, clientCertificateServices: configuration.clientCertificateServices)
         let shared = ServerShared(configuration: configuration, table: table, logger: logger, describeCall: callDescriber.withLock { $0 })
         reference.shared = shared
         let metrics = extensions.makeMetrics(calls: callMetrics, shared: shared)
@@ -164,11 +167,15 @@ public final class Server: Sendable {
             // The port is checked free (and chosen, for port 0) once, then every loop binds its
             // own SO_REUSEPORT socket on it.
             address = try ListeningSocket.reserve(address)
+            let plaintext = try configuration.plaintextListen.map { (given) throws(SystemError) in try ListeningSocket.reserve(given) }
             for index in 0..<threads {
                 let fd = try ListeningSocket.open(on: address)
                 let loop = try EventLoop(index: index)
-                loops.append(try LoopServer(loop: loop, shared: shared, listenerFD: fd))
+                let loopServer = try LoopServer(loop: loop, shared: shared, listenerFD: fd, tls: configuration.tls)
+                loops.append(loopServer)
+                if let plaintext { try loopServer.addListener(try ListeningSocket.open(on: plaintext), tls: nil) }
             }
+            boundPlaintextAddress.withLock { $0 = plaintext }
             shared.balancer.install(loops)
             try extensions.openHTTPDoor(configuration.http, loops: loops, table: table, metrics: metrics, shared: shared, logger: logger)
             for loopServer in loops {
@@ -192,7 +199,8 @@ public final class Server: Sendable {
             throw error
         }
         phase.withLock { $0 = .running(shared: shared, loops: loops, address: address) }
-        logger.info("listening", ["address": address.description, "threads": "\(threads)"])
+        logger.info("listening", ["address": address.description, "threads": "\(threads)", "tls": configuration.tls == nil ? "off" : "on"])
+        if let plaintext = plaintextAddress { logger.info("listening in clear text", ["address": plaintext.description]) }
         return address
     }
 
@@ -201,6 +209,9 @@ public final class Server: Sendable {
         if case .running(_, _, let address) = phase.withLock({ $0 }) { return address }
         return nil
     }
+
+    /// The bound address of `configuration.plaintextListen` once started; nil without one.
+    public var plaintextAddress: SocketAddress? { boundPlaintextAddress.withLock { $0 } }
 
     /// Connections currently open, across all loops.
     public var connectionCount: Int {

@@ -42,6 +42,14 @@ public struct ServerConfiguration: Sendable {
     /// that many connections each within their budget cannot exhaust memory together; small
     /// connections (ordinary calls) are never held back.
     public var maxBufferedBytes: Int
+    /// The kernel's send buffer per connection (`SO_SNDBUF`; Linux doubles it for its own
+    /// bookkeeping), or nil for the kernel's autotuning (up to `net.ipv4.tcp_wmem`'s maximum,
+    /// 4 MB by default). Answers a peer does not read wait in the connection's output, where the
+    /// byte budget counts them; what the kernel takes is not counted, so without a cap a peer that
+    /// never reads makes the server encode and copy 4 MB more per connection before it is
+    /// stopped. 256 KiB by default: small answers still leave at once, large ones at up to this
+    /// much per round trip.
+    public var socketSendBufferBytes: Int?
     /// Blocking calls (store reads, large requests' checks) one connection may have running or
     /// queued on the server's blocking threads; its further ones wait in the connection, where
     /// a Cancel or deadline drops them before they start.
@@ -64,13 +72,23 @@ public struct ServerConfiguration: Sendable {
     /// The HTTP door (Connect JSON, `/healthz`, `/metrics`, added routes) on the same loops;
     /// nil: none.
     public var http: HTTPConfiguration? = nil
-    /// Whether calls are counted for `/metrics` (`pushwire_calls_total`, latencies); off only to
-    /// measure what counting costs (docs/BENCHMARKS.md).
+    /// TLS on `listen` (certificate, key, client CA, handshake timeout); nil: `listen` is clear text.
+    public var tls: TLSServerContext? = nil
+    /// A second RPC listener in clear text beside a TLS `listen` (for loopback or a private
+    /// network); the same methods and limits. nil: none.
+    public var plaintextListen: SocketAddress? = nil
+    /// Services (e.g. `pushwire.v1.Admin`) whose calls are answered PERMISSION_DENIED unless the
+    /// connection presented a TLS client certificate that verified against `tls`'s client CA;
+    /// calls in clear text (the plaintext listener, the HTTP door) never have one.
+    public var clientCertificateServices: Set<String> = []
+    /// Whether calls are counted for `/metrics` (`pushwire_calls_total`, latencies) with the
+    /// binary door's bytes (`pushwire_rpc_bytes_total`); off only to measure what counting costs
+    /// (docs/BENCHMARKS.md).
     public var recordsCallMetrics = true
 
     /// The defaults: `127.0.0.1:7355`, one loop per core, 4 MiB frames, 1024 calls per connection,
     /// 100,000 connections and 1,000 per peer, 10 s preface, 5 min idle, 30 s per frame, 10 s
-    /// drain, 4 MiB output buffer, 4 blocking calls per connection on max(4, 2 per core) threads,
+    /// drain, 4 MiB output buffer, 256 KiB kernel send buffer, 4 blocking calls per connection on max(4, 2 per core) threads,
     /// requests from 64 KiB checked off the loop (one thread per core), 512 MiB held across
     /// connections.
     public init(
@@ -86,6 +104,7 @@ public struct ServerConfiguration: Sendable {
         drainTimeout: Duration = .seconds(10),
         maxOutputBufferBytes: Int = 4 * 1024 * 1024,
         maxBufferedBytes: Int = 512 * 1024 * 1024,
+        socketSendBufferBytes: Int? = 256 * 1024,
         maxBlockingCallsPerConnection: Int = 4,
         blockingThreads: Int = max(4, 2 * ServerConfiguration.defaultThreadCount),
         largeRequestThreads: Int = ServerConfiguration.defaultThreadCount,
@@ -106,6 +125,7 @@ public struct ServerConfiguration: Sendable {
         self.drainTimeout = drainTimeout
         self.maxOutputBufferBytes = maxOutputBufferBytes
         self.maxBufferedBytes = maxBufferedBytes
+        self.socketSendBufferBytes = socketSendBufferBytes
         self.maxBlockingCallsPerConnection = maxBlockingCallsPerConnection
         self.blockingThreads = blockingThreads
         self.largeRequestThreads = largeRequestThreads

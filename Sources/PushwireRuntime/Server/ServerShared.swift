@@ -28,6 +28,9 @@ final class ServerShared: Sendable {
     let bufferedBytes = Atomic<Int>(0)
     /// The most `bufferedBytes` reached, for tests and diagnostics.
     let peakBufferedBytes = Atomic<Int>(0)
+    /// Bytes through the binary door: slot 0 read from clients, slot 1 written to them (/metrics);
+    /// nil when the server does not record call metrics (`recordsCallMetrics`).
+    let rpcBytes: ShardedCounters?
     /// Blocking calls dropped before they started because they were cancelled or expired.
     let blockingCallsSkipped = Atomic<Int>(0)
     /// The threads of blocking calls.
@@ -51,6 +54,7 @@ final class ServerShared: Sendable {
         self.logger = logger
         self.callLog = logger.level <= .debug ? CallLog(logger: logger, describe: describeCall) : nil
         blockingPool = BlockingPool(threads: configuration.blockingThreads)
+        rpcBytes = configuration.recordsCallMetrics ? ShardedCounters(count: 2) : nil
         largeRequestPool = BlockingPool(threads: configuration.largeRequestThreads)
         var settings = Settings()
         settings.maxFrameSize = UInt32(clamping: configuration.maxFrameSize)

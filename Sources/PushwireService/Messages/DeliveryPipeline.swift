@@ -29,6 +29,10 @@ public final class DeliveryPipeline: Sendable {
         public var smallMessageDevices = 100
         /// The scheduler looks at the outbox at least this often even when nothing woke it.
         public var idlePoll: Duration = .seconds(1)
+        /// How long a claim on a message lasts (`MessageLease`) without being renewed; the
+        /// pipeline renews its leases every third of it. A server that dies holds its messages
+        /// this long at most (plus one `idlePoll`) before another server takes them over.
+        public var leaseDuration: Duration = .seconds(10)
 
         /// The defaults.
         public init() {}
@@ -40,6 +44,9 @@ public final class DeliveryPipeline: Sendable {
     let store: any MessageStore
     let chooseGateway: GatewayChooser
     let configuration: Configuration
+    /// This pipeline's name on its message leases: unique per process, so that servers sharing
+    /// a store tell their claims apart.
+    public let leaseOwner: String
 
     private struct State {
         var running: Set<Int64> = []
@@ -50,6 +57,7 @@ public final class DeliveryPipeline: Sendable {
         var poked = false
         var waiter: CheckedContinuation<Void, Never>?
         var loop: Task<Void, Never>?
+        var renewer: Task<Void, Never>?
         var stopped = false
         /// When the sleeping scheduler wakes by itself, ms since 1970; nil while it works.
         var wakeAtMS: Int64?
@@ -73,6 +81,14 @@ public final class DeliveryPipeline: Sendable {
 
     /// Where the delivery summary of each message that is done goes (`info`).
     let log: OperatorLog
+    /// Messages entering each status and devices fanned out, for /metrics.
+    public let flowMetrics = MessageFlowMetrics()
+
+    /// Messages created and waiting in memory for the scheduler, and messages being sent now
+    /// (small ones in shared batches, large ones each on its own), for /metrics.
+    public var queueFigures: (waiting: Int, runningSmall: Int, runningLarge: Int) {
+        state.withLock { ($0.fresh.count, $0.runningSmall, $0.runningLarge) }
+    }
 
     /// Creates a pipeline; call `start()` to run its scheduler.
     /// - Parameter log: gets one summary line per message once it is done.
@@ -82,6 +98,21 @@ public final class DeliveryPipeline: Sendable {
         self.log = log
         self.configuration = configuration
         self.chooseGateway = gateway
+        self.leaseOwner = DeliveryPipeline.makeLeaseOwner()
+    }
+
+    /// A lease for this pipeline from now (`Configuration.leaseDuration`).
+    func lease() -> MessageLease {
+        MessageLease(owner: leaseOwner, nowMS: Self.nowMS(), durationMS: Int64(configuration.leaseDuration / .milliseconds(1)))
+    }
+
+    /// host, pid and 48 random bits: unique among the servers sharing a store, and readable in
+    /// the `messages.lease_owner` column.
+    static func makeLeaseOwner() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count) == 0 ? String(cString: name) : "host"
+        let random = String(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF, radix: 16)
+        return "\(host)-\(getpid())-\(random)"
     }
 
     /// Logs the summary of a message that is done, at `info`: its code and delivery counts.
@@ -95,6 +126,20 @@ public final class DeliveryPipeline: Sendable {
         state.withLock { state in
             guard state.loop == nil, !state.stopped else { return }
             state.loop = Task(executorPreference: DeliveryExecutor.shared) { [self] in await self.schedule() }
+            state.renewer = Task(executorPreference: DeliveryExecutor.shared) { [self] in await self.renewLeases() }
+        }
+    }
+
+    /// Renews the leases of the running messages every third of `leaseDuration`, until stopped:
+    /// steps renew theirs too, but a fan-out waiting for retries or a slow gateway takes none.
+    /// A lease found lost is left to the fan-out, whose next step fails with `.leaseLost`.
+    private func renewLeases() async {
+        let period = configuration.leaseDuration / 3
+        while !isStopped {
+            try? await Task.sleep(for: period)
+            let running = state.withLock { Array($0.running) }
+            if running.isEmpty || isStopped { continue }
+            _ = try? await store.renewLeases(lease(), messageIDs: running)
         }
     }
 
@@ -264,7 +309,9 @@ public final class DeliveryPipeline: Sendable {
                 if includeSending { sendingLookedAtMS = now }
                 // The fresh ids taken above are committed, so this look finds them too (or
                 // leaves `moreInOutbox` set).
-                let ids = (try? await store.dueMessageIDs(nowMS: now, limit: Self.readAhead + slots, includeSending: includeSending)) ?? []
+                // Claimed, not only read: with several servers on one store, each message is
+                // taken by one of them (a lease; those found running here are renewed).
+                let ids = (try? await store.claimDueMessages(lease(), limit: Self.readAhead + slots, includeSending: includeSending)) ?? []
                 moreInOutbox = ids.count >= Self.readAhead + slots
                 pending = ids.filter { !running.contains($0) }
                 next = 0
@@ -377,8 +424,12 @@ public final class DeliveryPipeline: Sendable {
                 }
             }
         }
-        // Let running fan-outs reach the end of their batch.
+        // Let running fan-outs reach the end of their batch, then give their leases up, so that
+        // another server continues them at once rather than after the lease expires.
+        let held = state.withLock { Array($0.running) }
         while state.withLock({ !$0.running.isEmpty }) { try? await Task.sleep(for: .milliseconds(5)) }
+        if !held.isEmpty { _ = try? await store.releaseLeases(owner: leaseOwner, messageIDs: held) }
+        state.withLock { $0.renewer }?.cancel()
     }
 
     /// Runs `fanOut` in a task of its own; its slot is given back when it ends.

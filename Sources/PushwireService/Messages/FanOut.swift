@@ -48,8 +48,15 @@ struct FanOut {
         let store = pipeline.store
         guard let spec = MessageSpecJSON.decode(message.spec) else {
             // Unreadable spec (a newer binary wrote it?): close the message rather than loop on it.
-            _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, finish: true))
+            _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, finish: true,
+                                                             startsSending: true, lease: pipeline.lease()))
             return
+        }
+        // A message left sending (a crash, another server that died, a small batch's retries)
+        // is taken under this pipeline's lease first: its steps are written only under it, and
+        // another server's live lease leaves the message to that server.
+        if message.status == .sending {
+            guard (try? await store.startSending(messageID: message.id, lease: pipeline.lease())) == true else { return }
         }
         // A scheduled message moves to sending in the transaction of its first batch (one write
         // fewer per message); that step writes nothing when the message was cancelled meanwhile.
@@ -95,7 +102,8 @@ struct FanOut {
         var readFailed = false
         guard var targets = await read(after: message.cursor) else { return }
         if startsSending, targets.isEmpty {
-            guard (try? await store.startSending(messageID: message.id)) == true else { return }
+            guard (try? await store.startSending(messageID: message.id, lease: pipeline.lease())) == true else { return }
+            pipeline.flowMetrics.entered(.sending)
             startsSending = false
         }
         while !pipeline.isStopped, let last = targets.last {
@@ -103,7 +111,8 @@ struct FanOut {
             for target in targets { tally.targeted(target.deviceType) }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
-                                  stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending, platformCounts: tally.take())
+                                  stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending, platformCounts: tally.take(), lease: pipeline.lease())
+            let stepStartsSending = startsSending
             startsSending = false
             pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
@@ -112,6 +121,8 @@ struct FanOut {
             async let next: [TargetDevice]? = isLast ? [] : read(after: lastHWID)
             // A failed commit ends this run; what is open is closed as Interrupted on the next.
             guard let ids = await committed, ids.count == targets.count else { return }
+            if stepStartsSending { pipeline.flowMetrics.entered(.sending) }
+            pipeline.flowMetrics.fannedOut(targets.count)
             let following = await next
             var batch: [OutgoingNotification] = []
             batch.reserveCapacity(targets.count)
@@ -142,7 +153,7 @@ struct FanOut {
         }
         if readFailed {
             _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
-                                                             platformCounts: tally.take()))
+                                                             platformCounts: tally.take(), lease: pipeline.lease()))
             return
         }
 
@@ -169,7 +180,7 @@ struct FanOut {
                 }
             }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending, handOver: handOver,
-                                  platformCounts: tally.take())
+                                  platformCounts: tally.take(), lease: pipeline.lease())
             guard let ids = try? await store.recordFanOutStep(step) else { return }
             pending = []
             if sending.isEmpty { continue }
@@ -190,12 +201,13 @@ struct FanOut {
             // Record what we know; the rest resumes on the next start.
             if !pending.isEmpty {
                 _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
-                                                                 platformCounts: tally.take()))
+                                                                 platformCounts: tally.take(), lease: pipeline.lease()))
             }
             return
         }
         guard (try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID,
-                                                            results: pending, finish: true, platformCounts: tally.take()))) != nil else { return }
+                                                            results: pending, finish: true, platformCounts: tally.take(), lease: pipeline.lease()))) != nil else { return }
+        pipeline.flowMetrics.entered(.done)
         // The counts of every run of this message (a resumed one had earlier runs): one read, at
         // the end of a message that took the long path, only when someone reads the line.
         if pipeline.log.enabled(.info), let stats = try? await store.statistics(messageID: message.id) {

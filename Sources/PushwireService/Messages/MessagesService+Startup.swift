@@ -17,6 +17,7 @@ extension MessagesService {
     /// file for a local double).
     /// - Throws: `FileSinkGateway.OpenError` when the sink file cannot be opened.
     static func start(registry: Registry, store: some MessageStore, sinkPath path: String,
+                      delivery: DeliveryPipeline.Configuration = DeliveryPipeline.Configuration(),
                       apns: APNsConfiguration = APNsConfiguration(), fcm: APNsConfiguration = APNsConfiguration()) throws(FileSinkGateway.OpenError) -> MessagesService {
         let sink: any NotificationGateway
         if path == discardingSinkPath {
@@ -28,7 +29,7 @@ extension MessagesService {
         let directory = registry.directory
         let gateways = GatewayDirectory(sink: sink, apns: apns, fcm: fcm) { id in directory.all().first { $0.id == id } }
         let metrics = DeliveryMetrics()
-        let pipeline = DeliveryPipeline(store: store, log: registry.log) { CountingGateway(inner: gateways.gateway(applicationID: $0), metrics: metrics) }
+        let pipeline = DeliveryPipeline(store: store, configuration: delivery, log: registry.log) { CountingGateway(inner: gateways.gateway(applicationID: $0), metrics: metrics) }
         pipeline.start()
         var service = MessagesService(registry: registry, store: store, pipeline: pipeline)
         service.deliveryMetrics = metrics

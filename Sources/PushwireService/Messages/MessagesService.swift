@@ -42,6 +42,7 @@ public struct MessagesService: Sendable {
         }
         let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(prepared.records) }
         response.messageCodes = created.map(\.code)
+        pipeline.flowMetrics.entered(.scheduled, created.count)
         pipeline.messagesCreated(created, specs: prepared.specs(for: created))
         return response
     }
@@ -84,6 +85,7 @@ public struct MessagesService: Sendable {
                 var response = CreateMessageResponse()
                 response.unknownDevices = unknown
                 response.messageCodes = created.map(\.code)
+                pipeline.flowMetrics.entered(.scheduled, created.count)
                 pipeline.messagesCreated(created, specs: prepared.specs(for: created))
                 complete(.success(response))
             }
@@ -145,6 +147,7 @@ public struct MessagesService: Sendable {
         switch before {
         case nil: throw RPCError(.notFound, "message \(RPCError.echo(request.messageCode)) not found")
         case .scheduled?:
+            pipeline.flowMetrics.entered(.cancelled)
             registry.log.action("message cancelled", by: application.code, ["message_code": request.messageCode])
             return DeleteMessageResponse()
         case .cancelled?: return DeleteMessageResponse()

@@ -75,7 +75,7 @@ struct SmallMessagesFanOut {
             // No targets: the message is done in this one step.
             steps.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, handOver: handOver,
                                     cursor: targets.last?.hwid, targetedIncrement: targets.count, badges: badges,
-                                    finish: targets.isEmpty, startsSending: true, platformCounts: tally.take()))
+                                    finish: targets.isEmpty, startsSending: true, platformCounts: tally.take(), lease: pipeline.lease()))
             entry.targets = targets
             entry.payloads = payloads
             batch.append(entry)
@@ -85,6 +85,9 @@ struct SmallMessagesFanOut {
         let written = try? await store.recordFanOutSteps(steps)
         recordsCommitted()
         guard let committed = written, committed.count == steps.count else { return alone }
+        pipeline.flowMetrics.entered(.sending, steps.count)
+        pipeline.flowMetrics.entered(.done, steps.filter(\.finish).count)
+        pipeline.flowMetrics.fannedOut(steps.reduce(0) { $0 + $1.targetedIncrement })
 
         // One gateway call per application (each has its gateway), its messages' notifications
         // built straight into one array (per-message arrays joined afterwards copied every
@@ -173,7 +176,7 @@ struct SmallMessagesFanOut {
             }
             // With retries pending the message stays sending; its own fan-out resumes it.
             finishing.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: results,
-                                        finish: retryAfter == nil, platformCounts: tally.take()))
+                                        finish: retryAfter == nil, platformCounts: tally.take(), lease: pipeline.lease()))
             finishingEntries.append(entry)
             if let retryAfter {
                 var resumed = message
@@ -185,6 +188,7 @@ struct SmallMessagesFanOut {
         // A failed commit leaves them sending with their records open: closed as Interrupted
         // when the scheduler resumes them (it looks for messages left sending now and then).
         guard (try? await store.recordFanOutSteps(finishing)) != nil else { return alone }
+        pipeline.flowMetrics.entered(.done, finishing.filter(\.finish).count)
         if pipeline.log.enabled(.info) {
             // A small message goes out in this one step: its counts are this step's results.
             for (step, entry) in zip(finishing, finishingEntries) where step.finish {

@@ -38,6 +38,8 @@ public enum MessageTypes {
         SyncCategoriesResponse.self,
         TrackActionRequest.self,
         TrackActionResponse.self,
+        SetBadgeRequest.self,
+        SetBadgeResponse.self,
         HealthCheckRequest.self,
         HealthCheckResponse.self,
         Badge.self,

@@ -68,9 +68,13 @@ public enum Methods {
         public static let trackAction = MethodDescriptor<TrackActionRequest, TrackActionResponse>(
             service: "pushwire.v1.Devices", method: "TrackAction"
         )
+        /// Stores the badge the app shows now, from which a message's "+n" badge counts.
+        public static let setBadge = MethodDescriptor<SetBadgeRequest, SetBadgeResponse>(
+            service: "pushwire.v1.Devices", method: "SetBadge"
+        )
 
         /// Every method of `pushwire.v1.Devices`, in `.proto` order.
-        public static let all: [AnyMethodDescriptor] = [registerDevice.erased, unregisterDevice.erased, setTags.erased, getTags.erased, syncCategories.erased, trackAction.erased]
+        public static let all: [AnyMethodDescriptor] = [registerDevice.erased, unregisterDevice.erased, setTags.erased, getTags.erased, syncCategories.erased, trackAction.erased, setBadge.erased]
     }
 
     /// Answers whether the server is serving. Needs no authentication.
@@ -146,6 +150,7 @@ public enum Methods {
         Devices.getTags.erased,
         Devices.syncCategories.erased,
         Devices.trackAction.erased,
+        Devices.setBadge.erased,
         Health.check.erased,
         Messages.createMessage.erased,
         Messages.deleteMessage.erased,

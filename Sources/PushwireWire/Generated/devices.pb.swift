@@ -941,3 +941,114 @@ extension TrackActionResponse: CStructBacked {
         return c
     }
 }
+
+/// The request of `Devices.SetBadge`.
+public struct SetBadgeRequest: WireMessage, Hashable {
+    /// The `application` field.
+    public var application: String = ""
+    /// The `hwid` field.
+    public var hwid: String = ""
+    /// The number the app's icon shows now (0 clears it).
+    public var badge: UInt32 = 0
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        application: String = "",
+        hwid: String = "",
+        badge: UInt32 = 0
+    ) {
+        self.application = application
+        self.hwid = hwid
+        self.badge = badge
+    }
+
+    /// `pushwire.v1.SetBadgeRequest`.
+    public static let protoName = "pushwire.v1.SetBadgeRequest"
+
+    /// protoc-c's descriptor of `pushwire.v1.SetBadgeRequest`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__SetBadgeRequest.self, pushwire__v1__set_badge_request__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.SetBadgeRequest`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.SetBadgeRequest`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension SetBadgeRequest: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__SetBadgeRequest>) {
+        application = WireLift.string(c.pointee.application)
+        hwid = WireLift.string(c.pointee.hwid)
+        badge = c.pointee.badge
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__SetBadgeRequest> {
+        let c = arena.message(Pushwire__V1__SetBadgeRequest.self, pushwire__v1__set_badge_request__init)
+        c.pointee.application = arena.string(application)
+        c.pointee.hwid = arena.string(hwid)
+        c.pointee.badge = badge
+        return c
+    }
+}
+
+/// The response of `Devices.SetBadge`.
+public struct SetBadgeResponse: WireMessage, Hashable {
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// `pushwire.v1.SetBadgeResponse`.
+    public static let protoName = "pushwire.v1.SetBadgeResponse"
+
+    /// protoc-c's descriptor of `pushwire.v1.SetBadgeResponse`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__SetBadgeResponse.self, pushwire__v1__set_badge_response__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.SetBadgeResponse`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.SetBadgeResponse`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension SetBadgeResponse: CStructBacked {
+    init(lifting _: UnsafePointer<Pushwire__V1__SetBadgeResponse>) {
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__SetBadgeResponse> {
+        let c = arena.message(Pushwire__V1__SetBadgeResponse.self, pushwire__v1__set_badge_response__init)
+        return c
+    }
+}

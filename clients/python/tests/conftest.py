@@ -47,7 +47,7 @@ def find_pushwired() -> Path | None:
 
 
 class RunningServer:
-    def __init__(self, binary: Path):
+    def __init__(self, binary: Path, extra_args: list[str] | None = None):
         self.admin_token = secrets.token_hex(16)
         self.data_dir = tempfile.mkdtemp(prefix="pushwire-clients-")
         self.stderr_path = Path(self.data_dir) / "stderr.log"
@@ -55,10 +55,11 @@ class RunningServer:
         self._stderr = open(self.stderr_path, "wb")
         self.process = subprocess.Popen(
             [str(binary), "--listen", "127.0.0.1:0", "--data-dir", str(Path(self.data_dir) / "data"),
-             "--admin-token", self.admin_token],
+             "--admin-token", self.admin_token, *(extra_args or [])],
             stdout=subprocess.PIPE, stderr=self._stderr, text=True)
         found: list[tuple[str, int]] = []
         self.http_port: int | None = None
+        self.plaintext_port: int | None = None
 
         def read_address() -> None:
             assert self.process.stdout is not None
@@ -68,6 +69,9 @@ class RunningServer:
                 if match:
                     self.http_port = int(match.group(2))
                     break
+                match = re.search(r"^plaintext listening on (\S+):(\d+)", line)
+                if match:
+                    self.plaintext_port = int(match.group(2))
                 match = re.search(r"^listening on (\S+):(\d+)", line)
                 if match:
                     found.append((match.group(1).strip("[]"), int(match.group(2))))
@@ -122,29 +126,26 @@ def tls_dir(tmp_path_factory) -> Path:
     return directory
 
 
-class TLSFront:
-    """The clear-text server seen through the TLS relay: same data, TLS address; ``tls`` holds
-    the client arguments that trust the test CA."""
-
-    def __init__(self, inner: RunningServer, relay):
-        self._inner, self.relay = inner, relay
-        self.host, self.port = relay.host, relay.port
-        self.tls = {"ca_file": str(relay.ca_file)}
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
+def start_tls_server(tls_dir: Path, certificate: str = "server", extra_args: list[str] | None = None) -> RunningServer:
+    """A pushwired whose --listen speaks TLS with the test CA's ``certificate``; ``tls`` holds the
+    client arguments that trust the test CA."""
+    binary = find_pushwired()
+    if binary is None:
+        pytest.skip("pushwired binary not found (build it with `swift build`, or set $PUSHWIRED)")
+    running = RunningServer(binary, ["--tls-cert", str(tls_dir / f"{certificate}.pem"),
+                                     "--tls-key", str(tls_dir / f"{certificate}.key"), *(extra_args or [])])
+    running.tls = {"ca_file": str(tls_dir / "ca.pem")}
+    return running
 
 
 @pytest.fixture(scope="session")
-def tls_server(clear_server, tls_dir):
-    from tls_relay import TLSRelay
-    relay = TLSRelay(str(tls_dir / "server.pem"), str(tls_dir / "server.key"),
-                     (clear_server.host, clear_server.port))
-    relay.ca_file = tls_dir / "ca.pem"
+def tls_server(tls_dir):
+    """One pushwired for the session speaking TLS on its RPC port (the test CA's server.pem)."""
+    running = start_tls_server(tls_dir)
     try:
-        yield TLSFront(clear_server, relay)
+        yield running
     finally:
-        relay.stop()
+        running.stop()
 
 
 @pytest.fixture(scope="session", params=["clear", "tls"])

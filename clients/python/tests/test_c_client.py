@@ -53,17 +53,16 @@ def test_c_integration_over_tls(tls_server):
     ("untrusted", "localhost", "not correctly signed by the trusted CA"),
     ("server", "elsewhere.invalid", "certificate verification failed for elsewhere.invalid"),
 ])
-def test_c_refuses_a_server_it_cannot_verify(tls_dir, clear_server, certificate, server_name, reason):
-    from tls_relay import TLSRelay
-    relay = TLSRelay(str(tls_dir / f"{certificate}.pem"), str(tls_dir / f"{certificate}.key"),
-                     (clear_server.host, clear_server.port))
+def test_c_refuses_a_server_it_cannot_verify(tls_dir, certificate, server_name, reason):
+    from conftest import start_tls_server
+    running = start_tls_server(tls_dir, certificate)
     try:
         run = subprocess.run(c_program("integration", tls=True) + [
-            relay.host, str(relay.port), clear_server.admin_token, "--ca-file", str(tls_dir / "ca.pem"),
+            running.host, str(running.port), running.admin_token, "--ca-file", str(tls_dir / "ca.pem"),
             "--server-name", server_name, "--expect-tls-failure", reason],
             capture_output=True, text=True, timeout=60)
     finally:
-        relay.stop()
+        running.stop()
     print(run.stdout, run.stderr)
     assert run.returncode == 0, run.stdout + run.stderr
 

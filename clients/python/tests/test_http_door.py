@@ -88,6 +88,7 @@ def test_every_method_as_json_on_one_keep_alive_connection(server, door):
     code = sent["messageCodes"][0]
     run("Devices/TrackAction", {"application": app, "hwid": HWID, "messageCode": code, "kind": "ACTION_KIND_BUTTON",
                                 "categoryId": category_id, "buttonId": 0})
+    run("Devices/SetBadge", {"application": app, "hwid": HWID, "badge": 4})
     details = run("Messages/GetMessageDetails", {"messageCode": code}, token)
     assert details["messageCode"] == code
     later = run("Messages/CreateMessage", {"notifications": [{"content": "later", "sendAtMs": str(int(time.time() * 1000) + 3_600_000)}]}, token)

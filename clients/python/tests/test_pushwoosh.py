@@ -132,12 +132,12 @@ def test_message_with_a_category_reaches_the_sink_and_is_counted(server, client,
     assert payload["aps"]["badge"] == 1
     assert json.loads(payload["u"]) == {"order": 42}
 
-    # The delivery is counted for /metrics by gateway and outcome.
+    # The delivery is counted for /metrics by gateway, platform and outcome.
     metrics = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
     metrics.request("GET", "/metrics")
     text = metrics.getresponse().read().decode()
     metrics.close()
-    sent = [line for line in text.splitlines() if line.startswith('pushwire_deliveries_total{gateway="sink",outcome="sent"}')]
+    sent = [line for line in text.splitlines() if line.startswith('pushwire_deliveries_total{gateway="sink",platform="ios",outcome="sent"}')]
     assert sent and float(sent[0].rsplit(" ", 1)[1]) >= 1, text
 
     invoke(client, command.PushStatCommand(code, "pw-msg", message))
@@ -151,6 +151,90 @@ def test_message_with_a_category_reaches_the_sink_and_is_counted(server, client,
     details = stats["response"]["message"]
     assert details["targeted"] == 1 and details["sent"] == 1 and details["opened"] >= 1
     assert {"button_id": 0, "label": "Rate", "count": 1} in details["taps"]
+
+
+def test_set_badge_is_where_plus_n_badges_count_from(server, client, app):
+    code, token, _ = app
+    invoke(client, command.RegisterDeviceCommand(code, "pw-badge", constants.PLATFORM_IOS, PUSH_TOKEN, "en"))
+    # The app reports what its icon shows (pypushwoosh sends it as `badges`).
+    assert invoke(client, command.SetBadgeCommand(code, "pw-badge", 5)) is None
+
+    def send(badges):
+        note = notification.Notification()
+        note.content = "Badge"
+        note.ios_badges = badges
+        note.devices = ["pw-badge"]
+        cmd = command.CreateMessageForApplicationCommand(note, code)
+        cmd.auth = token
+        message = invoke(client, cmd)["Messages"][0]
+        deadline = time.time() + 10
+        while not sink_lines(server, message) and time.time() < deadline:
+            time.sleep(0.1)
+        [line] = sink_lines(server, message)
+        return line["payload"]["aps"]["badge"]
+
+    assert send("+1") == 6, "counted from the badge the app reported"
+    assert send("+2") == 8, "then from the badge Pushwire sent"
+    assert invoke(client, command.SetBadgeCommand(code, "pw-badge", 0)) is None
+    assert send("+3") == 3, "a reported 0 (the user read everything) starts again"
+
+    unknown = client.invoke(command.SetBadgeCommand(code, "nobody", 1))
+    assert unknown["status_code"] == 210 and "nobody" in unknown["status_message"], unknown
+    negative = client.invoke(command.SetBadgeCommand(code, "pw-badge", -1))
+    assert negative["status_code"] == 210 and "badge" in negative["status_message"], negative
+
+
+class TransactionNotification(notification.Notification):
+    """pypushwoosh 0.3.1 has no attribute for Pushwoosh's `transactionId`: this adds it."""
+
+    transaction_id = None
+
+    def render(self):
+        rendered = super().render()
+        if self.transaction_id is not None:
+            rendered["transactionId"] = self.transaction_id
+        return rendered
+
+
+def test_users_platforms_root_params_trim_and_transaction_id(server, client, app):
+    code, token, _ = app
+    alice = command.RegisterDeviceCommand(code, "pw-alice", constants.PLATFORM_IOS, PUSH_TOKEN, "en")
+    alice._command.update({"userId": "alice"})
+    invoke(client, alice)
+    bob = command.RegisterDeviceCommand(code, "pw-bob", constants.PLATFORM_IOS, "ef" * 32, "en")
+    bob._command.update({"userId": "bob"})
+    invoke(client, bob)
+    # alice's Android phone: the same user, another platform.
+    alice_android = command.RegisterDeviceCommand(code, "pw-alice-android", constants.PLATFORM_ANDROID, "fcm-token", "en")
+    alice_android._command.update({"userId": "alice"})
+    invoke(client, alice_android)
+
+    note = TransactionNotification()
+    note.content = "long " * 2000  # far over APNs' 4096 bytes: trimmed, not refused
+    note.users = ["alice"]
+    note.platforms = [constants.PLATFORM_IOS]
+    note.ios_root_params = {"deep_link": "app://offers"}
+    note.apns_trim_content = True
+    note.transaction_id = "offer-42"
+    cmd = command.CreateMessageForApplicationCommand(note, code)
+    cmd.auth = token
+    message = invoke(client, cmd)["Messages"][0]
+    # The same transactionId again creates nothing new: the same code comes back.
+    again = command.CreateMessageForApplicationCommand(note, code)
+    again.auth = token
+    assert invoke(client, again)["Messages"] == [message]
+
+    deadline = time.time() + 10
+    while not sink_lines(server, message) and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.3)  # a second line, were one wrongly sent, would be written with the first
+    lines = sink_lines(server, message)
+    assert [(line["token"], line["platform"]) for line in lines] == [(PUSH_TOKEN, "ios")], lines
+    payload = lines[0]["payload"]
+    assert payload["deep_link"] == "app://offers"
+    body = payload["aps"]["alert"]["body"] if isinstance(payload["aps"]["alert"], dict) else payload["aps"]["alert"]
+    assert body.startswith("long long") and len(body) < len(note.content)
+    assert len(json.dumps(payload, ensure_ascii=False).encode()) <= 4096
 
 
 class _StatsCommand(command.BaseAuthCommand):
@@ -190,8 +274,6 @@ def test_delete_and_refusals(client, app):
     assert "link" in refused(link="https://example.com")
     assert "ignore_user_timezone" in refused(send_date=later.send_date)
     assert "android_header" in refused(android_header="x")
-    reply = client.invoke(command.SetBadgeCommand(code, "pw-1", 3))
-    assert reply["status_code"] == 210 and "setBadge" in reply["status_message"]
     bad_token = command.CreateMessageForApplicationCommand(notification.Notification(), code)
     bad_token.notifications[0].content = "x"
     bad_token.auth = "not-a-token"

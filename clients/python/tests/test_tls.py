@@ -10,22 +10,23 @@ import pytest
 
 from pushwire import AsyncClient, Client, PushwireError, StatusCode
 from pushwire.v1 import health_pb2
+from conftest import start_tls_server
 from tls_relay import TLSRelay
 
 
-@pytest.fixture
-def relay_with(tls_dir, clear_server):
-    relays = []
+@pytest.fixture(scope="module")
+def server_with(tls_dir):
+    """pushwired speaking TLS with the test CA's certificate ``name`` (one per name and module)."""
+    servers: dict[str, object] = {}
 
-    def start(name: str, alpn: list[str] | None = None) -> TLSRelay:
-        relay = TLSRelay(str(tls_dir / f"{name}.pem"), str(tls_dir / f"{name}.key"),
-                         (clear_server.host, clear_server.port), alpn=alpn)
-        relays.append(relay)
-        return relay
+    def start(name: str):
+        if name not in servers:
+            servers[name] = start_tls_server(tls_dir, name)
+        return servers[name]
 
     yield start
-    for relay in relays:
-        relay.stop()
+    for running in servers.values():
+        running.stop()
 
 
 def refused(connect) -> PushwireError:
@@ -36,7 +37,7 @@ def refused(connect) -> PushwireError:
 
 
 @pytest.mark.parametrize("flavour", ["sync", "asyncio"])
-def test_wrong_host_untrusted_ca_and_system_store_are_refused(tls_dir, relay_with, flavour):
+def test_wrong_host_untrusted_ca_and_system_store_are_refused(tls_dir, server_with, flavour):
     ca = str(tls_dir / "ca.pem")
 
     def connect(relay, **tls):
@@ -44,13 +45,13 @@ def test_wrong_host_untrusted_ca_and_system_store_are_refused(tls_dir, relay_wit
             return lambda: Client(relay.host, relay.port, timeout=5, **tls).close()
         return lambda: asyncio.run(AsyncClient.connect(relay.host, relay.port, timeout=5, **tls))
 
-    wrong_host = relay_with("wrong-host")
+    wrong_host = server_with("wrong-host")
     error = refused(connect(wrong_host, ca_file=ca))
     assert "certificate verification failed" in error.message and "127.0.0.1" in error.message
-    untrusted = relay_with("untrusted")
+    untrusted = server_with("untrusted")
     error = refused(connect(untrusted, ca_file=ca))
     assert "certificate verification failed" in error.message and ("issuer" in error.message or "self-signed" in error.message)
-    good = relay_with("server")
+    good = server_with("server")
     error = refused(connect(good, tls=True))  # the system store does not know the test CA
     assert "certificate verification failed" in error.message
     # server_name is what is checked: localhost is in the certificate, another name is not.
@@ -63,27 +64,35 @@ def test_wrong_host_untrusted_ca_and_system_store_are_refused(tls_dir, relay_wit
     assert "elsewhere.invalid" in error.message
 
 
-def test_a_server_without_alpn_is_accepted(tls_dir, relay_with):
-    relay = relay_with("server", alpn=[])
-    with Client(relay.host, relay.port, timeout=5, ca_file=str(tls_dir / "ca.pem")) as client:
-        assert client._sock.selected_alpn_protocol() is None
-        assert client.health.check().status == health_pb2.SERVING_STATUS_SERVING
+def test_a_server_without_alpn_is_accepted(tls_dir, clear_server):
+    # pushwired always selects pwire/1; a server that takes no part in ALPN is the relay.
+    relay = TLSRelay(str(tls_dir / "server.pem"), str(tls_dir / "server.key"), (clear_server.host, clear_server.port), alpn=[])
+    try:
+        with Client(relay.host, relay.port, timeout=5, ca_file=str(tls_dir / "ca.pem")) as client:
+            assert client._sock.selected_alpn_protocol() is None
+            assert client.health.check().status == health_pb2.SERVING_STATUS_SERVING
+    finally:
+        relay.stop()
 
 
-def test_client_certificate(tls_dir, relay_with):
-    relay = relay_with("server")
-    relay.context.verify_mode = ssl.CERT_REQUIRED
-    relay.context.load_verify_locations(str(tls_dir / "ca.pem"))
+def test_client_certificate_for_the_admin_service(tls_dir):
+    """pushwired --tls-client-ca: the Admin service needs a client certificate besides the admin
+    token; the other services need none."""
+    running = start_tls_server(tls_dir, "server", ["--tls-client-ca", str(tls_dir / "ca.pem")])
     ca = str(tls_dir / "ca.pem")
-    with Client(relay.host, relay.port, timeout=5, ca_file=ca, client_cert=str(tls_dir / "client.pem"),
-                client_key=str(tls_dir / "client.key")) as client:
-        assert client.health.check().status == health_pb2.SERVING_STATUS_SERVING
-    # Without one the server ends the connection (in TLS 1.3 after the client's Finished): with an
-    # alert "certificate required", or a reset when that overtakes it.
-    with pytest.raises(PushwireError) as info:
-        with Client(relay.host, relay.port, timeout=5, ca_file=ca) as client:
-            client.health.check()
-    assert info.value.code is StatusCode.UNAVAILABLE and "before its settings" in info.value.message
+    try:
+        with Client(running.host, running.port, timeout=5, ca_file=ca, token=running.admin_token,
+                    client_cert=str(tls_dir / "client.pem"), client_key=str(tls_dir / "client.key")) as client:
+            assert client.health.check().status == health_pb2.SERVING_STATUS_SERVING
+            assert client.admin.create_application(name="with-a-certificate").application.code
+        with Client(running.host, running.port, timeout=5, ca_file=ca, token=running.admin_token) as client:
+            assert client.health.check().status == health_pb2.SERVING_STATUS_SERVING
+            with pytest.raises(PushwireError) as info:
+                client.admin.create_application(name="without-one")
+            assert info.value.code is StatusCode.PERMISSION_DENIED
+            assert "client certificate" in info.value.message
+    finally:
+        running.stop()
 
 
 def test_many_threads_share_one_tls_connection(tls_server):

@@ -1,7 +1,8 @@
-"""A TLS front for the clients' tests until pushwired terminates TLS itself: it accepts TLS on
-127.0.0.1 (the test CA's certificate, TLS 1.2 or later, ALPN ``pwire/1``) and relays the
-decrypted bytes to a real clear-text pushwired, one thread per connection. The clients speak
-real TLS over real sockets; only the server end of it is this relay rather than pushwired."""
+"""A TLS front in front of a clear-text pushwired, kept for the one case pushwired's own TLS
+cannot play: a server that takes no part in ALPN (``alpn=[]``), which clients must accept
+(docs/PROTOCOL.md, TLS). It accepts TLS on 127.0.0.1 (the test CA's certificate, TLS 1.2 or
+later) and relays the decrypted bytes to the real server, one thread per connection. Every other
+TLS test runs against pushwired --tls-cert (conftest.start_tls_server)."""
 from __future__ import annotations
 
 import select

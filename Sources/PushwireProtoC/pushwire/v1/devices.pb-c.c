@@ -593,6 +593,96 @@ void   pushwire__v1__track_action_response__free_unpacked
   assert(message->base.descriptor == &pushwire__v1__track_action_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushwire__v1__set_badge_request__init
+                     (Pushwire__V1__SetBadgeRequest         *message)
+{
+  static const Pushwire__V1__SetBadgeRequest init_value = PUSHWIRE__V1__SET_BADGE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__set_badge_request__get_packed_size
+                     (const Pushwire__V1__SetBadgeRequest *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__set_badge_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__set_badge_request__pack
+                     (const Pushwire__V1__SetBadgeRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__set_badge_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__set_badge_request__pack_to_buffer
+                     (const Pushwire__V1__SetBadgeRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__set_badge_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__SetBadgeRequest *
+       pushwire__v1__set_badge_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__SetBadgeRequest *)
+     protobuf_c_message_unpack (&pushwire__v1__set_badge_request__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__set_badge_request__free_unpacked
+                     (Pushwire__V1__SetBadgeRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__set_badge_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushwire__v1__set_badge_response__init
+                     (Pushwire__V1__SetBadgeResponse         *message)
+{
+  static const Pushwire__V1__SetBadgeResponse init_value = PUSHWIRE__V1__SET_BADGE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__set_badge_response__get_packed_size
+                     (const Pushwire__V1__SetBadgeResponse *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__set_badge_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__set_badge_response__pack
+                     (const Pushwire__V1__SetBadgeResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__set_badge_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__set_badge_response__pack_to_buffer
+                     (const Pushwire__V1__SetBadgeResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__set_badge_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__SetBadgeResponse *
+       pushwire__v1__set_badge_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__SetBadgeResponse *)
+     protobuf_c_message_unpack (&pushwire__v1__set_badge_response__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__set_badge_response__free_unpacked
+                     (Pushwire__V1__SetBadgeResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__set_badge_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor pushwire__v1__register_device_request__field_descriptors[10] =
 {
   {
@@ -1418,6 +1508,88 @@ const ProtobufCMessageDescriptor pushwire__v1__track_action_response__descriptor
   (ProtobufCMessageInit) pushwire__v1__track_action_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor pushwire__v1__set_badge_request__field_descriptors[3] =
+{
+  {
+    "application",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__SetBadgeRequest, application),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "hwid",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__SetBadgeRequest, hwid),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "badge",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__SetBadgeRequest, badge),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__set_badge_request__field_indices_by_name[] = {
+  0,   /* field[0] = application */
+  2,   /* field[2] = badge */
+  1,   /* field[1] = hwid */
+};
+static const ProtobufCIntRange pushwire__v1__set_badge_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__set_badge_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.SetBadgeRequest",
+  "SetBadgeRequest",
+  "Pushwire__V1__SetBadgeRequest",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__SetBadgeRequest),
+  3,
+  pushwire__v1__set_badge_request__field_descriptors,
+  pushwire__v1__set_badge_request__field_indices_by_name,
+  1,  pushwire__v1__set_badge_request__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__set_badge_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define pushwire__v1__set_badge_response__field_descriptors NULL
+#define pushwire__v1__set_badge_response__field_indices_by_name NULL
+#define pushwire__v1__set_badge_response__number_ranges NULL
+const ProtobufCMessageDescriptor pushwire__v1__set_badge_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.SetBadgeResponse",
+  "SetBadgeResponse",
+  "Pushwire__V1__SetBadgeResponse",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__SetBadgeResponse),
+  0,
+  pushwire__v1__set_badge_response__field_descriptors,
+  pushwire__v1__set_badge_response__field_indices_by_name,
+  0,  pushwire__v1__set_badge_response__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__set_badge_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue pushwire__v1__action_kind__enum_values_by_number[3] =
 {
   { "ACTION_KIND_UNSPECIFIED", "PUSHWIRE__V1__ACTION_KIND__ACTION_KIND_UNSPECIFIED", 0 },
@@ -1448,7 +1620,7 @@ const ProtobufCEnumDescriptor pushwire__v1__action_kind__descriptor =
   pushwire__v1__action_kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor pushwire__v1__devices__method_descriptors[6] =
+static const ProtobufCMethodDescriptor pushwire__v1__devices__method_descriptors[7] =
 {
   { "RegisterDevice", &pushwire__v1__register_device_request__descriptor, &pushwire__v1__register_device_response__descriptor },
   { "UnregisterDevice", &pushwire__v1__unregister_device_request__descriptor, &pushwire__v1__unregister_device_response__descriptor },
@@ -1456,10 +1628,12 @@ static const ProtobufCMethodDescriptor pushwire__v1__devices__method_descriptors
   { "GetTags", &pushwire__v1__get_tags_request__descriptor, &pushwire__v1__get_tags_response__descriptor },
   { "SyncCategories", &pushwire__v1__sync_categories_request__descriptor, &pushwire__v1__sync_categories_response__descriptor },
   { "TrackAction", &pushwire__v1__track_action_request__descriptor, &pushwire__v1__track_action_response__descriptor },
+  { "SetBadge", &pushwire__v1__set_badge_request__descriptor, &pushwire__v1__set_badge_response__descriptor },
 };
 const unsigned pushwire__v1__devices__method_indices_by_name[] = {
   3,        /* GetTags */
   0,        /* RegisterDevice */
+  6,        /* SetBadge */
   2,        /* SetTags */
   4,        /* SyncCategories */
   5,        /* TrackAction */
@@ -1472,7 +1646,7 @@ const ProtobufCServiceDescriptor pushwire__v1__devices__descriptor =
   "Devices",
   "Pushwire__V1__Devices",
   "pushwire.v1",
-  6,
+  7,
   pushwire__v1__devices__method_descriptors,
   pushwire__v1__devices__method_indices_by_name
 };
@@ -1523,6 +1697,14 @@ void pushwire__v1__devices__track_action(ProtobufCService *service,
 {
   assert(service->descriptor == &pushwire__v1__devices__descriptor);
   service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void pushwire__v1__devices__set_badge(ProtobufCService *service,
+                                      const Pushwire__V1__SetBadgeRequest *input,
+                                      Pushwire__V1__SetBadgeResponse_Closure closure,
+                                      void *closure_data)
+{
+  assert(service->descriptor == &pushwire__v1__devices__descriptor);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void pushwire__v1__devices__init (Pushwire__V1__Devices_Service *service,
                                   Pushwire__V1__Devices_ServiceDestroy destroy)

@@ -31,6 +31,8 @@ typedef struct Pushwire__V1__SyncCategoriesRequest Pushwire__V1__SyncCategoriesR
 typedef struct Pushwire__V1__SyncCategoriesResponse Pushwire__V1__SyncCategoriesResponse;
 typedef struct Pushwire__V1__TrackActionRequest Pushwire__V1__TrackActionRequest;
 typedef struct Pushwire__V1__TrackActionResponse Pushwire__V1__TrackActionResponse;
+typedef struct Pushwire__V1__SetBadgeRequest Pushwire__V1__SetBadgeRequest;
+typedef struct Pushwire__V1__SetBadgeResponse Pushwire__V1__SetBadgeResponse;
 
 
 /* --- enums --- */
@@ -320,6 +322,30 @@ struct  Pushwire__V1__TrackActionResponse
     , 0 }
 
 
+struct  Pushwire__V1__SetBadgeRequest
+{
+  ProtobufCMessage base;
+  char *application;
+  char *hwid;
+  /*
+   * The number the app's icon shows now (0 clears it).
+   */
+  uint32_t badge;
+};
+#define PUSHWIRE__V1__SET_BADGE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__set_badge_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
+struct  Pushwire__V1__SetBadgeResponse
+{
+  ProtobufCMessage base;
+};
+#define PUSHWIRE__V1__SET_BADGE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__set_badge_response__descriptor) \
+     }
+
+
 /* Pushwire__V1__RegisterDeviceRequest methods */
 void   pushwire__v1__register_device_request__init
                      (Pushwire__V1__RegisterDeviceRequest         *message);
@@ -567,6 +593,44 @@ Pushwire__V1__TrackActionResponse *
 void   pushwire__v1__track_action_response__free_unpacked
                      (Pushwire__V1__TrackActionResponse *message,
                       ProtobufCAllocator *allocator);
+/* Pushwire__V1__SetBadgeRequest methods */
+void   pushwire__v1__set_badge_request__init
+                     (Pushwire__V1__SetBadgeRequest         *message);
+size_t pushwire__v1__set_badge_request__get_packed_size
+                     (const Pushwire__V1__SetBadgeRequest   *message);
+size_t pushwire__v1__set_badge_request__pack
+                     (const Pushwire__V1__SetBadgeRequest   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__set_badge_request__pack_to_buffer
+                     (const Pushwire__V1__SetBadgeRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__SetBadgeRequest *
+       pushwire__v1__set_badge_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__set_badge_request__free_unpacked
+                     (Pushwire__V1__SetBadgeRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushwire__V1__SetBadgeResponse methods */
+void   pushwire__v1__set_badge_response__init
+                     (Pushwire__V1__SetBadgeResponse         *message);
+size_t pushwire__v1__set_badge_response__get_packed_size
+                     (const Pushwire__V1__SetBadgeResponse   *message);
+size_t pushwire__v1__set_badge_response__pack
+                     (const Pushwire__V1__SetBadgeResponse   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__set_badge_response__pack_to_buffer
+                     (const Pushwire__V1__SetBadgeResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__SetBadgeResponse *
+       pushwire__v1__set_badge_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__set_badge_response__free_unpacked
+                     (Pushwire__V1__SetBadgeResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Pushwire__V1__RegisterDeviceRequest_Closure)
@@ -608,6 +672,12 @@ typedef void (*Pushwire__V1__TrackActionRequest_Closure)
 typedef void (*Pushwire__V1__TrackActionResponse_Closure)
                  (const Pushwire__V1__TrackActionResponse *message,
                   void *closure_data);
+typedef void (*Pushwire__V1__SetBadgeRequest_Closure)
+                 (const Pushwire__V1__SetBadgeRequest *message,
+                  void *closure_data);
+typedef void (*Pushwire__V1__SetBadgeResponse_Closure)
+                 (const Pushwire__V1__SetBadgeResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -639,6 +709,10 @@ struct Pushwire__V1__Devices_Service
                        const Pushwire__V1__TrackActionRequest *input,
                        Pushwire__V1__TrackActionResponse_Closure closure,
                        void *closure_data);
+  void (*set_badge)(Pushwire__V1__Devices_Service *service,
+                    const Pushwire__V1__SetBadgeRequest *input,
+                    Pushwire__V1__SetBadgeResponse_Closure closure,
+                    void *closure_data);
 };
 typedef void (*Pushwire__V1__Devices_ServiceDestroy)(Pushwire__V1__Devices_Service *);
 void pushwire__v1__devices__init (Pushwire__V1__Devices_Service *service,
@@ -652,7 +726,8 @@ void pushwire__v1__devices__init (Pushwire__V1__Devices_Service *service,
       function_prefix__ ## set_tags,\
       function_prefix__ ## get_tags,\
       function_prefix__ ## sync_categories,\
-      function_prefix__ ## track_action  }
+      function_prefix__ ## track_action,\
+      function_prefix__ ## set_badge  }
 void pushwire__v1__devices__register_device(ProtobufCService *service,
                                             const Pushwire__V1__RegisterDeviceRequest *input,
                                             Pushwire__V1__RegisterDeviceResponse_Closure closure,
@@ -677,6 +752,10 @@ void pushwire__v1__devices__track_action(ProtobufCService *service,
                                          const Pushwire__V1__TrackActionRequest *input,
                                          Pushwire__V1__TrackActionResponse_Closure closure,
                                          void *closure_data);
+void pushwire__v1__devices__set_badge(ProtobufCService *service,
+                                      const Pushwire__V1__SetBadgeRequest *input,
+                                      Pushwire__V1__SetBadgeResponse_Closure closure,
+                                      void *closure_data);
 
 /* --- descriptors --- */
 
@@ -694,6 +773,8 @@ extern const ProtobufCMessageDescriptor pushwire__v1__sync_categories_request__d
 extern const ProtobufCMessageDescriptor pushwire__v1__sync_categories_response__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__track_action_request__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__track_action_response__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__set_badge_request__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__set_badge_response__descriptor;
 extern const ProtobufCServiceDescriptor pushwire__v1__devices__descriptor;
 
 PROTOBUF_C__END_DECLS
