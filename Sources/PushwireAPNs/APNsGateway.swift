@@ -77,7 +77,10 @@ public final class APNsGateway: NotificationGateway {
     static func refusal(for notification: OutgoingNotification) -> DeliveryOutcome? {
         let token = notification.deviceToken.utf8
         // The token goes into the request path: only hex may pass.
-        guard !token.isEmpty, token.count <= 200, token.allSatisfy({ $0.isHexDigit }) else {
+        // Over the contiguous UTF-8 when the string has it (native strings do): a plain byte loop
+        // rather than the UTF8View's iterator, once per notification.
+        let allHex = token.withContiguousStorageIfAvailable { $0.allSatisfy(\.isHexDigit) } ?? token.allSatisfy(\.isHexDigit)
+        guard !token.isEmpty, token.count <= 200, allHex else {
             return .invalidToken(reason: "BadDeviceToken")
         }
         let collapse = notification.collapseID.utf8

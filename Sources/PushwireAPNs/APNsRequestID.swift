@@ -19,23 +19,33 @@ enum APNsRequestID {
         return z ^ (z >> 31)
     }
 
-    private static let hex = Array("0123456789abcdef".utf8)
-
-    /// A new random UUID string.
+    /// A new random UUID string, written straight into the string's storage: no intermediate
+    /// arrays per notification (this runs once per APNs request).
     static func make() -> String {
         let step = counter.wrappingAdd(1, ordering: .relaxed).oldValue
-        let high = mix(seed &+ step &* 2)
+        var high = mix(seed &+ step &* 2)
         let low = mix(seed &+ step &* 2 &+ 1)
-        var bytes = (0..<16).map { index in UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (UInt64(index % 8) * 8)) }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0F)])
+        // Byte 6 (the high byte's seventh, little-endian) carries the version, byte 8 (the low
+        // byte's first) the RFC 4122 variant.
+        high = high & ~(0xF0 << 48) | (0x40 << 48)
+        let variantLow = low & ~0xC0 | 0x80
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var position = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let byte = UInt8(truncatingIfNeeded: (index < 8 ? high : variantLow) >> (UInt64(index % 8) * 8))
+                out[position] = hexDigit(byte >> 4)
+                out[position + 1] = hexDigit(byte & 0x0F)
+                position += 2
+            }
+            return position
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

@@ -60,8 +60,16 @@ enum FCMResponse {
 struct FCMProfile: HTTP2PushProfile {
     let projectID: String
     let tokens: OAuth2TokenCache
+    /// Every request's `:path`, made once rather than interpolated per request.
+    private let messagesPath: String
 
-    func path(for notification: OutgoingNotification) -> String { "/v1/projects/\(projectID)/messages:send" }
+    init(projectID: String, tokens: OAuth2TokenCache) {
+        self.projectID = projectID
+        self.tokens = tokens
+        messagesPath = "/v1/projects/\(projectID)/messages:send"
+    }
+
+    func path(for notification: OutgoingNotification) -> String { messagesPath }
     func sharedHeaders(token: String) -> [(name: String, value: String)] {
         [("authorization", "Bearer \(token)"), ("content-type", "application/json")]
     }

@@ -221,16 +221,18 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     }
 
     private func answered(_ stream: NGHTTP2Stream) {
-        var job = stream.job
-        switch profile.verdict(status: stream.status, body: stream.body, job: job, retryAfter: stream.retryAfter) {
+        // The job is read in place: a copy would retain and release every field of the
+        // notification, once per answer.
+        switch profile.verdict(status: stream.status, body: stream.body, job: stream.job, retryAfter: stream.retryAfter) {
         case .outcome(let outcome):
-            job.completion(outcome)
+            stream.job.completion(outcome)
         case .refreshTokenAndRetry:
-            guard !job.refreshedToken, profile.replace(rejected: stream.token) else {
-                job.completion(profile.rejectedTokenOutcome)
+            guard !stream.job.refreshedToken, profile.replace(rejected: stream.token) else {
+                stream.job.completion(profile.rejectedTokenOutcome)
                 return
             }
             // The next round starts it with the new current token (or waits for it).
+            var job = stream.job
             job.refreshedToken = true
             queue.append(job)
         }

@@ -131,7 +131,11 @@ final class NGHTTP2Connection {
                 sharedHeaders.withEntries(3..<sharedHeaders.count, appendedTo: &entries) { entries in
                     ownHeaders.withEntries(1..<ownHeaders.count, appendedTo: &entries) { entries in
                         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
-                        return nghttp2_submit_request(session, nil, entries, entries.count, &provider, nil)
+                        // The stream rides along as nghttp2's stream user data (unretained: the
+                        // table below holds it until it closes), so the callbacks find it without
+                        // a table lookup per header and DATA chunk.
+                        return nghttp2_submit_request(session, nil, entries, entries.count, &provider,
+                                                      Unmanaged.passUnretained(stream).toOpaque())
                     }
                 }
             }
@@ -232,8 +236,15 @@ final class NGHTTP2Connection {
         context.map { Unmanaged<NGHTTP2Connection>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    private static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, context in
-        guard let connection = connection(context), let stream = connection.streams[streamID], let buffer, let flags else {
+    /// The stream `start` attached to `streamID`; nil for one it did not start. Valid while the
+    /// stream is in `streams` (nghttp2 forgets the pointer when the stream closes).
+    private static func stream(_ session: OpaquePointer?, _ streamID: Int32) -> NGHTTP2Stream? {
+        guard let session, let data = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
+        return Unmanaged<NGHTTP2Stream>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    private static let readBody: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, _ in
+        guard let stream = stream(session, streamID), let buffer, let flags else {
             return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
         }
         let payload = stream.job.notification.payload
@@ -246,21 +257,32 @@ final class NGHTTP2Connection {
         return count
     }
 
-    private static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, context in
-        guard let frame, let name, let value, let connection = connection(context),
-              frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let stream = connection.streams[frame.pointee.hd.stream_id] else { return 0 }
+    private static let onHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, _ in
+        guard let frame, let name, let value, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              let stream = stream(session, frame.pointee.hd.stream_id) else { return 0 }
         let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
         if nameBytes.elementsEqual(":status".utf8) {
-            stream.status = Int(String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)) ?? 0
+            stream.status = NGHTTP2Connection.status(UnsafeBufferPointer(start: value, count: valueLength))
         } else if nameBytes.elementsEqual("retry-after".utf8) {
             stream.retryAfter = APNsResponse.retryAfter(Substring(String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))
         }
         return 0
     }
 
-    private static let onData: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, context in
-        guard let data, let connection = connection(context), let stream = connection.streams[streamID] else { return 0 }
+    /// The value of `:status`: three ASCII digits, read without making a String (once per
+    /// response); 0 (no answer) for anything else.
+    static func status(_ digits: UnsafeBufferPointer<UInt8>) -> Int {
+        guard digits.count == 3 else { return 0 }
+        var value = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return 0 }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    private static let onData: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, _ in
+        guard let data, let stream = stream(session, streamID) else { return 0 }
         let room = max(0, NGHTTP2Stream.maxBodyBytes - stream.body.count)
         stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: min(length, room)))
         return 0
@@ -284,8 +306,12 @@ final class NGHTTP2Connection {
         // A status means APNs answered (a 200 has no body); a stream closed without one (GOAWAY
         // above its last stream id, REFUSED_STREAM, our timeout reset) was not processed.
         let answered = stream.status != 0 && !stream.timedOut
+        // The reason is only read for unanswered streams; an answered one (nearly every stream)
+        // builds no string.
         let reason: String
-        if stream.timedOut {
+        if answered {
+            reason = ""
+        } else if stream.timedOut {
             reason = "request timed out"
         } else if connection.goingAway {
             reason = "the server sent GOAWAY"

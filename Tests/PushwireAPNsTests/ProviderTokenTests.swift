@@ -130,5 +130,49 @@ final class ProviderTokenTests: XCTestCase {
         XCTAssertEqual(id.split(separator: "-").map(\.count), [8, 4, 4, 4, 12])
         XCTAssertEqual(Array(id)[14], "4")
         XCTAssertNotEqual(APNsRequestID.make(), id)
+        // Every id: lowercase hex, version 4, RFC 4122 variant, distinct.
+        var seen = Set<String>()
+        for _ in 0..<1000 {
+            let id = Array(APNsRequestID.make().utf8)
+            XCTAssertEqual(id.count, 36)
+            for (index, byte) in id.enumerated() {
+                if [8, 13, 18, 23].contains(index) {
+                    XCTAssertEqual(byte, UInt8(ascii: "-"))
+                } else {
+                    XCTAssertTrue(Array("0123456789abcdef".utf8).contains(byte), "\(String(decoding: id, as: UTF8.self))")
+                }
+            }
+            XCTAssertEqual(id[14], UInt8(ascii: "4"))
+            XCTAssertTrue(Array("89ab".utf8).contains(id[19]), "\(String(decoding: id, as: UTF8.self))")
+            seen.insert(String(decoding: id, as: UTF8.self))
+        }
+        XCTAssertEqual(seen.count, 1000)
+    }
+
+    func testOnlyHexDeviceTokensAreSent() {
+        func refused(_ token: String) -> DeliveryOutcome? {
+            APNsGateway.refusal(for: OutgoingNotification(deliveryID: 1, messageCode: "M", deviceToken: token, payload: [], deviceType: 1))
+        }
+        XCTAssertNil(refused("0123456789abcdefABCDEF"))
+        XCTAssertNil(refused(String(repeating: "a", count: 200)))
+        // A bridged or substring-backed token takes the iterator path; the same answer.
+        XCTAssertNil(refused(String(Substring("xx00ff").dropFirst(2))))
+        for bad in ["", String(repeating: "a", count: 201), "abcg", "ab cd", "ab/../cd", "ab\u{0}", "abé", "ab\r\n"] {
+            XCTAssertEqual(refused(bad), .invalidToken(reason: "BadDeviceToken"), bad)
+        }
+    }
+
+    func testStatusIsReadFromThreeDigitsOnly() {
+        func status(_ text: String) -> Int {
+            Array(text.utf8).withUnsafeBufferPointer { NGHTTP2Connection.status($0) }
+        }
+        XCTAssertEqual(status("200"), 200)
+        XCTAssertEqual(status("410"), 410)
+        XCTAssertEqual(status("503"), 503)
+        XCTAssertEqual(status(""), 0)
+        XCTAssertEqual(status("20"), 0)
+        XCTAssertEqual(status("2000"), 0)
+        XCTAssertEqual(status("2a0"), 0)
+        XCTAssertEqual(status(" 200"), 0)
     }
 }
