@@ -238,7 +238,10 @@ final class TLSServerTests: XCTestCase {
         let statistics = server.backpressureStatistics
         XCTAssertGreaterThan(statistics.pauses, 0)
         XCTAssertLessThanOrEqual(statistics.peakBufferedBytes, cap + 66 * 1024)
-        XCTAssertLessThanOrEqual(server.bufferedBytesStatistics.peak, cap + 66 * 1024 + 2 * TLSSession.recordBufferBytes + 64 * 1024)
+        // The server-wide total also carries the session's own charge (TLSSession.sessionBytes) and,
+        // with the kernel's send buffer capped (socketSendBufferBytes), what the kernel no longer holds.
+        XCTAssertLessThanOrEqual(server.bufferedBytesStatistics.peak,
+                                 cap + 66 * 1024 + TLSSession.sessionBytes + 2 * TLSSession.recordBufferBytes + 64 * 1024)
         XCTAssertEqual(try TestClient(address, tls: TestTLS.Client()).call(health, TestMethods.request("")).code, .ok)
     }
 }

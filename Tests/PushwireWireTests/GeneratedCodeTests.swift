@@ -47,10 +47,10 @@ final class GeneratedCodeTests: XCTestCase {
         XCTAssertEqual(Methods.Health.check.path, "/pushwire.v1.Health/Check")
         XCTAssertEqual(Methods.Reflection.listMethods.path, "/pushwire.v1.Reflection/ListMethods")
         XCTAssertEqual(Methods.Admin.all.count, 3)
-        XCTAssertEqual(Methods.Devices.all.count, 6)
+        XCTAssertEqual(Methods.Devices.all.count, 7)  // 7: SetBadge (issue 19)
         XCTAssertEqual(Methods.Messages.all.count, 7)  // 7: ListMessages, CountTargets, PreviewNotification, GetDevice (issue 20)
-        XCTAssertEqual(Methods.all.count, 21)
-        XCTAssertEqual(Set(Methods.all.map(\.path)).count, 21)
+        XCTAssertEqual(Methods.all.count, 22)
+        XCTAssertEqual(Set(Methods.all.map(\.path)).count, 22)
         for method in Methods.all {
             XCTAssertTrue(method.requestType.protoName.hasPrefix("pushwire.v1."))
             XCTAssertTrue(method.responseType.protoName.hasSuffix("Response"), method.path)
