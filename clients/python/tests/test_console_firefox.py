@@ -123,6 +123,6 @@ def test_sign_in_categories_and_message_page_in_firefox(server, firefox):
         return sum(int(e.get_attribute("data-taps")) for e in client.find_elements(By.CSS_SELECTOR, "#taps-time-chart .minute"))
     until(lambda: tapped_over_time() == 1, 8)
     admin_call_as(server, "", "Devices/TrackAction", {"application": app, "hwid": "firefox-tablet", "messageCode": code,
-                                                     "kind": "ACTION_KIND_BUTTON", "categoryId": stored["categoryId"], "buttonId": 0})
+                                                     "kind": "ACTION_KIND_BUTTON", "categoryId": stored["categoryId"], "buttonId": stored["buttons"][-1].get("id", 0)})
     until(lambda: tapped_over_time() == 2, 8)
     assert "2 taps" in texts(client, "#taps-time-chart .total")[0]
