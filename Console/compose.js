@@ -181,8 +181,10 @@ async function send(event) {
     const reply = await call("Messages/CreateMessage", { notifications: [n] });
     const code = (reply.messageCodes || [])[0];
     const unknown = reply.unknownDevices || [];
+    const tokenless = reply.tokenlessDevices || [];
     $("compose-error").textContent = "";
-    $("compose-sent").textContent = `Created message ${code}${unknown.length ? `; unknown devices: ${unknown.join(", ")}` : ""}`;
+    $("compose-sent").textContent = `Created message ${code}${unknown.length ? `; unknown devices: ${unknown.join(", ")}` : ""}` +
+      `${tokenless.length ? `; devices without a push token (not targeted): ${tokenless.join(", ")}` : ""}`;
     await showMessageList(0);
     await openMessage(code);
   } catch (error) {

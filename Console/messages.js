@@ -1,6 +1,6 @@
 // The messages page: the list (Messages/ListMessages, newest first, by pages) and a message's
 // page: delivery progress (refreshed every second), failures by reason, opens, taps per button
-// as an SVG bar chart, and cancelling a scheduled one. A message opens from the list or by code.
+// as an SVG bar chart, button taps per minute as an SVG column chart, and cancelling a scheduled one. A message opens from the list or by code.
 import { call } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
@@ -35,6 +35,34 @@ function drawTaps(taps) {
   });
 }
 
+const clock = (ms) => new Date(ms).toISOString().slice(11, 16);
+
+/** Draws the button taps per minute as columns on a time axis from the first minute with taps
+ * to the last (`taps_over_time`: minutes without taps are absent, so they stay empty here). */
+function drawTapsOverTime(minutes) {
+  const chart = $("taps-time-chart");
+  const width = 480, height = 120, base = 96, left = 4, span = width - 2 * left;
+  chart.replaceChildren();
+  if (minutes.length === 0) { chart.append(svg("text", { x: 0, y: 18 }, "No taps yet")); return; }
+  const points = minutes.map((m) => ({ at: Number(m.minuteMs || 0), taps: Number(m.taps || 0) }));
+  const first = points[0].at, last = points[points.length - 1].at;
+  const slots = Math.max(1, (last - first) / 60000 + 1);
+  const column = Math.max(2, Math.floor(span / slots) - 1);
+  const most = Math.max(1, ...points.map((p) => p.taps));
+  chart.append(svg("line", { x1: left, y1: base, x2: width - left, y2: base, stroke: "#555" }));
+  for (const point of points) {
+    const x = left + Math.floor(((point.at - first) / 60000) * (span / slots));
+    const h = Math.max(1, Math.round((point.taps / most) * (base - 8)));
+    const group = svg("g", { class: "minute", "data-minute-ms": point.at, "data-taps": point.taps });
+    group.append(svg("title", {}, `${clock(point.at)} UTC: ${point.taps} taps`));
+    group.append(svg("rect", { x, y: base - h, width: column, height: h, fill: "#1d3557" }));
+    chart.append(group);
+  }
+  const total = points.reduce((sum, p) => sum + p.taps, 0);
+  chart.append(svg("text", { x: left, y: base + 18, class: "total" },
+    `${total} taps, ${clock(first)}–${clock(last + 60000)} UTC, at most ${most} a minute`));
+}
+
 async function refresh() {
   try {
     const details = await call("Messages/GetMessageDetails", { messageCode: shown });
@@ -52,6 +80,7 @@ async function refresh() {
       return tr;
     }));
     drawTaps(details.taps || []);
+    drawTapsOverTime(details.tapsOverTime || []);
     $("cancel-message").hidden = status !== "scheduled";
   } catch (error) {
     $("message-error").textContent = `The server refused: ${error.message}`;

@@ -200,9 +200,10 @@ extension Help {
             return page("""
             USAGE: pushwire message send --token <token> (--file <msg.json> | --content <text> [options])
 
-            Creates a message and prints its code, and the named devices the application does not
-            know. Without targeting options it goes to every registered device of the application;
-            selectors combine with AND. Devices without a push token are not targeted.
+            Creates a message and prints its code, the named devices the application does not
+            know, and the named devices it holds without a push token. Without targeting options it
+            goes to every registered device of the application; selectors combine with AND.
+            Devices without a push token are not targeted.
 
             OPTIONS:
               --file <file>                a Notification, or a CreateMessageRequest with

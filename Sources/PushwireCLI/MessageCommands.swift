@@ -140,6 +140,9 @@ enum MessageCommands {
             if !response.unknownDevices.isEmpty {
                 print("unknown devices (not targeted): \(response.unknownDevices.joined(separator: ", "))")
             }
+            if !response.tokenlessDevices.isEmpty {
+                print("devices without a push token (not targeted): \(response.tokenlessDevices.joined(separator: ", "))")
+            }
         case .getMessageDetails(let request):
             let response = try await session.call(Methods.Messages.getMessageDetails, request, token: token)
             if json { return Session.printJSON(response) }

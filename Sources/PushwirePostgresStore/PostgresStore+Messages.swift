@@ -258,6 +258,28 @@ extension PostgresStore {
         }
     }
 
+    public func tokenlessDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String] {
+        try await read { connection throws(StoreError) in
+            let rows = try pg { () throws(PGError) in
+                try connection.query("SELECT hwid FROM devices WHERE app_id = $1 AND hwid = ANY($2::text[]) AND push_token = ''",
+                                     [String(applicationID), PGText.textArray(hwids)])
+            }
+            return (0..<rows.count).map { rows.text($0, 0) }
+        }
+    }
+
+    public func tapsPerMinute(messageID: Int64, latest: Int) async throws(StoreError) -> [TapMinuteRecord] {
+        try await read { connection throws(StoreError) in
+            let rows = try pg { () throws(PGError) in
+                try connection.query("""
+                    SELECT created_at / 60 * 60 AS minute, COUNT(*) FROM taps WHERE message_id = $1 AND kind <> 1
+                    GROUP BY minute ORDER BY minute DESC LIMIT $2
+                    """, [String(messageID), String(max(0, latest))])
+            }
+            return (0..<rows.count).reversed().map { TapMinuteRecord(minute: rows.int($0, 0), taps: UInt64(clamping: rows.int($0, 1))) }
+        }
+    }
+
     public func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool {
         let now = Int64(Date().timeIntervalSince1970)
         return try await write { connection throws(StoreError) in

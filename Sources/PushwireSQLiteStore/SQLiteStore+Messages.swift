@@ -268,6 +268,41 @@ extension SQLiteStore: MessageStore {
     private static let knownDevicesQuery =
         "SELECT hwid FROM devices WHERE app_id = ?1 AND hwid IN (" + (2...17).map { "?\($0)" }.joined(separator: ", ") + ")"
 
+    public func tokenlessDevices(applicationID: Int64, hwids asked: [String]) async throws(StoreError) -> [String] {
+        var seen = Set<[UInt8]>()
+        let hwids = asked.filter { seen.insert(Array($0.utf8)).inserted }
+        return try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                // One primary-key lookup per hwid: called only for devices the cache does not hold.
+                let row = try connection.statement("SELECT 1 FROM devices WHERE app_id = ?1 AND hwid = ?2 AND push_token = ''")
+                var tokenless: [String] = []
+                for hwid in hwids {
+                    row.reset()
+                    try row.bind([.int(applicationID), .text(hwid)])
+                    if try row.step() { tokenless.append(hwid) }
+                }
+                row.reset()
+                return tokenless
+            }
+        }
+    }
+
+    public func tapsPerMinute(messageID: Int64, latest: Int) async throws(StoreError) -> [TapMinuteRecord] {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("""
+                    SELECT created_at / 60 * 60 AS minute, COUNT(*) FROM taps WHERE message_id = ?1 AND kind <> 1
+                    GROUP BY minute ORDER BY minute DESC LIMIT ?2
+                    """)
+                try row.bind(.int(messageID), .int(Int64(max(0, latest))))
+                var minutes: [TapMinuteRecord] = []
+                while try row.step() { minutes.append(TapMinuteRecord(minute: row.int(0), taps: UInt64(clamping: row.int(1)))) }
+                row.reset()
+                return minutes.reversed()
+            }
+        }
+    }
+
     public func recordAction(_ action: ActionRecord) async throws(StoreError) -> Bool {
         let now = Int64(Date().timeIntervalSince1970)
         return try await writer.write { connection throws(StoreError) in

@@ -14,8 +14,10 @@ import Synchronization
 /// - `.everything` (the feed may have missed changes) forgets every fingerprint and reads every
 ///   application and its categories again.
 ///
-/// Known devices (`KnownDevices`) need nothing: they hold only "this device exists", which no
-/// change takes back (devices are never deleted). Reads run in a task, one change after the
+/// Known devices (`KnownDevices`) are not followed: "this device exists" is never taken back
+/// (devices are never deleted); "it had a token when read", which an unregistration takes back,
+/// only feeds `tokenless_devices`, a best-effort warning that never changes who is targeted
+/// (PROTOCOL.md). Reads run in a task, one change after the
 /// other in feed order, started when a change arrives and ended when none is left, so a server
 /// on SQLite (whose feed is silent) runs none.
 final class StoreChangeFollower: Sendable {

@@ -334,6 +334,19 @@ public struct PlatformCountRecord: Sendable, Equatable, Hashable {
     }
 }
 
+/// The button taps recorded in one minute (`MessageStore.tapsPerMinute`).
+public struct TapMinuteRecord: Sendable, Equatable {
+    /// The minute's start, in seconds since 1970 (a multiple of 60).
+    public var minute: Int64
+    public var taps: UInt64
+
+    /// Creates a minute's count.
+    public init(minute: Int64, taps: UInt64) {
+        self.minute = minute
+        self.taps = taps
+    }
+}
+
 /// What became of a message.
 public struct MessageStatisticsRecord: Sendable, Equatable {
     public var targeted: UInt64 = 0

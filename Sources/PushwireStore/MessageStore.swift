@@ -107,6 +107,11 @@ public protocol MessageStore: Sendable {
     /// equal hwids, two devices, for one).
     func knownDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String]
 
+    /// The hwids among `hwids` that the application holds with an empty push token (registered
+    /// without one, or unregistered), as stored, each once, compared by their bytes. Such a
+    /// device is never targeted until it registers with a token.
+    func tokenlessDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String]
+
     /// The message's attempt records that have no final outcome, by ascending id: those handed
     /// over without an outcome (`handedOver`: its last step's records and `stillWithGateway`)
     /// and those waiting for a retry (retry-pending, not yet replaced); each with its device's
@@ -143,4 +148,8 @@ public protocol MessageStore: Sendable {
     /// The message's counters, failures by reason (byte order) and taps, read in one snapshot;
     /// all zero for an unknown message.
     func statistics(messageID: Int64) async throws(StoreError) -> MessageStatisticsRecord
+
+    /// The message's button taps (opens not included) per minute of the time each was recorded,
+    /// oldest first, minutes without taps left out, at most the `latest` most recent minutes.
+    func tapsPerMinute(messageID: Int64, latest: Int) async throws(StoreError) -> [TapMinuteRecord]
 }

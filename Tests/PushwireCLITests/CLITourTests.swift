@@ -3,7 +3,7 @@ import Foundation
 
 /// README's hand-run tour, command for command, against a real `pushwired`: it ends with the tap
 /// reported by `pushwire device track` showing in `message details`. Also the warning for a
-/// device registered without a push token, and the bench's refusal to write beside real data.
+/// device registered without a push token (at registration and in `message send`), and the bench's refusal to write beside real data.
 final class CLITourTests: XCTestCase {
     private func pushwire(_ arguments: [String], _ server: PushwiredProcess, token: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> ExecutableRun {
         var environment = ["PUSHWIRE_SERVER": server.address, "PUSHWIRE_DATA_DIR": server.dataDirectory.path]
@@ -64,6 +64,16 @@ final class CLITourTests: XCTestCase {
         // A device without a push token is stored, and the user is told it is never sent anything.
         let tokenless = try pushwire(["device", "register", "--app", code, "--hwid", "phone-2"], server)
         XCTAssertTrue(tokenless.stderr.contains("warning: phone-2 has no push token (--push-token)"), tokenless.stderr)
+        // ... and `message send` says so too, beside the unknown hwids, each time (phone-1 is
+        // cached as having a token; phone-2 is read again and still has none).
+        for _ in 0..<2 {
+            let warned = try pushwire(["message", "send", "--content", "Hi", "--device", "phone-1", "--device", "phone-2",
+                                       "--device", "ghost"], server, token: token)
+            XCTAssertTrue(warned.stdout.contains("devices without a push token (not targeted): phone-2\n"), warned.stdout)
+            XCTAssertTrue(warned.stdout.contains("unknown devices (not targeted): ghost\n"), warned.stdout)
+        }
+        let plain = try pushwire(["message", "send", "--content", "Hi", "--device", "phone-1"], server, token: token)
+        XCTAssertFalse(plain.stdout.contains("not targeted"), plain.stdout)
     }
 
     /// `pushwire-bench` writing beside an application that is not its own needs `--yes`; on a

@@ -66,6 +66,8 @@ final class CrashingStore: MessageStore, @unchecked Sendable {
     }
     func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? { try await store.target(applicationID: applicationID, hwid: hwid) }
     func knownDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String] { try await store.knownDevices(applicationID: applicationID, hwids: hwids) }
+    func tokenlessDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String] { try await store.tokenlessDevices(applicationID: applicationID, hwids: hwids) }
+    func tapsPerMinute(messageID: Int64, latest: Int) async throws(StoreError) -> [TapMinuteRecord] { try await store.tapsPerMinute(messageID: messageID, latest: latest) }
     func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord] { try await store.openDeliveries(messageID: messageID) }
     func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
         // Counted as one call (one transaction) and forwarded whole: all or none.

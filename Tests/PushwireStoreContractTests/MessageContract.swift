@@ -215,4 +215,29 @@ extension StoreContractTests {
             XCTAssertEqual(unknown, MessageStatisticsRecord(), "all zero for an unknown message")
         }
     }
+
+    func testTapsPerMinuteCountButtonTapsByTheMinuteTheyWereRecorded() async throws {
+        try await forEachEngine { store in
+            let app = try await applicationWithDevices(store, "TAPSM-00001", ["a", "b"])
+            let message = try await store.createMessages([newMessage(app.id, "T1")])[0]
+            let none = try await store.tapsPerMinute(messageID: message.id, latest: 10)
+            XCTAssertEqual(none, [])
+            let before = Int64(Date().timeIntervalSince1970)
+            _ = try await store.recordAction(ActionRecord(kind: 1, messageID: message.id, hwid: "a", buttonID: 0, textInput: ""))
+            _ = try await store.recordAction(ActionRecord(kind: 2, messageID: message.id, hwid: "a", buttonID: 1, textInput: ""))
+            _ = try await store.recordAction(ActionRecord(kind: 2, messageID: message.id, hwid: "b", buttonID: 0, textInput: ""))
+            let after = Int64(Date().timeIntervalSince1970)
+            let minutes = try await store.tapsPerMinute(messageID: message.id, latest: 10)
+            XCTAssertEqual(minutes.reduce(0) { $0 + $1.taps }, 2, "the two button taps, not the open: \(minutes)")
+            XCTAssertEqual(minutes.map(\.minute), minutes.map(\.minute).sorted(), "oldest first")
+            for minute in minutes {
+                XCTAssertEqual(minute.minute % 60, 0)
+                XCTAssertTrue((before / 60 * 60...after).contains(minute.minute), "\(minute) within [\(before), \(after)]")
+            }
+            let latest = try await store.tapsPerMinute(messageID: message.id, latest: 1)
+            XCTAssertEqual(latest, [minutes[minutes.count - 1]], "only the latest minute")
+            let unknown = try await store.tapsPerMinute(messageID: 999_999, latest: 10)
+            XCTAssertEqual(unknown, [])
+        }
+    }
 }

@@ -168,6 +168,21 @@ extension StoreContractTests {
         }
     }
 
+    func testTokenlessDevicesAreTheKnownOnesWithAnEmptyToken() async throws {
+        try await forEachEngine { store in
+            let app = try await store.createApplication(application("TOKNL-00001"), initialCategories: [])
+            try await store.upsertDevice(device(app.id, "live", token: "aa"), tags: [])
+            try await store.upsertDevice(device(app.id, "bare", token: ""), tags: [])
+            try await store.upsertDevice(device(app.id, "gone", token: "bb"), tags: [])
+            _ = try await store.unregisterDevice(applicationID: app.id, hwid: "gone")
+            let tokenless = try await store.tokenlessDevices(applicationID: app.id, hwids: ["live", "bare", "nobody", "gone", "bare"])
+            XCTAssertEqual(Set(tokenless), ["bare", "gone"])
+            XCTAssertEqual(tokenless.count, 2, "each once")
+            let none = try await store.tokenlessDevices(applicationID: app.id, hwids: [])
+            XCTAssertEqual(none, [])
+        }
+    }
+
     func testTagChangesApplyInOrderAllOrNothing() async throws {
         try await forEachEngine { store in
             let app = try await store.createApplication(application("TAGS0-00001"), initialCategories: [])

@@ -589,8 +589,10 @@ async function send(event) {
     const reply = await call("Messages/CreateMessage", { notifications: [n] });
     const code = (reply.messageCodes || [])[0];
     const unknown = reply.unknownDevices || [];
+    const tokenless = reply.tokenlessDevices || [];
     $("compose-error").textContent = "";
-    $("compose-sent").textContent = `Created message ${code}${unknown.length ? `; unknown devices: ${unknown.join(", ")}` : ""}`;
+    $("compose-sent").textContent = `Created message ${code}${unknown.length ? `; unknown devices: ${unknown.join(", ")}` : ""}` +
+      `${tokenless.length ? `; devices without a push token (not targeted): ${tokenless.join(", ")}` : ""}`;
     await showMessageList(0);
     await openMessage(code);
   } catch (error) {
@@ -858,6 +860,8 @@ export function setUpDevices() {
         <tbody id="message-failures"></tbody></table>
       <h3 id="taps-title">Taps per button</h3>
       <svg id="taps-chart" role="img" aria-labelledby="taps-title" width="480" height="40"></svg>
+      <h3 id="taps-time-title">Taps over time (per minute, UTC)</h3>
+      <svg id="taps-time-chart" role="img" aria-labelledby="taps-time-title" width="480" height="120"></svg>
       <button id="cancel-message" type="button" hidden>Cancel this scheduled message</button>
     </div>
   </section>
@@ -947,7 +951,7 @@ export function setUpDevices() {
         "messages.js": ConsoleFile(contentType: "text/javascript; charset=utf-8", text: ##"""
 // The messages page: the list (Messages/ListMessages, newest first, by pages) and a message's
 // page: delivery progress (refreshed every second), failures by reason, opens, taps per button
-// as an SVG bar chart, and cancelling a scheduled one. A message opens from the list or by code.
+// as an SVG bar chart, button taps per minute as an SVG column chart, and cancelling a scheduled one. A message opens from the list or by code.
 import { call } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
@@ -982,6 +986,34 @@ function drawTaps(taps) {
   });
 }
 
+const clock = (ms) => new Date(ms).toISOString().slice(11, 16);
+
+/** Draws the button taps per minute as columns on a time axis from the first minute with taps
+ * to the last (`taps_over_time`: minutes without taps are absent, so they stay empty here). */
+function drawTapsOverTime(minutes) {
+  const chart = $("taps-time-chart");
+  const width = 480, height = 120, base = 96, left = 4, span = width - 2 * left;
+  chart.replaceChildren();
+  if (minutes.length === 0) { chart.append(svg("text", { x: 0, y: 18 }, "No taps yet")); return; }
+  const points = minutes.map((m) => ({ at: Number(m.minuteMs || 0), taps: Number(m.taps || 0) }));
+  const first = points[0].at, last = points[points.length - 1].at;
+  const slots = Math.max(1, (last - first) / 60000 + 1);
+  const column = Math.max(2, Math.floor(span / slots) - 1);
+  const most = Math.max(1, ...points.map((p) => p.taps));
+  chart.append(svg("line", { x1: left, y1: base, x2: width - left, y2: base, stroke: "#555" }));
+  for (const point of points) {
+    const x = left + Math.floor(((point.at - first) / 60000) * (span / slots));
+    const h = Math.max(1, Math.round((point.taps / most) * (base - 8)));
+    const group = svg("g", { class: "minute", "data-minute-ms": point.at, "data-taps": point.taps });
+    group.append(svg("title", {}, `${clock(point.at)} UTC: ${point.taps} taps`));
+    group.append(svg("rect", { x, y: base - h, width: column, height: h, fill: "#1d3557" }));
+    chart.append(group);
+  }
+  const total = points.reduce((sum, p) => sum + p.taps, 0);
+  chart.append(svg("text", { x: left, y: base + 18, class: "total" },
+    `${total} taps, ${clock(first)}–${clock(last + 60000)} UTC, at most ${most} a minute`));
+}
+
 async function refresh() {
   try {
     const details = await call("Messages/GetMessageDetails", { messageCode: shown });
@@ -999,6 +1031,7 @@ async function refresh() {
       return tr;
     }));
     drawTaps(details.taps || []);
+    drawTapsOverTime(details.tapsOverTime || []);
     $("cancel-message").hidden = status !== "scheduled";
   } catch (error) {
     $("message-error").textContent = `The server refused: ${error.message}`;

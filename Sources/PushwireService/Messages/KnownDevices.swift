@@ -1,11 +1,13 @@
 import PushwireStore
 import Synchronization
 
-/// Which (application, hwid) pairs the store is known to hold, so that CreateMessage reports
-/// unknown devices without a store read for devices it already looked up.
+/// Which (application, hwid) pairs the store is known to hold with a push token, so that
+/// CreateMessage reports unknown and tokenless devices without a store read for devices it
+/// already looked up.
 ///
-/// Only positive answers are kept, and they stay true: a device row is never deleted
-/// (unregistering clears its token, and it stays known). A read transaction costs tens of
+/// Only positive answers are kept. "Known" stays true (a device row is never deleted);
+/// "has a token" may not (unregistering clears it), which at worst leaves that hwid out of
+/// `tokenless_devices`, a warning, never who is targeted. A read transaction costs tens of
 /// microseconds while the writer commits hundreds of times a second, more than the rest of a
 /// CreateMessage to ten devices. Keys are 64-bit seeded hashes (8 bytes a device); a collision
 /// would at worst leave one hwid out of `unknown_devices`, never change who is targeted (the
@@ -18,29 +20,50 @@ final class KnownDevices: Sendable {
         self.capacity = capacity
     }
 
-    /// The hwids among `hwids` the application's store does not hold (each once, in order).
-    func unknown(applicationID: Int64, hwids: [String], store: any MessageStore) async throws(StoreError) -> [String] {
+    /// What CreateMessage reports about the hwids it names.
+    struct Answer: Equatable {
+        /// Hwids the application's store does not hold (each once, in order).
+        var unknown: [String] = []
+        /// Hwids it holds with an empty push token (each once, in order): never targeted.
+        var tokenless: [String] = []
+    }
+
+    /// The hwids among `hwids` the application's store does not hold, and those it holds
+    /// without a push token. Devices cached as known have a token as this cache last read
+    /// them: only devices read with one are cached, so a tokenless device is read again each
+    /// time (and is cached once it registers a token).
+    func check(applicationID: Int64, hwids: [String], store: any MessageStore) async throws(StoreError) -> Answer {
         let keyed = hwids.map { (hwid: $0, key: Self.key(applicationID, $0)) }
         let missing = keys.withLock { keys in keyed.filter { !keys.contains($0.key) } }
-        if missing.isEmpty { return [] }
+        if missing.isEmpty { return Answer() }
         // Byte for byte throughout: canonically equal hwids are two devices.
         let queried = MessageValidation.byteDistinct(missing.map(\.hwid))
-        let known = Set(try await store.knownDevices(applicationID: applicationID, hwids: queried).map { Array($0.utf8) })
+        let knownList = try await store.knownDevices(applicationID: applicationID, hwids: queried)
+        let known = Set(knownList.map { Array($0.utf8) })
+        let tokenless = knownList.isEmpty ? Set<[UInt8]>()
+            : Set(try await store.tokenlessDevices(applicationID: applicationID, hwids: knownList).map { Array($0.utf8) })
         let missingBytes = missing.map { Array($0.hwid.utf8) }
         keys.withLock { keys in
             if keys.count + known.count > capacity { keys.removeAll() }
-            for (entry, bytes) in zip(missing, missingBytes) where known.contains(bytes) { keys.insert(entry.key) }
+            for (entry, bytes) in zip(missing, missingBytes) where known.contains(bytes) && !tokenless.contains(bytes) {
+                keys.insert(entry.key)
+            }
         }
         var reported = Set<[UInt8]>()
-        var unknown: [String] = []
-        for (entry, bytes) in zip(missing, missingBytes) where !known.contains(bytes) && reported.insert(bytes).inserted {
-            unknown.append(entry.hwid)
+        var answer = Answer()
+        for (entry, bytes) in zip(missing, missingBytes) where reported.insert(bytes).inserted {
+            if !known.contains(bytes) {
+                answer.unknown.append(entry.hwid)
+            } else if tokenless.contains(bytes) {
+                answer.tokenless.append(entry.hwid)
+            }
         }
-        return unknown
+        return answer
     }
 
-    /// `unknown` answered from the cache alone: [] when every hwid is known, nil when some need
-    /// a store read (the cache holds only positive answers).
+    /// `check`'s unknown hwids answered from the cache alone: [] when every hwid is cached
+    /// (known, with a token when last read; so none is reported tokenless either), nil when
+    /// some need a store read (the cache holds only positive answers).
     func cachedUnknown(applicationID: Int64, hwids: [String]) -> [String]? {
         if hwids.isEmpty { return [] }
         var keyed: [Int] = []

@@ -36,9 +36,11 @@ public struct MessagesService: Sendable {
         let prepared = try prepare(request, application: application, categories: categories)
         var response = CreateMessageResponse()
         if !prepared.named.isEmpty {
-            response.unknownDevices = try await storeCall { () async throws(StoreError) in
-                try await knownDevices.unknown(applicationID: prepared.applicationID, hwids: prepared.named, store: store)
+            let answer = try await storeCall { () async throws(StoreError) in
+                try await knownDevices.check(applicationID: prepared.applicationID, hwids: prepared.named, store: store)
             }
+            response.unknownDevices = answer.unknown
+            response.tokenlessDevices = answer.tokenless
         }
         let created = try await storeCall { () async throws(StoreError) in try await store.createMessages(prepared.records) }
         response.messageCodes = created.map(\.code)
@@ -96,7 +98,7 @@ public struct MessagesService: Sendable {
     struct Prepared {
         var applicationID: Int64
         var records: [NewMessageRecord]
-        /// Every hwid the notifications name, for `unknown_devices`.
+        /// Every hwid the notifications name, for `unknown_devices` and `tokenless_devices`.
         var named: [String]
         /// The spec of each record (whose `spec` is its JSON text).
         var specs: [MessageSpec] = []
@@ -203,8 +205,23 @@ public struct MessagesService: Sendable {
         for (id, count) in stats.taps.sorted(by: { $0.key < $1.key }) where !listed.contains(id) {
             response.taps.append(tapCount(id, label: "", count: count))
         }
+        // A second read only once there are taps: a message being polled while it fans out has none.
+        if !stats.taps.isEmpty {
+            let minutes = try await storeCall { () async throws(StoreError) in
+                try await store.tapsPerMinute(messageID: message.id, latest: MessagesService.tapMinutesShown)
+            }
+            response.tapsOverTime = minutes.map {
+                var minute = TapMinute()
+                minute.minuteMS = $0.minute * 1000
+                minute.taps = $0.taps
+                return minute
+            }
+        }
         return response
     }
+
+    /// How many of the latest minutes `taps_over_time` holds at most (one day).
+    static let tapMinutesShown = 1440
 
     private func tapCount(_ id: UInt32, label: String, count: UInt64) -> ButtonTapCount {
         var tap = ButtonTapCount()

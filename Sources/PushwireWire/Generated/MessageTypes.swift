@@ -55,6 +55,7 @@ public enum MessageTypes {
         ButtonTapCount.self,
         PlatformCount.self,
         GetMessageDetailsResponse.self,
+        TapMinute.self,
         ListMessagesRequest.self,
         MessageSummary.self,
         ListMessagesResponse.self,

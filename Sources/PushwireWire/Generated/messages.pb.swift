@@ -758,6 +758,12 @@ public struct CreateMessageResponse: WireMessage, Hashable {
     public var messageCodes: [String] = []
     /// Hwids named in `targeting.devices` that the application does not know.
     public var unknownDevices: [String] = []
+    /// Hwids named in `targeting.devices` that the application knows without a push token
+    /// (registered without one, or unregistered) as last read by this server: none of them is
+    /// sent this message unless it registers a token before its delivery (the fan-out decides
+    /// at delivery). Best effort: a device this server saw with a token and whose token was
+    /// cleared since may be missing. Broad targets (platforms, users, tags) are not reported.
+    public var tokenlessDevices: [String] = []
 
     /// The message with every field at its default.
     public init() {}
@@ -765,10 +771,12 @@ public struct CreateMessageResponse: WireMessage, Hashable {
     /// Creates the message with the given fields; the others keep their defaults.
     public init(
         messageCodes: [String] = [],
-        unknownDevices: [String] = []
+        unknownDevices: [String] = [],
+        tokenlessDevices: [String] = []
     ) {
         self.messageCodes = messageCodes
         self.unknownDevices = unknownDevices
+        self.tokenlessDevices = tokenlessDevices
     }
 
     /// `pushwire.v1.CreateMessageResponse`.
@@ -803,6 +811,7 @@ extension CreateMessageResponse: CStructBacked {
     init(lifting c: UnsafePointer<Pushwire__V1__CreateMessageResponse>) {
         messageCodes = WireLift.strings(c.pointee.n_message_codes, c.pointee.message_codes)
         unknownDevices = WireLift.strings(c.pointee.n_unknown_devices, c.pointee.unknown_devices)
+        tokenlessDevices = WireLift.strings(c.pointee.n_tokenless_devices, c.pointee.tokenless_devices)
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__CreateMessageResponse> {
@@ -811,6 +820,8 @@ extension CreateMessageResponse: CStructBacked {
         c.pointee.message_codes = arena.strings(messageCodes)
         c.pointee.n_unknown_devices = unknownDevices.count
         c.pointee.unknown_devices = arena.strings(unknownDevices)
+        c.pointee.n_tokenless_devices = tokenlessDevices.count
+        c.pointee.tokenless_devices = arena.strings(tokenlessDevices)
         return c
     }
 }
@@ -1202,6 +1213,9 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
     public var taps: [ButtonTapCount] = []
     /// The counts above (but opened and taps) per platform, in device type order.
     public var platforms: [PlatformCount] = []
+    /// Button taps (all buttons, opens not included) per minute of the time the server recorded
+    /// them, oldest first; minutes without taps are left out; at most the latest 1440 minutes.
+    public var tapsOverTime: [TapMinute] = []
 
     /// The message with every field at its default.
     public init() {}
@@ -1219,7 +1233,8 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
         failures: [FailureCount] = [],
         opened: UInt64 = 0,
         taps: [ButtonTapCount] = [],
-        platforms: [PlatformCount] = []
+        platforms: [PlatformCount] = [],
+        tapsOverTime: [TapMinute] = []
     ) {
         self.messageCode = messageCode
         self.status = status
@@ -1233,6 +1248,7 @@ public struct GetMessageDetailsResponse: WireMessage, Hashable {
         self.opened = opened
         self.taps = taps
         self.platforms = platforms
+        self.tapsOverTime = tapsOverTime
     }
 
     /// `pushwire.v1.GetMessageDetailsResponse`.
@@ -1277,6 +1293,7 @@ extension GetMessageDetailsResponse: CStructBacked {
         opened = c.pointee.opened
         taps = WireLift.messages(c.pointee.n_taps, c.pointee.taps)
         platforms = WireLift.messages(c.pointee.n_platforms, c.pointee.platforms)
+        tapsOverTime = WireLift.messages(c.pointee.n_taps_over_time, c.pointee.taps_over_time)
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__GetMessageDetailsResponse> {
@@ -1296,6 +1313,69 @@ extension GetMessageDetailsResponse: CStructBacked {
         c.pointee.taps = arena.messages(taps)
         c.pointee.n_platforms = platforms.count
         c.pointee.platforms = arena.messages(platforms)
+        c.pointee.n_taps_over_time = tapsOverTime.count
+        c.pointee.taps_over_time = arena.messages(tapsOverTime)
+        return c
+    }
+}
+
+/// The button taps recorded in one minute.
+public struct TapMinute: WireMessage, Hashable {
+    /// The minute's start, in milliseconds since 1970-01-01T00:00:00Z.
+    public var minuteMS: Int64 = 0
+    /// The `taps` field.
+    public var taps: UInt64 = 0
+
+    /// The message with every field at its default.
+    public init() {}
+
+    /// Creates the message with the given fields; the others keep their defaults.
+    public init(
+        minuteMS: Int64 = 0,
+        taps: UInt64 = 0
+    ) {
+        self.minuteMS = minuteMS
+        self.taps = taps
+    }
+
+    /// `pushwire.v1.TapMinute`.
+    public static let protoName = "pushwire.v1.TapMinute"
+
+    /// protoc-c's descriptor of `pushwire.v1.TapMinute`.
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> { cDescriptor }
+
+    // Safe: a pointer to protoc-c's immutable static descriptor, read once.
+    nonisolated(unsafe) private static let cDescriptor = WireSupport.descriptor(Pushwire__V1__TapMinute.self, pushwire__v1__tap_minute__init)
+
+    /// Decodes the message from its protobuf encoding (validated first, then unpacked by protobuf-c).
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.TapMinute`.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Decodes the message from its protobuf encoding in an array.
+    /// - Throws: `WireDecodingError` for bytes that are not a valid encoding of `pushwire.v1.TapMinute`.
+    public init(decoding bytes: [UInt8]) throws(WireDecodingError) {
+        self = try WireCodec.decode(bytes)
+    }
+
+    /// Appends the protobuf encoding, packed by protobuf-c; with `lengthPrefixed`, after its length
+    /// as 4 bytes big-endian. Strings are cut at a NUL character (see WireCodec.swift).
+    public func encode(appendingTo buffer: inout [UInt8], lengthPrefixed: Bool) {
+        WireCodec.encode(self, appendingTo: &buffer, lengthPrefixed: lengthPrefixed)
+    }
+}
+
+extension TapMinute: CStructBacked {
+    init(lifting c: UnsafePointer<Pushwire__V1__TapMinute>) {
+        minuteMS = c.pointee.minute_ms
+        taps = c.pointee.taps
+    }
+
+    func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__TapMinute> {
+        let c = arena.message(Pushwire__V1__TapMinute.self, pushwire__v1__tap_minute__init)
+        c.pointee.minute_ms = minuteMS
+        c.pointee.taps = taps
         return c
     }
 }

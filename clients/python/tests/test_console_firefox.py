@@ -2,7 +2,8 @@
 nothing may be downloaded at test time, so the test talks to Firefox's own remote protocol,
 Marionette (what geckodriver itself drives), through `marionette_driver` from PyPI: sign in,
 see YesNo marked, create a category and watch the preview follow the edits, save it, open a
-message's page and see a tap reported through the API appear in the chart."""
+message's page and see a tap reported through the API appear in the bar chart and in the taps
+over time, which grows with the next tap."""
 from __future__ import annotations
 
 import os
@@ -102,8 +103,10 @@ def test_sign_in_categories_and_message_page_in_firefox(server, firefox):
 
     admin_call_as(server, "", "Devices/RegisterDevice", {"application": app, "hwid": "firefox-phone", "pushToken": "ef" * 32,
                                                        "deviceType": "DEVICE_TYPE_IOS", "language": "en"})
+    admin_call_as(server, "", "Devices/RegisterDevice", {"application": app, "hwid": "firefox-tablet", "pushToken": "fe" * 32,
+                                                       "deviceType": "DEVICE_TYPE_IOS", "language": "en"})
     code = admin_call_as(server, token, "Messages/CreateMessage", {"notifications": [{
-        "content": "From Firefox", "iosCategoryId": stored["categoryId"], "targeting": {"devices": ["firefox-phone"]}}]})["messageCodes"][0]
+        "content": "From Firefox", "iosCategoryId": stored["categoryId"], "targeting": {"devices": ["firefox-phone", "firefox-tablet"]}}]})["messageCodes"][0]
     # The list shows it; opening it from the list shows its page.
     # Signing in again loads the list afresh.
     client.find_element(By.ID, "sign-out").click()
@@ -115,3 +118,11 @@ def test_sign_in_categories_and_message_page_in_firefox(server, firefox):
     admin_call_as(server, "", "Devices/TrackAction", {"application": app, "hwid": "firefox-phone", "messageCode": code,
                                                      "kind": "ACTION_KIND_BUTTON", "categoryId": stored["categoryId"], "buttonId": 1})
     until(lambda: texts(client, "#taps-chart .bar[data-button='1'] .count") == ["1"], 8)
+    # Taps over time: the minute's column counts the tap, and grows with the next one.
+    def tapped_over_time():
+        return sum(int(e.get_attribute("data-taps")) for e in client.find_elements(By.CSS_SELECTOR, "#taps-time-chart .minute"))
+    until(lambda: tapped_over_time() == 1, 8)
+    admin_call_as(server, "", "Devices/TrackAction", {"application": app, "hwid": "firefox-tablet", "messageCode": code,
+                                                     "kind": "ACTION_KIND_BUTTON", "categoryId": stored["categoryId"], "buttonId": stored["buttons"][-1].get("id", 0)})
+    until(lambda: tapped_over_time() == 2, 8)
+    assert "2 taps" in texts(client, "#taps-time-chart .total")[0]

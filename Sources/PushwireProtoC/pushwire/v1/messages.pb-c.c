@@ -593,6 +593,51 @@ void   pushwire__v1__get_message_details_response__free_unpacked
   assert(message->base.descriptor == &pushwire__v1__get_message_details_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushwire__v1__tap_minute__init
+                     (Pushwire__V1__TapMinute         *message)
+{
+  static const Pushwire__V1__TapMinute init_value = PUSHWIRE__V1__TAP_MINUTE__INIT;
+  *message = init_value;
+}
+size_t pushwire__v1__tap_minute__get_packed_size
+                     (const Pushwire__V1__TapMinute *message)
+{
+  assert(message->base.descriptor == &pushwire__v1__tap_minute__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushwire__v1__tap_minute__pack
+                     (const Pushwire__V1__TapMinute *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushwire__v1__tap_minute__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushwire__v1__tap_minute__pack_to_buffer
+                     (const Pushwire__V1__TapMinute *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushwire__v1__tap_minute__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushwire__V1__TapMinute *
+       pushwire__v1__tap_minute__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushwire__V1__TapMinute *)
+     protobuf_c_message_unpack (&pushwire__v1__tap_minute__descriptor,
+                                allocator, len, data);
+}
+void   pushwire__v1__tap_minute__free_unpacked
+                     (Pushwire__V1__TapMinute *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushwire__v1__tap_minute__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   pushwire__v1__list_messages_request__init
                      (Pushwire__V1__ListMessagesRequest         *message)
 {
@@ -1610,7 +1655,7 @@ const ProtobufCMessageDescriptor pushwire__v1__create_message_request__descripto
   (ProtobufCMessageInit) pushwire__v1__create_message_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__create_message_response__field_descriptors[2] =
+static const ProtobufCFieldDescriptor pushwire__v1__create_message_response__field_descriptors[3] =
 {
   {
     "message_codes",
@@ -1636,15 +1681,28 @@ static const ProtobufCFieldDescriptor pushwire__v1__create_message_response__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "tokenless_devices",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Pushwire__V1__CreateMessageResponse, n_tokenless_devices),
+    offsetof(Pushwire__V1__CreateMessageResponse, tokenless_devices),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__create_message_response__field_indices_by_name[] = {
   0,   /* field[0] = message_codes */
+  2,   /* field[2] = tokenless_devices */
   1,   /* field[1] = unknown_devices */
 };
 static const ProtobufCIntRange pushwire__v1__create_message_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__create_message_response__descriptor =
 {
@@ -1654,7 +1712,7 @@ const ProtobufCMessageDescriptor pushwire__v1__create_message_response__descript
   "Pushwire__V1__CreateMessageResponse",
   "pushwire.v1",
   sizeof(Pushwire__V1__CreateMessageResponse),
-  2,
+  3,
   pushwire__v1__create_message_response__field_descriptors,
   pushwire__v1__create_message_response__field_indices_by_name,
   1,  pushwire__v1__create_message_response__number_ranges,
@@ -1960,7 +2018,7 @@ const ProtobufCMessageDescriptor pushwire__v1__platform_count__descriptor =
   (ProtobufCMessageInit) pushwire__v1__platform_count__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response__field_descriptors[12] =
+static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response__field_descriptors[13] =
 {
   {
     "message_code",
@@ -2106,6 +2164,18 @@ static const ProtobufCFieldDescriptor pushwire__v1__get_message_details_response
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "taps_over_time",
+    13,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushwire__V1__GetMessageDetailsResponse, n_taps_over_time),
+    offsetof(Pushwire__V1__GetMessageDetailsResponse, taps_over_time),
+    &pushwire__v1__tap_minute__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__get_message_details_response__field_indices_by_name[] = {
   6,   /* field[6] = failed */
@@ -2119,12 +2189,13 @@ static const unsigned pushwire__v1__get_message_details_response__field_indices_
   5,   /* field[5] = sent */
   1,   /* field[1] = status */
   10,   /* field[10] = taps */
+  12,   /* field[12] = taps_over_time */
   4,   /* field[4] = targeted */
 };
 static const ProtobufCIntRange pushwire__v1__get_message_details_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 12 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__descriptor =
 {
@@ -2134,11 +2205,62 @@ const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__des
   "Pushwire__V1__GetMessageDetailsResponse",
   "pushwire.v1",
   sizeof(Pushwire__V1__GetMessageDetailsResponse),
-  12,
+  13,
   pushwire__v1__get_message_details_response__field_descriptors,
   pushwire__v1__get_message_details_response__field_indices_by_name,
   1,  pushwire__v1__get_message_details_response__number_ranges,
   (ProtobufCMessageInit) pushwire__v1__get_message_details_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushwire__v1__tap_minute__field_descriptors[2] =
+{
+  {
+    "minute_ms",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__TapMinute, minute_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "taps",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__TapMinute, taps),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushwire__v1__tap_minute__field_indices_by_name[] = {
+  0,   /* field[0] = minute_ms */
+  1,   /* field[1] = taps */
+};
+static const ProtobufCIntRange pushwire__v1__tap_minute__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor pushwire__v1__tap_minute__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushwire.v1.TapMinute",
+  "TapMinute",
+  "Pushwire__V1__TapMinute",
+  "pushwire.v1",
+  sizeof(Pushwire__V1__TapMinute),
+  2,
+  pushwire__v1__tap_minute__field_descriptors,
+  pushwire__v1__tap_minute__field_indices_by_name,
+  1,  pushwire__v1__tap_minute__number_ranges,
+  (ProtobufCMessageInit) pushwire__v1__tap_minute__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor pushwire__v1__list_messages_request__field_descriptors[2] =

@@ -30,6 +30,7 @@ typedef struct Pushwire__V1__FailureCount Pushwire__V1__FailureCount;
 typedef struct Pushwire__V1__ButtonTapCount Pushwire__V1__ButtonTapCount;
 typedef struct Pushwire__V1__PlatformCount Pushwire__V1__PlatformCount;
 typedef struct Pushwire__V1__GetMessageDetailsResponse Pushwire__V1__GetMessageDetailsResponse;
+typedef struct Pushwire__V1__TapMinute Pushwire__V1__TapMinute;
 typedef struct Pushwire__V1__ListMessagesRequest Pushwire__V1__ListMessagesRequest;
 typedef struct Pushwire__V1__MessageSummary Pushwire__V1__MessageSummary;
 typedef struct Pushwire__V1__ListMessagesResponse Pushwire__V1__ListMessagesResponse;
@@ -364,10 +365,19 @@ struct  Pushwire__V1__CreateMessageResponse
    */
   size_t n_unknown_devices;
   char **unknown_devices;
+  /*
+   * Hwids named in `targeting.devices` that the application knows without a push token
+   * (registered without one, or unregistered) as last read by this server: none of them is
+   * sent this message unless it registers a token before its delivery (the fan-out decides
+   * at delivery). Best effort: a device this server saw with a token and whose token was
+   * cleared since may be missing. Broad targets (platforms, users, tags) are not reported.
+   */
+  size_t n_tokenless_devices;
+  char **tokenless_devices;
 };
 #define PUSHWIRE__V1__CREATE_MESSAGE_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__create_message_response__descriptor) \
-    , 0,NULL, 0,NULL }
+    , 0,NULL, 0,NULL, 0,NULL }
 
 
 struct  Pushwire__V1__DeleteMessageRequest
@@ -493,10 +503,33 @@ struct  Pushwire__V1__GetMessageDetailsResponse
    */
   size_t n_platforms;
   Pushwire__V1__PlatformCount **platforms;
+  /*
+   * Button taps (all buttons, opens not included) per minute of the time the server recorded
+   * them, oldest first; minutes without taps are left out; at most the latest 1440 minutes.
+   */
+  size_t n_taps_over_time;
+  Pushwire__V1__TapMinute **taps_over_time;
 };
 #define PUSHWIRE__V1__GET_MESSAGE_DETAILS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__get_message_details_response__descriptor) \
-    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL }
+    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__MESSAGE_STATUS__MESSAGE_STATUS_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0,NULL }
+
+
+/*
+ * The button taps recorded in one minute.
+ */
+struct  Pushwire__V1__TapMinute
+{
+  ProtobufCMessage base;
+  /*
+   * The minute's start, in milliseconds since 1970-01-01T00:00:00Z.
+   */
+  int64_t minute_ms;
+  uint64_t taps;
+};
+#define PUSHWIRE__V1__TAP_MINUTE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__tap_minute__descriptor) \
+    , 0, 0 }
 
 
 struct  Pushwire__V1__ListMessagesRequest
@@ -931,6 +964,25 @@ Pushwire__V1__GetMessageDetailsResponse *
 void   pushwire__v1__get_message_details_response__free_unpacked
                      (Pushwire__V1__GetMessageDetailsResponse *message,
                       ProtobufCAllocator *allocator);
+/* Pushwire__V1__TapMinute methods */
+void   pushwire__v1__tap_minute__init
+                     (Pushwire__V1__TapMinute         *message);
+size_t pushwire__v1__tap_minute__get_packed_size
+                     (const Pushwire__V1__TapMinute   *message);
+size_t pushwire__v1__tap_minute__pack
+                     (const Pushwire__V1__TapMinute   *message,
+                      uint8_t             *out);
+size_t pushwire__v1__tap_minute__pack_to_buffer
+                     (const Pushwire__V1__TapMinute   *message,
+                      ProtobufCBuffer     *buffer);
+Pushwire__V1__TapMinute *
+       pushwire__v1__tap_minute__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushwire__v1__tap_minute__free_unpacked
+                     (Pushwire__V1__TapMinute *message,
+                      ProtobufCAllocator *allocator);
 /* Pushwire__V1__ListMessagesRequest methods */
 void   pushwire__v1__list_messages_request__init
                      (Pushwire__V1__ListMessagesRequest         *message);
@@ -1162,6 +1214,9 @@ typedef void (*Pushwire__V1__PlatformCount_Closure)
 typedef void (*Pushwire__V1__GetMessageDetailsResponse_Closure)
                  (const Pushwire__V1__GetMessageDetailsResponse *message,
                   void *closure_data);
+typedef void (*Pushwire__V1__TapMinute_Closure)
+                 (const Pushwire__V1__TapMinute *message,
+                  void *closure_data);
 typedef void (*Pushwire__V1__ListMessagesRequest_Closure)
                  (const Pushwire__V1__ListMessagesRequest *message,
                   void *closure_data);
@@ -1291,6 +1346,7 @@ extern const ProtobufCMessageDescriptor pushwire__v1__failure_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__button_tap_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__platform_count__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__get_message_details_response__descriptor;
+extern const ProtobufCMessageDescriptor pushwire__v1__tap_minute__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__list_messages_request__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__message_summary__descriptor;
 extern const ProtobufCMessageDescriptor pushwire__v1__list_messages_response__descriptor;
