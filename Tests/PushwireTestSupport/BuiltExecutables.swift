@@ -59,7 +59,9 @@ public func runProgram(_ executable: URL, _ arguments: [String], environment: [S
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
-    process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { given, _ in given }
+    // A sanitizer run's options (Scripts/test-asan: detect_leaks=0) apply to the programs it runs too.
+    let sanitizer = ProcessInfo.processInfo.environment.filter { $0.key == "ASAN_OPTIONS" }
+    process.environment = environment.merging(["PATH": "/usr/bin:/bin"].merging(sanitizer) { given, _ in given }) { given, _ in given }
     if let directory { process.currentDirectoryURL = directory }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
