@@ -104,7 +104,7 @@ let package = Package(
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", swiftSettings: swiftSettings),
-        .target(name: "PushwireSQLiteStore", dependencies: ["PushwireStore", "CSQLite", "PushwireJSON"], swiftSettings: swiftSettings),
+        .target(name: "PushwireSQLiteStore", dependencies: ["PushwireStore", "CSQLite", "PushwireJSON", "PushwireSystem"], swiftSettings: swiftSettings),
         .target(name: "PushwirePostgresStore", dependencies: ["PushwireStore", "CLibPQ"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
         .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),

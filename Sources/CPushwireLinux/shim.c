@@ -7,6 +7,8 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <string.h>
 
 const uint32_t CPW_EPOLLIN = EPOLLIN;
 const uint32_t CPW_EPOLLOUT = EPOLLOUT;
@@ -54,11 +56,18 @@ int cpw_set_thread_niceness(int niceness) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
 }
 
-int cpw_raise_thread_niceness(int step) {
-    id_t thread = (id_t)syscall(SYS_gettid);
+int cpw_set_thread_niceness_above_process(int step) {
+    // PRIO_PROCESS with the process id names the main thread (its thread id is the process id).
     errno = 0;
-    int current = getpriority(PRIO_PROCESS, thread);
-    if (current == -1 && errno != 0) return -1;
-    int target = current + step > 19 ? 19 : current + step;
-    return setpriority(PRIO_PROCESS, thread, target);
+    int process = getpriority(PRIO_PROCESS, (id_t)getpid());
+    if (process == -1 && errno != 0) return -1;
+    int target = process + step > 19 ? 19 : process + step;
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), target);
+}
+
+int cpw_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = '\0';
+    return pthread_setname_np(pthread_self(), truncated);
 }

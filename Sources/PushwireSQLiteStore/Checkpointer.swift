@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import PushwireStore
+import PushwireSystem
 import Synchronization
 
 /// Copies the write-ahead log into the database file on a thread and connection of its own, so
@@ -34,7 +35,7 @@ final class Checkpointer: Sendable {
     }
 
     private let state = Mutex(State())
-    private let worker = StoreWorker(name: "pushwire-store-checkpointer")
+    private let worker = WorkerThread(name: "pw-checkpointer")
     private let connection: SQLiteConnection
 
     /// Opens the checkpointing connection on the database at `path` and starts its thread.
@@ -45,7 +46,11 @@ final class Checkpointer: Sendable {
         } catch {
             throw SQLiteStore.classify(error, path: path)
         }
-        worker.start { [self] in self.run() }
+        do {
+            try worker.start { [self] in self.run() }
+        } catch {
+            throw .cannotOpen(location: path, reason: "cannot start the checkpointer's thread: \(error)")
+        }
     }
 
     /// Turns the writer's automatic checkpoints off and reports its commits here instead. Call

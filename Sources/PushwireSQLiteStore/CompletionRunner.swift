@@ -1,5 +1,6 @@
 import Foundation
 import PushwireStore
+import PushwireSystem
 import Synchronization
 
 /// Runs the completions of synced batches, in the order they were synced, on a thread of its own.
@@ -21,10 +22,15 @@ final class CompletionRunner: Sendable {
     }
 
     private let state = Mutex(State())
-    private let worker = StoreWorker(name: "pushwire-store-completions")
+    private let worker = WorkerThread(name: "pw-completions")
 
-    init() {
-        worker.start { [self] in self.run() }
+    /// Starts the thread; fails when it cannot start (out of threads).
+    init() throws(StoreError) {
+        do {
+            try worker.start { [self] in self.run() }
+        } catch {
+            throw .internalError("cannot start the store's completion thread: \(error)")
+        }
     }
 
     /// Queues the completions of batches covered by one fsync, with its outcome (nil: durable).

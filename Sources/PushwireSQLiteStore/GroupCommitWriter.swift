@@ -2,6 +2,7 @@ import CSQLite
 import Dispatch
 import Foundation
 import PushwireStore
+import PushwireSystem
 import Synchronization
 
 /// The one thread that writes: it runs every queued write in one open transaction, commits it
@@ -55,8 +56,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     private let state = Mutex(State())
-    private let wakeUp = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread(name: "pw-store-writer")
     private let connection: SQLiteConnection
     private let syncer: WALSyncer
     private let checkpointer: Checkpointer
@@ -70,8 +70,8 @@ final class GroupCommitWriter: Sendable {
     /// - Parameter flushWAL: `fdatasync`; a stand-in only in tests of a failing disk.
     init(connection: SQLiteConnection, flushWAL: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }) throws(StoreError) {
         self.connection = connection
-        let wakeUp = self.wakeUp
-        let syncer = try WALSyncer(databasePath: connection.path, flush: flushWAL) { wakeUp.signal() }
+        let worker = self.worker
+        let syncer = try WALSyncer(databasePath: connection.path, flush: flushWAL) { worker.wake() }
         let checkpointer: Checkpointer
         do throws(StoreError) {
             checkpointer = try Checkpointer(path: connection.path)
@@ -87,9 +87,14 @@ final class GroupCommitWriter: Sendable {
         }
         self.syncer = syncer
         self.checkpointer = checkpointer
-        let thread = Thread { [self] in self.run() }
-        thread.name = "pushwire-store-writer"
-        thread.start()
+        do {
+            try worker.start { [self] in self.run() }
+        } catch {
+            checkpointer.detach(from: connection)
+            checkpointer.close()
+            syncer.close()
+            throw .cannotOpen(location: connection.path, reason: "cannot start the writer's thread: \(error)")
+        }
     }
 
     /// Committed transactions and committed writes so far, and the writes queued now.
@@ -207,7 +212,7 @@ final class GroupCommitWriter: Sendable {
             state.sleeping = false
             return (true, true)
         }
-        if wake { wakeUp.signal() }
+        if wake { worker.wake() }
         return accepted
     }
 
@@ -219,8 +224,7 @@ final class GroupCommitWriter: Sendable {
             return true
         }
         guard wasOpen else { return }
-        wakeUp.signal()
-        stopped.wait()
+        worker.stopAndWait()
     }
 
     /// What the writer does next.
@@ -313,13 +317,12 @@ final class GroupCommitWriter: Sendable {
                 checkpointer.close()
                 syncer.close()
                 if syncer.failure == nil { checkpointOnClose() }
-                stopped.signal()
                 return
             case .sleep(let deadline):
                 if let deadline {
-                    _ = wakeUp.wait(timeout: DispatchTime(uptimeNanoseconds: deadline))
+                    worker.sleep(untilUptimeNanoseconds: deadline)
                 } else {
-                    wakeUp.wait()
+                    worker.sleep()
                 }
                 state.withLock { $0.sleeping = false }
             case .run(let jobs, let background, let queuedAt, let overdue):

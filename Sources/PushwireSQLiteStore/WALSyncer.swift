@@ -1,5 +1,6 @@
 import Foundation
 import PushwireStore
+import PushwireSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -43,8 +44,8 @@ final class WALSyncer: Sendable {
     private let walPath: String
     /// The WAL's descriptor: used and closed by the syncer's thread only.
     private let descriptor: Int32
-    private let worker = StoreWorker(name: "pushwire-store-syncer")
-    private let completions = CompletionRunner()
+    private let worker = WorkerThread(name: "pw-syncer")
+    private let completions: CompletionRunner
     /// Called (on this thread) each time a sync ends: the writer commits when nothing is syncing.
     private let becameIdle: @Sendable () -> Void
     /// `fdatasync`, or a stand-in that fails, for tests of the failure path.
@@ -65,11 +66,23 @@ final class WALSyncer: Sendable {
             _ = fsync(directory)
             Glibc.close(directory)
         }
+        do {
+            completions = try CompletionRunner()
+        } catch {
+            Glibc.close(descriptor)
+            throw error
+        }
         self.walPath = walPath
         self.descriptor = descriptor
         self.becameIdle = becameIdle
         self.flush = flush
-        worker.start { [self] in self.run() }
+        do {
+            try worker.start { [self] in self.run() }
+        } catch {
+            completions.close()
+            Glibc.close(descriptor)
+            throw .cannotOpen(location: walPath, reason: "cannot start the syncer's thread: \(error)")
+        }
     }
 
     /// Where the syncer is, for the writer's choice of when to commit.

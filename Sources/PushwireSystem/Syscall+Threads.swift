@@ -7,10 +7,10 @@ extension Syscall {
         _ = try retrying("setpriority") { cpw_set_thread_niceness(niceness) }
     }
 
-    /// Raises the calling thread's niceness by `step` from its current value (at most to 19):
-    /// relative to the process, so that under `nice -n -10` the thread is at -5, not at 5
-    /// behind every other process of the machine.
-    public static func raiseThreadNiceness(by step: Int32) throws(SystemError) {
-        _ = try retrying("setpriority") { cpw_raise_thread_niceness(step) }
+    /// Sets the calling thread's niceness to the process's plus `step` (at most 19): relative to
+    /// the process, so that under `nice -n -10` the thread is at -5, not at 5 behind every other
+    /// process of the machine, and not further down when an already-niced thread started it.
+    public static func setThreadNiceness(aboveProcessBy step: Int32) throws(SystemError) {
+        _ = try retrying("setpriority") { cpw_set_thread_niceness_above_process(step) }
     }
 }

@@ -40,9 +40,15 @@ int cpw_ppoll(struct pollfd *fds, unsigned long count, uint64_t timeout_ns);
 /// Sets the calling thread's niceness (Linux schedules threads, not processes: setpriority(2)
 /// with the thread's id); 0 on success, -1 with errno. Raising it needs no privilege.
 int cpw_set_thread_niceness(int niceness);
-/// Raises the calling thread's niceness by `step` from what it is now (at most to 19), so that
-/// a thread meant to yield to its process's others keeps doing so when the whole process runs
-/// at another niceness (`nice -n -10 pushwired`); 0 on success, -1 with errno.
-int cpw_raise_thread_niceness(int step);
+/// Sets the calling thread's niceness to the process's (its main thread's) plus `step`, at most
+/// 19, so that a thread meant to yield to its process's others keeps doing so when the whole
+/// process runs at another niceness (`nice -n -10 pushwired`), whichever thread started it (a new
+/// thread inherits its creator's niceness); 0 on success, -1 with errno.
+int cpw_set_thread_niceness_above_process(int step);
+
+/// Names the calling thread for the kernel (`top -H`, /proc/PID/task/*/comm): the first 15
+/// bytes of `name` (Linux's limit); pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc
+/// module hides. 0 on success, an errno value otherwise.
+int cpw_set_thread_name(const char *name);
 
 #endif

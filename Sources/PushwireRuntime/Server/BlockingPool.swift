@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
+import PushwireSystem
 import Synchronization
 
 /// The server's threads for blocking work (store reads) and for the decoding and checking of
@@ -13,8 +11,10 @@ import Synchronization
 /// at most a few jobs submitted at once (`ServerConfiguration.maxBlockingCallsPerConnection`) and
 /// holds the rest itself, where a Cancel or a deadline can drop them before they cost anything.
 ///
-/// The threads run at a lower CPU priority than the event loops (niceness `niceness`), so that
-/// on a contended core a loop answering a cheap call runs before a large request's checks.
+/// The threads (`WorkerThread`s) run at a lower CPU priority than the event loops (`niceness`
+/// nicer than the process), so that on a contended core a loop answering a cheap call runs
+/// before a large request's checks. They wait on the pool's one counting semaphore (a signal
+/// per job), not on a wake-up each.
 final class BlockingPool: Sendable {
     /// One connection's queue of jobs. Its storage is only touched under the pool's lock.
     ///
@@ -67,7 +67,7 @@ final class BlockingPool: Sendable {
 
     /// The HTTP door's blocking calls (MethodInvoker), started on first use and kept for the
     /// process.
-    static let httpDoor = BlockingPool(threads: max(4, 2 * ServerConfiguration.defaultThreadCount))
+    static let httpDoor = BlockingPool(threads: max(4, 2 * ServerConfiguration.defaultThreadCount), name: "pw-http-block")
 
     /// How much nicer than the process the threads are (Linux weighs niceness 0 as 1024 and 5 as 335).
     static let niceness: Int32 = 5
@@ -75,31 +75,22 @@ final class BlockingPool: Sendable {
     private let state = Mutex(State())
     /// Counts queued jobs: each submit signals once, each job taken waited for once.
     private let queued = DispatchSemaphore(value: 0)
-    private let threadCount: Int
-    private let finished = DispatchSemaphore(value: 0)
-    private let started = Atomic<Int>(0)
+    /// The threads that started (`pthread_create` may fail for some when the process is out of
+    /// threads; the pool then runs on fewer).
+    private let threads = Mutex<[WorkerThread]>([])
 
-    /// Starts `threads` threads.
-    init(threads: Int) {
-        threadCount = max(1, threads)
-        for _ in 0..<threadCount {
-            let box = Unmanaged.passRetained(self).toOpaque()
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { argument in
-                guard let argument else { return nil }
-                let pool = Unmanaged<BlockingPool>.fromOpaque(argument).takeRetainedValue()
-                // When it cannot be set (a seccomp profile), the thread runs at the default priority.
-                // Relative to the thread that made the pool (the process's niceness): the pool
-                // yields to the loops, not to every other process when pushwired runs niced.
-                try? Syscall.raiseThreadNiceness(by: BlockingPool.niceness)
-                pool.run()
-                return nil
-            }, box)
-            if result == 0 {
-                pthread_detach(thread)
-                started.add(1, ordering: .relaxed)
-            } else {
-                Unmanaged<BlockingPool>.fromOpaque(box).release()
+    /// Starts `threads` threads named `name-N` (the kernel keeps 15 bytes of a name), `niceness`
+    /// nicer than the process: the pool yields to the loops, not to every other process when
+    /// pushwired runs niced.
+    init(threads: Int, name: String = "pw-blocking") {
+        for index in 0..<max(1, threads) {
+            let worker = WorkerThread(name: "\(name)-\(index)", nicerThanProcess: BlockingPool.niceness)
+            do {
+                // Each thread holds the pool (as the jobs' lanes do) until `stop` ends it.
+                try worker.start { [self] in self.run() }
+                self.threads.withLock { $0.append(worker) }
+            } catch {
+                continue
             }
         }
     }
@@ -130,9 +121,9 @@ final class BlockingPool: Sendable {
             return state.stopping
         }
         if alreadyStopping { return }
-        let count = started.load(ordering: .relaxed)
-        for _ in 0..<count { queued.signal() }
-        for _ in 0..<count { finished.wait() }
+        let threads = self.threads.withLock { $0 }
+        for _ in threads { queued.signal() }
+        for thread in threads { thread.join() }
     }
 
     private func run() {
@@ -154,6 +145,5 @@ final class BlockingPool: Sendable {
             guard let job else { break }
             job?()
         }
-        finished.signal()
     }
 }

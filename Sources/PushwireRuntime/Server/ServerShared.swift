@@ -55,7 +55,7 @@ final class ServerShared: Sendable {
         self.callLog = logger.level <= .debug ? CallLog(logger: logger, describe: describeCall) : nil
         blockingPool = BlockingPool(threads: configuration.blockingThreads)
         rpcBytes = configuration.recordsCallMetrics ? ShardedCounters(count: 2) : nil
-        largeRequestPool = BlockingPool(threads: configuration.largeRequestThreads)
+        largeRequestPool = BlockingPool(threads: configuration.largeRequestThreads, name: "pw-large")
         var settings = Settings()
         settings.maxFrameSize = UInt32(clamping: configuration.maxFrameSize)
         settings.maxConcurrentCalls = UInt32(clamping: configuration.maxConcurrentCallsPerConnection)

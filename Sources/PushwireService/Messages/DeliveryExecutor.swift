@@ -1,5 +1,6 @@
 import Foundation
 import PushwireRuntime
+import PushwireSystem
 import Synchronization
 
 /// The threads that run the delivery pipeline's tasks (scheduling, fan-outs, rendering, gateway
@@ -11,18 +12,21 @@ import Synchronization
 /// formatting for other messages. That wait is on every call's
 /// critical path (answered → next request → next commit), while delivery only has to keep up
 /// on average: the outbox is durable, and a message delivered a millisecond later loses nothing.
-/// With a niceness of `niceness`, Linux's scheduler gives these threads a smaller share of a busy
-/// core and runs a woken call-answering thread first; on an idle machine they run at full speed.
+/// At `niceness` nicer than the process, Linux's scheduler gives these threads a smaller share of
+/// a busy core and runs a woken call-answering thread first; on an idle machine they run at full
+/// speed. Relative to the process (as the blocking pools are), so that under `nice -n -10
+/// pushwired` delivery still yields to the loops and not to every other process of the machine.
 ///
 /// One executor for the process (like the default one): its threads live as long as it does.
 /// Tasks prefer it (`Task(executorPreference:)`); their child tasks inherit the preference, and
 /// an actor with an executor of its own still runs there.
 final class DeliveryExecutor: TaskExecutor {
     /// The process's delivery threads, started on first use.
-    static let shared = DeliveryExecutor(threads: ProcessInfo.processInfo.activeProcessorCount, niceness: niceness)
+    static let shared = DeliveryExecutor(threads: ProcessInfo.processInfo.activeProcessorCount)
 
-    /// The delivery threads' niceness: each gets about a third of the CPU share of a default
-    /// thread on a contended core (Linux weighs niceness 0 as 1024 and 5 as 335).
+    /// How much nicer than the process the delivery threads are: each gets about a third of the
+    /// CPU share of a default thread on a contended core (Linux weighs niceness 0 as 1024 and 5
+    /// as 335).
     static let niceness: Int32 = 5
 
     /// Jobs waiting for a thread, first in first out: the array from `head` on (a dequeued slot
@@ -52,20 +56,30 @@ final class DeliveryExecutor: TaskExecutor {
     private let queue = Mutex(Queue())
     /// Counts queued jobs: each `enqueue` signals once, each job taken waited for once.
     private let queued = DispatchSemaphore(value: 0)
+    /// The threads that started: when none could (out of threads), jobs go to the default
+    /// executor, at its priority, rather than waiting forever.
+    private let startedThreads = Atomic<Int>(0)
 
-    private init(threads: Int, niceness: Int32) {
-        for index in 0..<max(1, threads) {
-            let thread = Thread { [self] in
-                // When it cannot be set (a seccomp profile), the thread runs at the default priority.
-                try? Syscall.setThreadNiceness(niceness)
-                self.run()
+    /// Starts `threads` `WorkerThread`s, which wait on the queue's one counting semaphore.
+    private init(threads: Int) {
+        let workers = (0..<max(1, threads)).map {
+            WorkerThread(name: "pw-delivery-\($0)", nicerThanProcess: DeliveryExecutor.niceness)
+        }
+        for worker in workers {
+            do {
+                try worker.start { [self] in self.run() }
+                startedThreads.add(1, ordering: .relaxed)
+            } catch {
+                continue
             }
-            thread.name = "pushwire-delivery-\(index)"
-            thread.start()
         }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
+        guard startedThreads.load(ordering: .relaxed) > 0 else {
+            globalConcurrentExecutor.enqueue(job)
+            return
+        }
         let job = UnownedJob(job)
         queue.withLock { $0.push(job) }
         queued.signal()
