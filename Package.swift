@@ -132,6 +132,8 @@ let package = Package(
             name: "PushwireWireTests",
             dependencies: ["PushwireWire", "PushwireProtoC", "CProtobufC"]
         ),
+        // The syscall layer's thread type (WorkerThread).
+        .testTarget(name: "PushwireSystemTests", dependencies: ["PushwireSystem"]),
         .testTarget(name: "PushwireRuntimeTests", dependencies: ["PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport", "COpenSSL"]),
         .testTarget(name: "PushwirePostgresStoreTests", dependencies: ["PushwirePostgresStore", "PushwireStore", "PushwireTestSupport"]),
         .testTarget(name: "PushwireSQLiteStoreTests", dependencies: ["PushwireSQLiteStore", "PushwireStore"]),
