@@ -179,10 +179,17 @@ struct Options {
             }
             guard argument.hasPrefix("--") else { throw UsageError(message: "unexpected argument '\(argument)'") }
             var name = String(argument.dropFirst(2))
-            let value: String
+            var inlineValue: String?
             if let equals = name.firstIndex(of: "=") {
-                value = String(name[name.index(after: equals)...])
+                inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
+            }
+            // Named before a value is taken: an unknown option would otherwise swallow the next
+            // flag as its value (`--bogus --listen X` then blamed 'X').
+            guard name == "config" || Self.names.contains(name) else { throw UsageError(message: "unknown option '--\(name)'") }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
             } else {
                 guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value") }
                 value = arguments[index]
@@ -242,6 +249,18 @@ struct Options {
         }
     }
 
+    /// The options that take a value, as `apply` knows them (and the config file's keys): the
+    /// parser checks a flag's name against it before taking the next argument as its value.
+    static let names: Set<String> = [
+        "listen", "http-listen", "tls-cert", "tls-key", "tls-client-ca", "tls-handshake-timeout", "plaintext-listen",
+        "call-metrics", "http-max-body", "http-request-timeout", "http-idle-timeout", "threads", "data-dir",
+        "database-url", "sink", "max-frame-size", "max-calls-per-connection", "max-connections",
+        "max-connections-per-peer", "max-output-buffer", "max-buffered-bytes", "socket-send-buffer", "idle-timeout",
+        "preface-timeout", "frame-timeout", "drain-timeout", "outbox-lease", "sink-max-bytes", "sink-keep",
+        "log-format", "log-level", "admin-token", "apns-url", "apns-ca-file", "fcm-url", "fcm-ca-file",
+    ]
+
+    /// Applies one option (`names` lists them all; a name missing there is refused before this).
     private mutating func apply(_ name: String, _ value: String) throws(UsageError) {
         switch name {
         case "listen":

@@ -55,6 +55,10 @@ final class PushwiredOptionsTests: XCTestCase {
 
     func testBadValuesAreUsageErrorsNamingTheOption() throws {
         try assertUsageError(["--frob", "x"], "unknown option '--frob'")
+        // The unknown option is named before a value is taken: it must not swallow the next flag.
+        try assertUsageError(["--bogus", "--listen", "127.0.0.1:0"], "unknown option '--bogus'")
+        try assertUsageError(["--listen", "127.0.0.1:0", "--bogus", "--help"], "unknown option '--bogus'")
+        try assertUsageError(["--bogus=1", "--threads", "0"], "unknown option '--bogus'")
         try assertUsageError(["stray"], "unexpected argument 'stray'")
         try assertUsageError(["--threads"], "--threads needs a value")
         try assertUsageError(["--threads", "many"], "--threads: 'many' is not a whole number of at least 1")
