@@ -23,20 +23,16 @@ extension PushwiredProcessTests {
     func testHTTPListenOffOpensNoDoor() throws {
         let dataDirectory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
-        // Its own launch: `launch` keeps what it read up to the address to itself.
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--listen", "127.0.0.1:0", "--http-listen", "off", "--data-dir", dataDirectory, "--admin-token", "t"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let started = try PushwiredProcess.launch(
+            executable: executable,
+            arguments: ["--listen", "127.0.0.1:0", "--http-listen", "off", "--data-dir", dataDirectory, "--admin-token", "t"],
+            standardError: FileHandle.nullDevice)
+        let process = started.process
         // Stopped once it has said where it listens; the HTTP door's line would follow that one at
         // once (the signal is handled on another thread), so the output read after the exit holds it.
-        let startup = PushwiredProcess.awaitAddress(on: output, timeout: 30)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        let printed = startup.lines.map { $0 + "\n" }.joined() + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = started.lines.map { $0 + "\n" }.joined() + String(decoding: started.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(printed.contains("listening on 127.0.0.1:"), printed)
         XCTAssertFalse(printed.contains("HTTP listening"), printed)
         XCTAssertEqual(process.terminationStatus, 0)

@@ -79,28 +79,9 @@ final class PushwiredProcessTests: XCTestCase {
     }
 
     func launch(_ arguments: [String]) throws -> Running {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Read stdout line by line until "listening on …".
-        var buffer = Data()
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            let text = String(decoding: buffer, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
-                let address = try SocketAddress(parsing: String(line.dropFirst("listening on ".count)))
-                return Running(process: process, address: address, output: output)
-            }
-        }
-        process.terminate()
-        throw TestClient.Failure(description: "pushwired did not print its address: \(String(decoding: buffer, as: UTF8.self))")
+        let started = try PushwiredProcess.launch(executable: executable, arguments: arguments,
+                                                  standardError: FileHandle.nullDevice, timeout: 10)
+        return Running(process: started.process, address: try SocketAddress(parsing: started.address), output: started.output)
     }
 
     func temporaryDirectory() -> String {

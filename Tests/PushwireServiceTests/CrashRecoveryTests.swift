@@ -20,21 +20,13 @@ final class CrashRecoveryTests: XCTestCase {
         _ path: String, dataDirectory: String, adminToken: String = "crash-admin", extraArguments: [String] = [],
         skipIfSilent: Bool = false
     ) throws -> (Process, UInt16) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", adminToken, "--log-level", "error"]
-            + extraArguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let startup = PushwiredProcess.awaitAddress(on: output, timeout: 20)
-        guard let address = startup.address, let port = address.split(separator: ":").last.flatMap({ UInt16($0) }) else {
-            process.terminate()
-            let text = startup.lines.joined(separator: "\n")
-            if skipIfSilent { throw XCTSkip("\(path) did not start a server: \(text)") }
-            throw RawClient.Failure(description: "pushwired did not report its address: \(text)")
+        let arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", adminToken, "--log-level", "error"]
+        do {
+            let launched = try PushwiredProcess.launch(executable: URL(fileURLWithPath: path), arguments: arguments + extraArguments, timeout: 20)
+            return (launched.process, launched.port)
+        } catch let failure as PushwiredProcess.StartFailure where skipIfSilent {
+            throw XCTSkip("\(path) did not start a server: \(failure.description)")
         }
-        return (process, port)
     }
 
     /// Creates an application through `client`, with the admin token the kill -9 tests start

@@ -18,24 +18,7 @@ final class MessagesCrashTests: XCTestCase {
 
         // 30,000 devices, 64 registrations in flight.
         let total: UInt32 = 30_000
-        var next: UInt32 = 1, inFlight = 0, done = 0
-        while done < total {
-            while inFlight < 64 && next <= total {
-                var request = RegisterDeviceRequest()
-                request.application = code
-                request.hwid = "hw-\(next)"
-                request.pushToken = String(format: "%064x", next)
-                request.deviceType = .ios
-                request.language = ["en", "de", "fr"][Int(next % 3)]
-                try client.sendRequest(callID: next, path: Methods.Devices.registerDevice.path, request)
-                next += 1
-                inFlight += 1
-            }
-            let response = try client.nextResponse()
-            XCTAssertEqual(response.code, 0, response.message)
-            inFlight -= 1
-            done += 1
-        }
+        try registerDevices(Int(total), application: code, through: client)
         var message = CreateMessageRequest()
         var notification = Notification()
         notification.content = "crash"

@@ -11,7 +11,7 @@ public final class PushwiredProcess {
         public var description: String
     }
 
-    public let process = Process()
+    public let process: Process
     public let dataDirectory: URL
     /// `host:port` from its "listening on" line.
     public private(set) var address = ""
@@ -32,25 +32,63 @@ public final class PushwiredProcess {
         self.dataDirectory = dataDirectory
         stderrFile = dataDirectory.deletingLastPathComponent().appendingPathComponent("\(dataDirectory.lastPathComponent).stderr")
         FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-        process.executableURL = try pushwiredExecutable()
-        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path] + arguments
-        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
-        let out = Pipe()
-        process.standardOutput = out
         // O_APPEND: every line goes to the end, whatever else holds the file open.
         let fd = open(stderrFile.path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { throw XCTSkip("cannot open \(stderrFile.path)") }
-        process.standardError = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        let stderrFile = self.stderrFile
+        let launched: Launched
+        do {
+            launched = try Self.launch(arguments: ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path] + arguments,
+                                       environment: environment, standardError: FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        } catch let failure as StartFailure {
+            // A failure, not a skip: every test using this helper needs the server to start.
+            let log = (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
+            throw StartFailure(description: "\(failure.description) \(log)")
+        }
+        process = launched.process
+        address = launched.address
+        startupLines = launched.lines
+    }
+
+    /// A pushwired started by `launch` that reported its address.
+    public struct Launched {
+        public let process: Process
+        /// `host:port` from its "listening on" line.
+        public let address: String
+        /// Every line it printed on stdout up to "listening on".
+        public let lines: [String]
+        /// Its stdout, read up to the end of the chunk that held "listening on" (`lines`).
+        public let output: Pipe
+        /// The port of `address`.
+        public var port: UInt16 { address.split(separator: ":").last.flatMap { UInt16($0) } ?? 0 }
+    }
+
+    /// The one way the tests start a pushwired process: `executable` (the built pushwired unless
+    /// given: an installed copy, say) with `arguments` (the caller's `--listen 127.0.0.1:0` among
+    /// them), its stdout read until the `listening on` line (at most `timeout` seconds).
+    ///
+    /// - Parameters:
+    ///   - environment: added to this process's environment.
+    ///   - standardError: where its log goes (nil: this process's stderr).
+    /// - Throws: `StartFailure` with what it printed when it exited or said nothing first (the
+    ///   process is then ended and waited for).
+    public static func launch(executable: URL? = nil, arguments: [String], environment: [String: String]? = nil,
+                              standardError: Any? = nil, timeout: TimeInterval = 30) throws -> Launched {
+        let process = Process()
+        process.executableURL = try executable ?? pushwiredExecutable()
+        process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
+        let out = Pipe()
+        process.standardOutput = out
+        if let standardError { process.standardError = standardError }
         try process.run()
-        let startup = Self.awaitAddress(on: out, timeout: 30)
+        let startup = awaitAddress(on: out, timeout: timeout)
         guard let address = startup.address else {
             process.terminate()
             process.waitUntilExit()
-            // A failure, not a skip: every test using this helper needs the server to start.
-            throw StartFailure(description: "pushwired did not report its address: \(startup.lines.joined(separator: "\n")) \(log())")
+            throw StartFailure(description: "pushwired did not report its address: \(startup.lines.joined(separator: "\n"))")
         }
-        self.address = address
-        startupLines = startup.lines
+        return Launched(process: process, address: address, lines: startup.lines, output: out)
     }
 
     /// Reads a starting pushwired's standard output until its `listening on HOST:PORT` line (the

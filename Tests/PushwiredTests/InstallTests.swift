@@ -50,18 +50,13 @@ final class InstallTests: XCTestCase {
         // since /var/lib/pushwire and port 7355 are not the test's).
         let config = root.appendingPathComponent("etc/pushwire/pushwired.conf")
         let data = root.appendingPathComponent("data")
-        let process = Process()
-        process.executableURL = root.appendingPathComponent("usr/local/bin/pushwired")
-        process.arguments = ["--config", config.path, "--data-dir", data.path, "--listen", "127.0.0.1:0"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let startup = PushwiredProcess.awaitAddress(on: out, timeout: 30)
-        process.terminate()
-        process.waitUntilExit()
-        XCTAssertTrue(startup.address?.hasPrefix("127.0.0.1:") == true, startup.lines.joined(separator: "\n"))
-        XCTAssertEqual(process.terminationStatus, 0)
+        let started = try PushwiredProcess.launch(executable: root.appendingPathComponent("usr/local/bin/pushwired"),
+                                                  arguments: ["--config", config.path, "--data-dir", data.path, "--listen", "127.0.0.1:0"],
+                                                  standardError: FileHandle.nullDevice)
+        started.process.terminate()
+        started.process.waitUntilExit()
+        XCTAssertTrue(started.address.hasPrefix("127.0.0.1:"), started.lines.joined(separator: "\n"))
+        XCTAssertEqual(started.process.terminationStatus, 0)
 
         // An edited config is kept on reinstall; the new sample goes beside it.
         try "listen = 127.0.0.1:9999\n".write(to: config, atomically: true, encoding: .utf8)

@@ -28,13 +28,7 @@ extension MessagesService {
         var response = ListMessagesResponse()
         response.messages = rows.prefix(size).map { row in
             var summary = MessageSummary()
-            summary.messageCode = row.code
-            summary.status = MessageStatus(rawValue: Int32(row.status.rawValue))
-            summary.sendAtMS = row.sendAtMS
-            summary.iosCategoryID = row.categoryID
-            summary.targeted = row.targeted
-            summary.sent = row.sent
-            summary.failed = row.failed
+            WireConversions.overview(row, into: &summary)
             return summary
         }
         if rows.count > size, let last = rows.prefix(size).last { response.nextPageToken = String(last.id) }

@@ -169,13 +169,9 @@ public struct MessagesService: Sendable {
         }
         let stats = try await storeCall { () async throws(StoreError) in try await store.statistics(messageID: message.id) }
         var response = GetMessageDetailsResponse()
-        response.messageCode = message.code
-        response.status = MessageStatus(rawValue: Int32(message.status.rawValue))
-        response.sendAtMS = message.sendAtMS
-        response.iosCategoryID = message.categoryID
-        response.targeted = stats.targeted
-        response.sent = stats.sent
-        response.failed = stats.failed
+        let overview = MessageSummaryRecord(id: message.id, code: message.code, status: message.status, sendAtMS: message.sendAtMS,
+                                            categoryID: message.categoryID, targeted: stats.targeted, sent: stats.sent, failed: stats.failed)
+        WireConversions.overview(overview, into: &response)
         response.invalidTokens = stats.invalidTokens
         response.failures = stats.failures.map {
             var failure = FailureCount()
