@@ -10,6 +10,7 @@ import Glibc
 package final class SignalWatcher: @unchecked Sendable {
     private let signals: sigset_t
     private let action: @Sendable (Int32, Int) -> Void
+    private let thread = WorkerThread(name: "pw-signals")
 
     /// Blocks `signals` in the calling thread and starts the watching thread.
     /// - Parameter action: called with the signal number and how many signals came so far (1, 2, …).
@@ -21,8 +22,6 @@ package final class SignalWatcher: @unchecked Sendable {
         guard result == 0 else { throw SystemError("pthread_sigmask", errno: result) }
         signals = set
         self.action = action
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
         // The watching thread starts with every signal blocked, so that a signal another watcher
         // waits for (SIGHUP, blocked in this thread only later) is never delivered to it and
         // handled by default (SIGHUP's default ends the process).
@@ -30,16 +29,8 @@ package final class SignalWatcher: @unchecked Sendable {
         sigfillset(&all)
         pthread_sigmask(SIG_BLOCK, &all, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        let created = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            Unmanaged<SignalWatcher>.fromOpaque(argument).takeRetainedValue().watch()
-            return nil
-        }, box)
-        guard created == 0 else {
-            Unmanaged<SignalWatcher>.fromOpaque(box).release()
-            throw SystemError("pthread_create", errno: created)
-        }
-        pthread_detach(thread)
+        // It runs for the life of the process (nothing joins it).
+        try thread.start { [self] in watch() }
     }
 
     private func watch() {

@@ -6,9 +6,9 @@ import Dispatch
 
 /// A long-lived thread of the process's own: named, optionally nicer than the process, put to
 /// sleep until it is woken, and joined when its owner closes. The store's writer, WAL syncer,
-/// completion runner and checkpointer, the server's blocking pools and the delivery executor run
-/// on it; each owner keeps its own state behind its own lock and decides when its loop ends. This
-/// type is the thread, the wake-up and the join they all had a copy of.
+/// completion runner and checkpointer, the server's blocking pools, the delivery executor and the
+/// signal watchers run on it; each owner keeps its own state behind its own lock and decides when
+/// its loop ends. This type is the thread, the wake-up and the join they all had a copy of.
 ///
 /// A wake-up is never lost: `wake()` before `sleep()` makes that `sleep()` return at once (a
 /// counting semaphore), so an owner may check its state, then sleep, without holding its lock.
