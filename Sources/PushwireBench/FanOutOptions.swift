@@ -93,7 +93,10 @@ func parseFanOutOptions(_ arguments: [String]) throws(UsageError) -> FanOutOptio
     var args = FlagScanner(arguments)
     while let flag = args.next() {
         switch flag {
-        case "--server", "--target": options.target = try args.value(flag)
+        case "--server", "--target":
+            let (address, tls) = try args.serverAddress(flag)
+            guard !tls else { throw UsageError(message: "\(flag): fanout speaks clear text only (no pwires://)") }
+            options.target = address
         case "--yes": options.yes = true
         case "--devices":
             let text = try args.value(flag)

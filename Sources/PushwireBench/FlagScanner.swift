@@ -1,3 +1,6 @@
+import PushwireClient
+import PushwireSystem
+
 /// Reads a scenario's arguments one at a time, with one wording for a missing or malformed value;
 /// shared by the load scenarios' parser and the fan-out's.
 struct FlagScanner {
@@ -14,6 +17,19 @@ struct FlagScanner {
     mutating func value(_ flag: String) throws(UsageError) -> String {
         guard let next = arguments.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
         return next
+    }
+
+    /// The value after `flag`, a server address (`host:port`, `[v6]:port`, either after
+    /// `pwires://` for TLS), checked here so that a bad one is a usage error, not a failed connect;
+    /// the address without its scheme, and whether the scheme asked for TLS.
+    mutating func serverAddress(_ flag: String) throws(UsageError) -> (address: String, tls: Bool) {
+        let (address, tls) = ClientTLSOptions.target(try value(flag))
+        do {
+            _ = try HostPort(parsing: address)
+        } catch {
+            throw UsageError(message: "\(flag): \(error.message)")
+        }
+        return (address, tls)
     }
 
     /// The value after `flag`, a positive integer.

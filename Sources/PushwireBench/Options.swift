@@ -232,7 +232,7 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
     while let flag = args.next() {
         switch flag {
         case "--server", "--target":
-            let (address, tls) = ClientTLSOptions.target(try args.value(flag))
+            let (address, tls) = try args.serverAddress(flag)
             options.target = address
             if tls { options.tls = true }
         case "--tls": options.tls = true

@@ -69,6 +69,15 @@ final class OptionsTests: XCTestCase {
         XCTAssertEqual(usageError([]), "missing scenario")
         XCTAssertEqual(usageError(["frob"]), "unknown scenario 'frob'")
         XCTAssertEqual(usageError(["ping", "--frob"]), "unknown option '--frob'")
+        // The server address is checked with the other flags (it was exit 1 at connect time).
+        XCTAssertEqual(usageError(["ping", "--server", "127.0.0.1"]), "--server: invalid address '127.0.0.1': expected host:port")
+        XCTAssertEqual(usageError(["health", "--target", "pwires://host"]), "--target: invalid address 'host': expected host:port")
+        do {
+            _ = try parseFanOutOptions(["--server", "127.0.0.1"])
+            XCTFail("fanout --server 127.0.0.1 parsed")
+        } catch {
+            XCTAssertEqual(error.message, "--server: invalid address '127.0.0.1': expected host:port")
+        }
         XCTAssertEqual(usageError(["ping", "--connections"]), "--connections needs a value")
         XCTAssertEqual(usageError(["ping", "--connections", "0"]), "--connections: expected a positive integer, got '0'")
         XCTAssertEqual(usageError(["ping", "--concurrency", "70000"]), "--concurrency: at most 65535")
