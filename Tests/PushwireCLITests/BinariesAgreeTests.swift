@@ -12,6 +12,9 @@ final class BinariesAgreeTests: XCTestCase {
             ("pushwire", ["--bogus"], "see 'pushwire --help'"),
             ("pushwired", ["--bogus", "1"], "see 'pushwired --help'"),
             ("pushwired", ["--threads", "zero"], "see 'pushwired --help'"),
+            // An unknown option does not take the next flag as its value.
+            ("pushwired", ["--bogus", "--listen", "127.0.0.1:0"], "see 'pushwired --help'"),
+            ("pushwire-bench", ["ping", "--server", "127.0.0.1"], "see 'pushwire-bench --help'"),
             ("pushwire-bench", ["ping", "--bogus"], "see 'pushwire-bench --help'"),
             ("pushwire-bench", ["frobnicate"], "see 'pushwire-bench --help'"),
             ("pushwire-bench", ["fanout", "--bogus"], "see 'pushwire-bench fanout --help'"),

@@ -76,4 +76,40 @@ final class ServiceOperationTests: XCTestCase {
         XCTAssertEqual(lines(moved), 1)
         XCTAssertEqual(server.stop(), 0)
     }
+
+    /// `--sink-max-bytes` and `--sink-keep` through the binary: past the size the sink becomes
+    /// `sink.jsonl.1` (the older one `.2`), no more than `--sink-keep` rotated files stay, and the
+    /// newest delivery is in the file at the sink's own path.
+    func testTheSinkRotatesBySize() throws {
+        let directory = try PushwiredProcess.temporaryDirectory("pushwired-rotation")
+        let server = try PushwiredProcess(dataDirectory: directory, arguments: ["--admin-token", "adm", "--log-level", "warning",
+                                                                                "--sink-max-bytes", "4096", "--sink-keep", "2"])
+        defer { server.stop(); server.remove() }
+        let environment = ["PUSHWIRE_SERVER": server.address, "PUSHWIRE_ADMIN_TOKEN": "adm"]
+        let created = try runExecutable("pushwire", ["app", "create", "--name", "rotation"], environment: environment)
+        XCTAssertEqual(created.status, 0, created.stderr)
+        let code = try XCTUnwrap(created.stdout.split(separator: " ").dropFirst(2).first.map(String.init))
+        let token = try XCTUnwrap(created.stdout.split(separator: "\n").first(where: { $0.hasPrefix("access token: ") })?.dropFirst("access token: ".count))
+        XCTAssertEqual(try runExecutable("pushwire", ["device", "register", "--app", code, "--hwid", "h1", "--push-token", "ab12"], environment: environment).status, 0)
+
+        // 20 lines of more than 500 bytes each: over 10 KB, so the 4 KB sink rotates at least twice.
+        let content = String(repeating: "rotate ", count: 72)
+        var last = ""
+        for _ in 0..<20 {
+            let sent = try runExecutable("pushwire", ["message", "send", "--content", content, "--device", "h1", "--token", String(token)],
+                                         environment: environment)
+            XCTAssertEqual(sent.status, 0, sent.stderr)
+            last = try XCTUnwrap(sent.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init), sent.stdout)
+        }
+        let sink = directory.appendingPathComponent("sink.jsonl")
+        XCTAssertTrue(waitFor { ((try? String(contentsOf: sink, encoding: .utf8)) ?? "").contains(last) }, "the last message never reached the sink")
+        let manager = FileManager.default
+        for rotated in ["sink.jsonl.1", "sink.jsonl.2"] {
+            let size = (try? manager.attributesOfItem(atPath: directory.appendingPathComponent(rotated).path)[.size] as? Int) ?? nil
+            XCTAssertGreaterThanOrEqual(size ?? 0, 4096, "\(rotated): \(String(describing: size))")
+        }
+        XCTAssertFalse(manager.fileExists(atPath: directory.appendingPathComponent("sink.jsonl.3").path), "more than --sink-keep 2 rotated files")
+        let current = (try? manager.attributesOfItem(atPath: sink.path)[.size] as? Int) ?? nil
+        XCTAssertLessThan(current ?? .max, 4096 + 2048, "the sink at its path kept growing: \(String(describing: current))")
+    }
 }
