@@ -5,8 +5,8 @@
 //   CProtobufC        libprotobuf-c, a Debian system library (apt: libprotobuf-c-dev)
 //   PushwireProtoC    protoc-c output for Protos/ (generated, committed)
 //   PushwireWire      generated Swift wrappers, frame codec, status codes; no sockets
-//   CPushwireLinux    a C shim for epoll, eventfd, accept4 and a thread's niceness (not exported by Swift's Glibc)
-//   PushwireSystem    the syscall layer: sockets, epoll, addresses, clocks, one error type (server and client)
+//   CPushwireLinux    a C shim for epoll, eventfd, accept4, ppoll, a thread's niceness and name (not exported by Swift's Glibc)
+//   PushwireSystem    the syscall layer: sockets, epoll, addresses, clocks, WorkerThread, one error type (server and client)
 //   PushwireRuntime   epoll event loops, the RPC server, the HTTP door, logging and metrics
 //   PushwireJSONBridge proto3 JSON ↔ protobuf for any message of the contract (the CLI's and the HTTP door's)
 //   CHTTPParser       Node's http_parser, a Debian system library (apt: libhttp-parser-dev)
@@ -91,7 +91,7 @@ let package = Package(
         ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
-        // CPushwireLinux: epoll, eventfd, accept4 and a thread's niceness, which Swift's Glibc module does not export.
+        // CPushwireLinux: epoll, eventfd, accept4, ppoll, a thread's niceness and name, which Swift's Glibc module does not export.
         .target(name: "CPushwireLinux"),
         // PushwireJSONBridge: proto3 JSON ↔ protobuf, one implementation for the CLI and the server.
         .target(name: "PushwireJSONBridge", dependencies: ["PushwireWire", "CProtobufC"], swiftSettings: swiftSettings),
