@@ -38,8 +38,7 @@ enum Help {
     /// What a subcommand's help says instead of repeating the global options.
     static let globalPointer = """
     Global options (--server, --tls, --ca-file, --server-name, --token, --admin-token, --data-dir,
-    --timeout, --json) and exit
-    codes: see 'pushwire --help'.
+    --timeout, --json) and exit codes: see 'pushwire --help'.
     """
 
     static let overview = """
