@@ -6,14 +6,15 @@ import XCTest
 /// processes. Each device goes through its own platform's service with its platform's payload;
 /// FCM's answers have their documented effects; an access token refused with 401 is replaced
 /// once; a restart of the FCM double mid fan-out loses and duplicates nothing; a platform without
-/// credentials is counted as such and targeted again once they are added.
+/// credentials is counted as such and targeted again once they are added. What the sink and the
+/// options say of FCM is in MessagesFCMEndToEndTests+Configuration.swift.
 final class MessagesFCMEndToEndTests: XCTestCase {
-    private typealias Server = PushDoubleServer
+    typealias Server = PushDoubleServer
 
-    private static let adminToken = "fcm-e2e-admin"
+    static let adminToken = "fcm-e2e-admin"
 
     /// Starts pushwired against the doubles given (their CA is the same).
-    private func startServer(fcm: FCMDouble?, apns: APNsDouble? = nil) throws -> Server {
+    func startServer(fcm: FCMDouble?, apns: APNsDouble? = nil) throws -> Server {
         guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         let dataDirectory = Self.temporaryPath("pushwire-fcm-e2e")
         var arguments: [String] = []
@@ -24,7 +25,7 @@ final class MessagesFCMEndToEndTests: XCTestCase {
         return Server(process: process, client: try RawClient(port: port), dataDirectory: dataDirectory)
     }
 
-    private func createApplication(_ server: inout Server, apns: Bool, fcm: FCMDouble?) throws -> (code: String, token: String) {
+    func createApplication(_ server: inout Server, apns: Bool, fcm: FCMDouble?) throws -> (code: String, token: String) {
         var request = CreateApplicationRequest()
         request.name = "fcm-e2e"
         if apns {
@@ -46,14 +47,14 @@ final class MessagesFCMEndToEndTests: XCTestCase {
     }
 
     /// The per-platform counts as (targeted, sent, failed, invalid tokens) by device type.
-    private func platforms(_ details: GetMessageDetailsResponse) -> [Int32: [UInt64]] {
+    func platforms(_ details: GetMessageDetailsResponse) -> [Int32: [UInt64]] {
         Dictionary(uniqueKeysWithValues: details.platforms.map {
             ($0.deviceType.rawValue, [$0.targeted, $0.sent, $0.failed, $0.invalidTokens])
         })
     }
 
-    private static func iosToken(_ index: Int) -> String { String(format: "%064x", 0xF0E000 + index) }
-    private static func androidToken(_ index: Int) -> String { "android-\(index):APA91bDoubleToken_\(index)" }
+    static func iosToken(_ index: Int) -> String { String(format: "%064x", 0xF0E000 + index) }
+    static func androidToken(_ index: Int) -> String { "android-\(index):APA91bDoubleToken_\(index)" }
 
     // MARK: - Both platforms
 
@@ -328,77 +329,6 @@ final class MessagesFCMEndToEndTests: XCTestCase {
         let connections = apns.records().compactMap { $0["connection"] as? Int }
         XCTAssertEqual(connections.count, 3)
         XCTAssertEqual(Set(connections).count, 2, "the APNs gateway (its 2 connections) was kept: \(connections)")
-    }
-
-    func testTheSinkNamesEachLinesPlatform() throws {
-        var server = try startServer(fcm: nil)
-        defer { server.stop() }
-        let (code, token) = try createApplication(&server, apns: false, fcm: nil)
-        try register([("ios", Self.iosToken(0), .ios, "en"), ("android", Self.androidToken(0), .android, "en")],
-                     application: code, on: &server)
-        var notification = PushwireWire.Notification()
-        notification.content = "To the sink"
-        let details = try details(try createMessage(notification, &server, token: token), &server, token: token)
-        XCTAssertEqual(details.sent, 2)
-        XCTAssertEqual(platforms(details), [1: [1, 1, 0, 0], 3: [1, 1, 0, 0]])
-        let sink = try String(contentsOfFile: server.dataDirectory + "/sink.jsonl", encoding: .utf8)
-        let lines = sink.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        XCTAssertEqual(lines.count, 2)
-        let byPlatform = Dictionary(uniqueKeysWithValues: lines.compactMap { line in (line["platform"] as? String).map { ($0, line) } })
-        XCTAssertEqual(Set(byPlatform.keys), ["ios", "android"])
-        XCTAssertNotNil((byPlatform["ios"]?["payload"] as? [String: Any])?["aps"], "iOS lines carry the APNs payload")
-        XCTAssertNotNil((byPlatform["android"]?["payload"] as? [String: Any])?["data"], "Android lines carry the FCM message")
-    }
-
-    func testServiceAccountsAreCheckedAndNeverReturned() throws {
-        let fcm = try FCMDouble()
-        var server = try startServer(fcm: fcm)
-        defer { server.stop() }
-        // (An empty `service_account_json` encodes an empty FcmSettings, which reads as absent.)
-        for (index, bad) in ["{}", "not json", #"{"type":"service_account","project_id":"p","client_email":"a@b","token_uri":"https://x/token","private_key":"nope"}"#,
-                    try fcm.serviceAccountJSON().replacingOccurrences(of: #""token_uri":"https:"#, with: #""token_uri":"http:"#)].enumerated() {
-            var request = CreateApplicationRequest()
-            request.name = "bad"
-            var settings = FcmSettings()
-            settings.serviceAccountJSON = bad
-            request.fcm = settings
-            XCTAssertThrowsError(try server.call(Methods.Admin.createApplication, request, token: Self.adminToken), "case \(index)") { error in
-                XCTAssertEqual((error as? RPCError)?.code, .invalidArgument, "\(error)")
-                XCTAssertTrue("\(error)".contains("fcm.service_account_json"), "\(error)")
-            }
-        }
-        let (code, _) = try createApplication(&server, apns: false, fcm: fcm)
-        let listed = try server.call(Methods.Admin.listApplications, ListApplicationsRequest(), token: Self.adminToken)
-        let application = try XCTUnwrap(listed.applications.first { $0.code == code })
-        XCTAssertTrue(application.hasFcmCredentials)
-        XCTAssertEqual(application.fcmClientEmail, FCMDouble.clientEmail)
-        XCTAssertFalse(String(decoding: application.encode(), as: UTF8.self).contains("PRIVATE KEY"), "the key is never returned")
-    }
-
-    func testTheFCMEndpointOptionsAreDocumentedAndChecked() throws {
-        guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
-        func run(_ arguments: [String]) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
-        let help = try run(["--help"])
-        XCTAssertTrue(help.1.contains("--fcm-url <url>") && help.1.contains("--fcm-ca-file <file>"), help.1)
-        let plain = try run(["--fcm-url", "http://127.0.0.1:9"])
-        XCTAssertEqual(plain.0, 64)
-        XCTAssertTrue(plain.1.contains("--fcm-url: 'http://127.0.0.1:9' is not an https:// URL"), plain.1)
-        let dataDirectory = Self.temporaryPath("pushwire-fcm-opts")
-        let missing = try run(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", Self.adminToken,
-                               "--fcm-ca-file", dataDirectory + "/no-such-ca.pem"])
-        XCTAssertEqual(missing.0, 1)
-        XCTAssertTrue(missing.1.contains("cannot load the FCM CA file"), missing.1)
     }
 
     // MARK: - A restart of FCM
