@@ -77,17 +77,8 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
 
     /// Runs pushwired with `arguments` to its exit; returns the status and what it wrote.
     private func runPushwired(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try runExecutable("pushwired", arguments, timeout: 60)
+        return (run.status, run.stdout + run.stderr)
     }
 
     func testTheAPNsEndpointOptionsAreDocumentedAndChecked() async throws {

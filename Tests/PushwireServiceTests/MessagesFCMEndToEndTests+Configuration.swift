@@ -51,18 +51,9 @@ extension MessagesFCMEndToEndTests {
     }
 
     func testTheFCMEndpointOptionsAreDocumentedAndChecked() throws {
-        guard let path = CrashRecoveryTests.pushwiredPath() else { throw XCTSkip("pushwired is not built") }
         func run(_ arguments: [String]) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let run = try runExecutable("pushwired", arguments, timeout: 60)
+            return (run.status, run.stdout + run.stderr)
         }
         let help = try run(["--help"])
         XCTAssertTrue(help.1.contains("--fcm-url <url>") && help.1.contains("--fcm-ca-file <file>"), help.1)
