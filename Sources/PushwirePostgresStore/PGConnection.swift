@@ -1,5 +1,11 @@
 import CLibPQ
 import Glibc
+import Synchronization
+
+/// A count of round trips to the server, shared by connections (`PGConnection.roundTrips`).
+final class PGRoundTrips: Sendable {
+    let value = Atomic<Int>(0)
+}
 
 /// A libpq failure: the SQLSTATE the server sent (or libpq's own class 08 when the connection
 /// broke), its message and what was being done.
@@ -25,6 +31,9 @@ struct PGError: Error, CustomStringConvertible {
 final class PGConnection {
     private let handle: OpaquePointer
     private var prepared: [String: String] = [:]
+    /// Where the round trips made on this connection (statements, preparations) are counted;
+    /// set by the worker that owns it.
+    var roundTrips: PGRoundTrips?
 
     /// Connects to `url` (a `postgresql://` URI or a libpq keyword string; its `sslmode` and
     /// other parameters go to libpq as written), waiting at most `connectTimeout` seconds;
@@ -55,6 +64,8 @@ final class PGConnection {
 
     deinit { PQfinish(handle) }
 
+    private func countRoundTrip() { roundTrips?.value.add(1, ordering: .relaxed) }
+
     /// Whether libpq saw the connection break (a later call would fail at once).
     var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
 
@@ -63,6 +74,7 @@ final class PGConnection {
 
     /// Runs `sql` (one or more statements, no parameters) with the simple-query protocol.
     func execute(_ sql: String) throws(PGError) {
+        countRoundTrip()
         let result = PQexec(handle, sql)
         _ = try check(result, context: sql)
     }
@@ -75,6 +87,7 @@ final class PGConnection {
         for case let value? in parameters where value.utf8.contains(0) {
             throw PGError(sqlstate: "22021", message: "a text value contains a NUL byte", context: PGConnection.head(sql))
         }
+        countRoundTrip()
         let result: OpaquePointer? = withOptionalCStrings(parameters) { pointers in
             PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0)
         }
@@ -84,6 +97,7 @@ final class PGConnection {
     private func statementName(_ sql: String) throws(PGError) -> String {
         if let name = prepared[sql] { return name }
         let name = "pw\(prepared.count + 1)"
+        countRoundTrip()
         let result = PQprepare(handle, name, sql, 0, nil)
         _ = try check(result, context: sql)
         prepared[sql] = name

@@ -4,7 +4,8 @@ import Synchronization
 
 /// Group commit on PostgreSQL: the writer takes every write queued while the last COMMIT was in
 /// flight and runs them in one transaction, so a COMMIT (one WAL flush, one round trip) is shared
-/// by every caller of the batch. Adjacent device registrations become one multi-row upsert.
+/// by every caller of the batch. Adjacent device registrations become one multi-row upsert, and
+/// adjacent message creations one multi-row INSERT.
 ///
 /// A failing write is undone alone: PostgreSQL aborts the whole transaction at the first error,
 /// so the batch is rolled back, the failing write gets its error, and the others run again in a
@@ -74,9 +75,9 @@ enum PGGroupCommit {
                     return []
                 }
                 let unit = pending.remove(at: index)
-                if let group = unit as? DeviceUpsertGroup, group.writes.count > 1 {
-                    // Which registration failed is not known: each runs alone on the next pass.
-                    pending.insert(contentsOf: group.writes.map { DeviceUpsertGroup([$0]) as PGUnit }, at: index)
+                if let parts = unit.split() {
+                    // Which of the group's writes failed is not known: each runs alone on the next pass.
+                    pending.insert(contentsOf: parts, at: index)
                 } else {
                     unit.complete(error)
                 }
@@ -106,36 +107,58 @@ enum PGGroupCommit {
         for unit in units { unit.complete(error) }
     }
 
-    /// The jobs as units: runs of adjacent device registrations merged.
+    /// The jobs as units: runs of adjacent device registrations merged, and runs of adjacent
+    /// message creations.
     private static func units(_ jobs: [PGJob]) -> [PGUnit] {
         var units: [PGUnit] = []
         var devices: [DeviceUpsertJob] = []
+        var messages: [MessageInsertJob] = []
+        func flush() {
+            if !devices.isEmpty { units.append(DeviceUpsertGroup(devices)) }
+            if !messages.isEmpty { units.append(MessageInsertGroup(messages)) }
+            devices = []
+            messages = []
+        }
         for job in jobs {
             if let device = job as? DeviceUpsertJob {
+                if !messages.isEmpty { flush() }
                 devices.append(device)
-                continue
+            } else if let message = job as? MessageInsertJob {
+                if !devices.isEmpty { flush() }
+                messages.append(message)
+            } else {
+                flush()
+                units.append(SingleJob(job: job))
             }
-            if !devices.isEmpty {
-                units.append(DeviceUpsertGroup(devices))
-                devices = []
-            }
-            units.append(SingleJob(job: job))
         }
-        if !devices.isEmpty { units.append(DeviceUpsertGroup(devices)) }
+        flush()
         return units
     }
 }
 
-/// What the writer runs in a transaction: one job, or a group of registrations.
+/// What the writer runs in a transaction: one job, or a group of registrations or of message
+/// creations written by one statement.
 protocol PGUnit {
     var jobCount: Int { get }
     func run(on connection: PGConnection) throws(StoreError)
     func complete(_ error: StoreError?)
+    /// The group's writes as units of one write each, to find the one that failed; nil for a
+    /// unit of one write.
+    func split() -> [PGUnit]?
+}
+
+extension DeviceUpsertGroup {
+    func split() -> [PGUnit]? { writes.count > 1 ? writes.map { DeviceUpsertGroup([$0]) } : nil }
+}
+
+extension MessageInsertGroup {
+    func split() -> [PGUnit]? { jobs.count > 1 ? jobs.map { MessageInsertGroup([$0]) } : nil }
 }
 
 private struct SingleJob: PGUnit {
     let job: PGJob
     var jobCount: Int { 1 }
+    func split() -> [PGUnit]? { nil }
     func run(on connection: PGConnection) throws(StoreError) { try job.run(on: connection) }
     func complete(_ error: StoreError?) { job.complete(error) }
 }
@@ -143,6 +166,9 @@ private struct SingleJob: PGUnit {
 /// What the writer committed, shared with the store.
 final class PGCounters: Sendable {
     let value = Mutex(StoreStatistics(transactions: 0, writes: 0))
+    /// Round trips on the writers' connections and on the readers' (`PGConnection.roundTrips`).
+    let writerRoundTrips = PGRoundTrips()
+    let readerRoundTrips = PGRoundTrips()
 }
 
 extension StoreError {

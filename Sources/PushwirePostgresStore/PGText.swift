@@ -58,6 +58,33 @@ enum PGText {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// An array literal of texts where nil is NULL (`{"a",NULL}`), for a `$n::text[]` parameter.
+    static func optionalTextArray<S: Sequence>(_ values: S) -> String where S.Element == String? {
+        var text: [UInt8] = [0x7B]
+        var first = true
+        for value in values {
+            if !first { text.append(0x2C) }
+            first = false
+            guard let value else {
+                text += "NULL".utf8
+                continue
+            }
+            text.append(0x22)
+            for byte in value.utf8 {
+                if byte == 0x22 || byte == 0x5C { text.append(0x5C) }
+                text.append(byte)
+            }
+            text.append(0x22)
+        }
+        text.append(0x7D)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// An array literal of booleans, for a `$n::boolean[]` parameter.
+    static func boolArray<S: Sequence>(_ values: S) -> String where S.Element == Bool {
+        "{" + values.map { $0 ? "t" : "f" }.joined(separator: ",") + "}"
+    }
+
     /// An array literal of integers, for a `$n::bigint[]` parameter.
     static func intArray<S: Sequence>(_ values: S) -> String where S.Element == Int64 {
         "{" + values.map { String($0) }.joined(separator: ",") + "}"

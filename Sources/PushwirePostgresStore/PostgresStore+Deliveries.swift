@@ -15,12 +15,15 @@ extension PostgresStore {
     }
 
     public func firstTargets(of messages: [MessageRecord], limit: Int) async throws(StoreError) -> [[TargetDevice]] {
-        try await read(snapshot: true) { connection throws(StoreError) in
-            var all: [[TargetDevice]] = []
-            all.reserveCapacity(messages.count)
-            for message in messages {
-                all.append(try PostgresStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
-                                                     limit: limit, on: connection))
+        // Messages naming their devices (small messages) are read by one statement together
+        // (`FanOutStepBatch.targetsByHWID`); the others one statement each, in the same snapshot.
+        let named = messages.map(FanOutStepBatch.namesDevicesOnly)
+        let others = named.filter { !$0 }.count
+        return try await read(snapshot: others > 0 && messages.count > 1) { connection throws(StoreError) in
+            var all = try FanOutStepBatch.targetsByHWID(messages, named, limit: limit, on: connection)
+            for (index, message) in messages.enumerated() where !named[index] {
+                all[index] = try PostgresStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
+                                                       limit: limit, on: connection)
             }
             return all
         }
@@ -133,7 +136,11 @@ extension PostgresStore {
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
         // One writer job: it fails as a whole (the batch's transaction is rolled back and the
         // others replayed), so the steps are all written or none.
-        try await write(background: true) { connection throws(StoreError) in
+        // Steps of distinct messages with nothing still with the gateway (small messages' steps)
+        // are written by one statement per kind of change for all of them (`FanOutStepBatch`).
+        let batched = steps.count > 1 && FanOutStepBatch.canWrite(steps)
+        return try await write(background: true) { connection throws(StoreError) in
+            if batched { return try FanOutStepBatch.apply(steps, on: connection) }
             var ids: [[UInt64]] = []
             ids.reserveCapacity(steps.count)
             for step in steps { ids.append(try PostgresStore.apply(step, on: connection)) }

@@ -16,9 +16,12 @@ extension PostgresStore {
     }
 
     static func messages(_ connection: PGConnection, where clause: String, _ values: [String?]) throws(StoreError) -> [MessageRecord] {
-        let rows = try pg { () throws(PGError) in
-            try connection.query("SELECT \(messageColumns) FROM messages WHERE \(clause)", values)
-        }
+        try messages(connection, query: "SELECT \(messageColumns) FROM messages WHERE \(clause)", values)
+    }
+
+    /// The messages `sql` selects (its columns `messageColumns`).
+    static func messages(_ connection: PGConnection, query sql: String, _ values: [String?]) throws(StoreError) -> [MessageRecord] {
+        let rows = try pg { () throws(PGError) in try connection.query(sql, values) }
         return (0..<rows.count).compactMap { readMessage(rows, $0) }
     }
 
@@ -31,58 +34,12 @@ extension PostgresStore {
 
     public func createMessages(_ messages: [NewMessageRecord],
                                completion: @escaping @Sendable (Result<[MessageRecord], StoreError>) -> Void) {
-        let now = Int64(Date().timeIntervalSince1970)
-        // Encoded on the caller's thread: the writer's time bounds every write.
-        let encoded = messages.map { PostgresCoding.encodeTargeting($0.targeting) }
-        write({ connection throws(StoreError) in
-            var created: [MessageRecord] = []
-            created.reserveCapacity(messages.count)
-            for (message, targeting) in zip(messages, encoded) {
-                created.append(try PostgresStore.insertMessage(message, targeting: targeting, createdAt: now, on: connection))
-            }
-            return created
-        }, completion: completion)
-    }
-
-    /// Inserts one message, or returns the stored one with the same (application, transaction id).
-    ///
-    /// Servers sharing the database may be sent the same transaction id at the same moment
-    /// (a client retrying through another server): both find nothing, and the second INSERT
-    /// waits on the first one's index entry. `ON CONFLICT … DO NOTHING` on that index then
-    /// inserts nothing once the first commits, and the next statement (a new snapshot under READ
-    /// COMMITTED) reads the message it committed — one message, the same answer on both. A plain
-    /// INSERT failed there with a unique violation, answered ALREADY_EXISTS.
-    private static func insertMessage(_ message: NewMessageRecord, targeting: String, createdAt now: Int64,
-                                      on connection: PGConnection) throws(StoreError) -> MessageRecord {
-        let keyed = !message.transactionID.isEmpty
-        if keyed, let existing = try stored(transactionID: message.transactionID, applicationID: message.applicationID, on: connection) {
-            return existing
-        }
-        let rows = try pg { () throws(PGError) in
-            try connection.query("""
-                INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
-                VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $8)
-                ON CONFLICT (app_id, transaction_id) WHERE transaction_id <> '' DO NOTHING
-                RETURNING id
-                """, [String(message.applicationID), message.code, message.transactionID, String(message.sendAtMS),
-                      String(message.categoryID), targeting, message.spec, String(now)])
-        }
-        guard rows.count > 0 else {
-            // Another server's message with this transaction id committed meanwhile.
-            guard keyed, let existing = try stored(transactionID: message.transactionID, applicationID: message.applicationID,
-                                                  on: connection) else {
-                throw .internalError("message with transaction id \(message.transactionID) was neither inserted nor found")
-            }
-            return existing
-        }
-        return MessageRecord(
-            id: rows.int(0, 0), applicationID: message.applicationID, code: message.code,
-            transactionID: message.transactionID, status: .scheduled, sendAtMS: message.sendAtMS,
-            categoryID: message.categoryID, targeting: message.targeting, spec: message.spec, cursor: nil)
-    }
-
-    private static func stored(transactionID: String, applicationID: Int64, on connection: PGConnection) throws(StoreError) -> MessageRecord? {
-        try messages(connection, where: "app_id = $1 AND transaction_id = $2", [String(applicationID), transactionID]).first
+        // Encoded on the caller's thread: the writer's time bounds every write. The writer joins
+        // adjacent calls into one INSERT (`MessageInsertGroup`, which keeps transaction ids'
+        // promise across servers).
+        let job = MessageInsertJob(messages: messages, targetings: messages.map { PostgresCoding.encodeTargeting($0.targeting) },
+                                   createdAt: Int64(Date().timeIntervalSince1970), completion: completion)
+        submitWrite(job)
     }
 
     public func message(applicationID: Int64, code: String) async throws(StoreError) -> MessageRecord? {

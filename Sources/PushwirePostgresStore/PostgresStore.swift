@@ -62,12 +62,14 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         let (writerHealth, counters) = (self.writerHealth, self.counters)
         workers.append(PGWorker(name: "pushwire-pg-writer", url: url, connection: connection, queue: writeQueue, batchLimit: 4096,
                                 health: writerHealth) { connection, jobs in
-            PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
+            connection.roundTrips = counters.writerRoundTrips
+            return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
         })
         for index in 0..<max(1, readers) {
             workers.append(PGWorker(name: "pushwire-pg-reader-\(index)", url: url, connection: nil, queue: readQueue, batchLimit: 1,
                                     health: readerHealth, idleCheck: 5) { connection, jobs in
-                PostgresStore.runReads(jobs, on: connection)
+                connection.roundTrips = counters.readerRoundTrips
+                return PostgresStore.runReads(jobs, on: connection)
             })
         }
         self.workers = workers
@@ -99,6 +101,12 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         statistics.queuedWrites = writeQueue.count
         return statistics
     }
+
+    /// Round trips made so far on the writer's connection (statements, preparations, BEGIN and
+    /// COMMIT), and on the readers' connections: what the group commit and the batched
+    /// statements save (`PostgresRoundTripTests`).
+    var writerRoundTrips: Int { counters.writerRoundTrips.value.load(ordering: .relaxed) }
+    var readerRoundTrips: Int { counters.readerRoundTrips.value.load(ordering: .relaxed) }
 
     /// Finishes queued writes and reads, then closes every connection; later calls fail with `.closed`.
     public func close() {

@@ -1,0 +1,260 @@
+import Foundation
+import PushwireStore
+
+/// The small messages' bookkeeping on PostgreSQL in a constant number of statements: their first
+/// targets in one read, and a list of fan-out steps (`recordFanOutSteps`) written with one
+/// statement per kind of change for all of them — attempt record ids, the message rows, outcomes,
+/// dead tokens, failure counts, badges, new records, per-platform counters — where one step at a
+/// time cost four to six statements each, a round trip apiece on the one writer connection.
+///
+/// What each step writes, and when it writes nothing, is `PostgresStore.apply`'s (one step): a
+/// first step of a message cancelled meanwhile (or another server's) writes nothing and gets no
+/// ids; a step whose lease was lost fails the whole list. The batch covers steps of distinct
+/// messages with nothing still with the gateway (`canWrite`); others go one by one.
+enum FanOutStepBatch {
+    /// Whether the steps can be written together: distinct messages (a statement may not change a
+    /// row twice) and no `stillWithGateway` (checked against the stored records step by step).
+    static func canWrite(_ steps: [FanOutStep]) -> Bool {
+        var messages = Set<Int64>()
+        for step in steps {
+            guard step.stillWithGateway.isEmpty, messages.insert(step.messageID).inserted else { return false }
+        }
+        return true
+    }
+
+    /// Whether the message's targeting names devices and nothing else (a small message's).
+    static func namesDevicesOnly(_ message: MessageRecord) -> Bool {
+        let targeting = message.targeting
+        return !targeting.hwids.isEmpty && targeting.userIDs.isEmpty && targeting.platforms.isEmpty && targeting.conditions.isEmpty
+    }
+
+    /// The first `limit` targets (by hwid) of each message with `named[i]` in one statement, as
+    /// `PostgresStore.targets` selects them; empty lists for the others.
+    static func targetsByHWID(_ messages: [MessageRecord], _ named: [Bool], limit: Int,
+                              on connection: PGConnection) throws(StoreError) -> [[TargetDevice]] {
+        var all = [[TargetDevice]](repeating: [], count: messages.count)
+        var positions: [Int64] = [], applications: [Int64] = [], hwids: [String] = []
+        for (index, message) in messages.enumerated() where named[index] {
+            // Each device once per message, as `hwid = ANY(…)` selects it.
+            for hwid in Set(message.targeting.hwids) {
+                positions.append(Int64(index))
+                applications.append(message.applicationID)
+                hwids.append(hwid)
+            }
+        }
+        if hwids.isEmpty { return all }
+        let rows = try pg { () throws(PGError) in
+            try connection.query("""
+                SELECT r.n, d.hwid, d.push_token, d.language, d.badge, d.device_type
+                FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS r (n, app_id, hwid)
+                JOIN devices d ON d.app_id = r.app_id AND d.hwid = r.hwid
+                WHERE d.hwid > '' AND d.push_token <> '' AND d.push_token <> d.dead_token
+                ORDER BY r.n, d.hwid
+                """, [PGText.intArray(positions), PGText.intArray(applications), PGText.textArray(hwids)])
+        }
+        for row in 0..<rows.count {
+            let index = Int(rows.int(row, 0))
+            guard all.indices.contains(index), all[index].count < limit else { continue }
+            all[index].append(TargetDevice(hwid: rows.text(row, 1), pushToken: rows.text(row, 2), language: rows.text(row, 3),
+                                           badge: rows.int(row, 4), deviceType: Int32(truncatingIfNeeded: rows.int(row, 5))))
+        }
+        return all
+    }
+
+    /// The message rows' UPDATE for every step at once: `PostgresStore.stepUpdateSQL` with each
+    /// parameter an array (one element per step). Returns the ids of the rows it changed.
+    static let updateSQL = """
+        UPDATE messages m SET sent = m.sent + u.sent, failed = m.failed + u.failed, invalid_tokens = m.invalid_tokens + u.invalid,
+            targeted = m.targeted + u.targeted, cursor = COALESCE(u.cursor, m.cursor),
+            status = CASE WHEN u.finish THEN 3 WHEN u.starts THEN 2 ELSE m.status END, open_from = u.open_from, open_to = u.open_to,
+            lease_owner = COALESCE(u.owner, m.lease_owner),
+            lease_until_ms = CASE WHEN u.owner IS NULL THEN m.lease_until_ms ELSE u.until_ms END
+        FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::boolean[], $8::bigint[],
+                    $9::bigint[], $10::boolean[], $11::text[], $12::bigint[], $13::bigint[])
+            AS u (id, sent, failed, invalid, targeted, cursor, finish, open_from, open_to, starts, owner, now_ms, until_ms)
+        WHERE m.id = u.id AND (NOT u.starts OR m.status IN (1, 2))
+            AND (u.owner IS NULL OR m.lease_owner = u.owner
+                 OR (u.starts AND (m.lease_owner IS NULL OR m.lease_until_ms < u.now_ms)))
+        RETURNING m.id
+        """
+
+    /// Writes `steps` (see the type's comment; `canWrite` holds); returns each step's new ids.
+    static func apply(_ steps: [FanOutStep], on connection: PGConnection) throws(StoreError) -> [[UInt64]] {
+        // Ids for every new attempt record, ascending, dealt out in step order.
+        let total = steps.reduce(0) { $0 + $1.handOver.count }
+        var drawn: [Int64] = []
+        if total > 0 {
+            let rows = try pg { () throws(PGError) in
+                try connection.query("SELECT nextval('deliveries_ids') FROM generate_series(1, $1)", [String(total)])
+            }
+            drawn = (0..<rows.count).map { rows.int($0, 0) }.sorted()
+            guard drawn.count == total else { throw .internalError("drew \(drawn.count) attempt record ids of \(total)") }
+        }
+        var ids: [[Int64]] = []
+        ids.reserveCapacity(steps.count)
+        var offset = 0
+        for step in steps {
+            ids.append(Array(drawn[offset..<offset + step.handOver.count]))
+            offset += step.handOver.count
+        }
+
+        var sent: [Int64] = [], failed: [Int64] = [], invalid: [Int64] = []
+        for step in steps {
+            var counts: (sent: Int64, failed: Int64, invalid: Int64) = (0, 0, 0)
+            for result in step.results {
+                switch result.result {
+                case .sent: counts.sent += 1
+                case .failed(_, let invalidToken, _):
+                    counts.failed += 1
+                    if invalidToken { counts.invalid += 1 }
+                case .retryPending: break
+                }
+            }
+            sent.append(counts.sent)
+            failed.append(counts.failed)
+            invalid.append(counts.invalid)
+        }
+        let updated = try pg { () throws(PGError) in
+            try connection.query(updateSQL, [
+                PGText.intArray(steps.map(\.messageID)), PGText.intArray(sent), PGText.intArray(failed), PGText.intArray(invalid),
+                PGText.intArray(steps.map { Int64($0.targetedIncrement) }), PGText.optionalTextArray(steps.map(\.cursor)),
+                PGText.boolArray(steps.map(\.finish)),
+                PGText.intArray(ids.map { $0.first ?? 0 }), PGText.intArray(ids.map { $0.last ?? -1 }),
+                PGText.boolArray(steps.map(\.startsSending)), PGText.optionalTextArray(steps.map { $0.lease?.owner }),
+                PGText.intArray(steps.map { $0.lease?.nowMS ?? 0 }), PGText.intArray(steps.map { $0.lease?.untilMS ?? 0 }),
+            ])
+        }
+        let changed = Set((0..<updated.count).map { updated.int($0, 0) })
+        var written: [Int] = []
+        for (index, step) in steps.enumerated() {
+            if changed.contains(step.messageID) {
+                written.append(index)
+            } else if step.startsSending {
+                // Cancelled (or gone, or another server's) before it started: nothing written.
+                ids[index] = []
+            } else if step.lease != nil {
+                // Taken over by another server: the whole job fails, so no step wrote anything.
+                throw .leaseLost("message \(step.messageID) is held by another server")
+            } else {
+                written.append(index)
+            }
+        }
+        try writeChanges(steps, written, ids, on: connection)
+        return ids.map { $0.map { UInt64($0) } }
+    }
+
+    /// The rows besides the message rows of the steps at `written`: one statement per kind.
+    private static func writeChanges(_ steps: [FanOutStep], _ written: [Int], _ ids: [[Int64]],
+                                     on connection: PGConnection) throws(StoreError) {
+        var stateIDs: [Int64] = [], states: [Int64] = [], reasons: [String] = []
+        var failures: [FailureKey: Int64] = [:]
+        var deadApps: [Int64] = [], deadHWIDs: [String] = [], deadTokens: [String] = []
+        var badgeApps: [Int64] = [], badgeHWIDs: [String] = [], badges: [Int64] = []
+        var newIDs: [Int64] = [], newMessages: [Int64] = [], newHWIDs: [String] = [], newAttempts: [Int64] = []
+        var platforms: [PlatformKey: (targeted: Int64, sent: Int64, failed: Int64, invalid: Int64)] = [:]
+        for index in written {
+            let step = steps[index]
+            for result in step.results {
+                switch result.result {
+                case .sent: break  // keeps state 0: moving the open range past it records it
+                case .failed(let reason, _, let deadToken):
+                    failures[FailureKey(messageID: step.messageID, reason: reason), default: 0] += 1
+                    stateIDs.append(Int64(result.deliveryID)); states.append(PostgresStore.DeliveryState.failed.rawValue)
+                    reasons.append(reason)
+                    if let deadToken {
+                        deadApps.append(step.applicationID); deadHWIDs.append(result.hwid); deadTokens.append(deadToken)
+                    }
+                case .retryPending(let reason):
+                    stateIDs.append(Int64(result.deliveryID)); states.append(PostgresStore.DeliveryState.retryPending.rawValue)
+                    reasons.append(reason)
+                }
+            }
+            for (position, delivery) in step.handOver.enumerated() {
+                if let replaced = delivery.replaces {
+                    stateIDs.append(Int64(replaced)); states.append(PostgresStore.DeliveryState.replaced.rawValue); reasons.append("")
+                }
+                guard position < ids[index].count else { continue }
+                newIDs.append(ids[index][position]); newMessages.append(step.messageID)
+                newHWIDs.append(delivery.hwid); newAttempts.append(Int64(delivery.attempt))
+            }
+            for badge in step.badges {
+                badgeApps.append(step.applicationID); badgeHWIDs.append(badge.hwid); badges.append(badge.badge)
+            }
+            for count in step.platformCounts {
+                let key = PlatformKey(messageID: step.messageID, deviceType: count.deviceType)
+                var sum = platforms[key] ?? (0, 0, 0, 0)
+                sum.targeted += Int64(clamping: count.targeted)
+                sum.sent += Int64(clamping: count.sent)
+                sum.failed += Int64(clamping: count.failed)
+                sum.invalid += Int64(clamping: count.invalidTokens)
+                platforms[key] = sum
+            }
+        }
+        try pg { () throws(PGError) in
+            if !stateIDs.isEmpty {
+                // The last state given to each record wins, as when the steps ran one by one.
+                try connection.query("""
+                    UPDATE deliveries d SET state = u.state, reason = u.reason
+                    FROM (SELECT DISTINCT ON (id) id, state, reason FROM unnest($1::bigint[], $2::integer[], $3::text[])
+                          WITH ORDINALITY AS r (id, state, reason, n) ORDER BY id, n DESC) u
+                    WHERE d.id = u.id
+                    """, [PGText.intArray(stateIDs), PGText.intArray(states), PGText.textArray(reasons)])
+            }
+            if !deadHWIDs.isEmpty {
+                // Only rows whose token is still the dead one join, so two for one device set one value.
+                try connection.query("""
+                    UPDATE devices d SET dead_token = u.token FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u (app_id, hwid, token)
+                    WHERE d.app_id = u.app_id AND d.hwid = u.hwid AND d.push_token = u.token
+                    """, [PGText.intArray(deadApps), PGText.textArray(deadHWIDs), PGText.textArray(deadTokens)])
+            }
+            if !failures.isEmpty {
+                let keys = Array(failures.keys)
+                try connection.query("""
+                    INSERT INTO message_failures (message_id, reason, count)
+                    SELECT message_id, reason, count FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u (message_id, reason, count)
+                    ON CONFLICT (message_id, reason) DO UPDATE SET count = message_failures.count + excluded.count
+                    """, [PGText.intArray(keys.map(\.messageID)), PGText.textArray(keys.map(\.reason)),
+                          PGText.intArray(keys.map { failures[$0] ?? 0 })])
+            }
+            if !badges.isEmpty {
+                // The last badge of each device (an UPDATE … FROM with two rows for one device would take either).
+                try connection.query("""
+                    UPDATE devices d SET badge = u.badge
+                    FROM (SELECT DISTINCT ON (app_id, hwid) app_id, hwid, badge FROM unnest($1::bigint[], $2::text[], $3::bigint[])
+                          WITH ORDINALITY AS r (app_id, hwid, badge, n) ORDER BY app_id, hwid, n DESC) u
+                    WHERE d.app_id = u.app_id AND d.hwid = u.hwid
+                    """, [PGText.intArray(badgeApps), PGText.textArray(badgeHWIDs), PGText.intArray(badges)])
+            }
+            if !newIDs.isEmpty {
+                try connection.query("""
+                    INSERT INTO deliveries (id, message_id, hwid, attempt, state)
+                    SELECT id, message_id, hwid, attempt, 0 FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::integer[])
+                        AS r (id, message_id, hwid, attempt)
+                    """, [PGText.intArray(newIDs), PGText.intArray(newMessages), PGText.textArray(newHWIDs), PGText.intArray(newAttempts)])
+            }
+            if !platforms.isEmpty {
+                let keys = Array(platforms.keys)
+                let sums = keys.map { platforms[$0] ?? (0, 0, 0, 0) }
+                try connection.query("""
+                    INSERT INTO message_platforms (message_id, device_type, targeted, sent, failed, invalid_tokens)
+                    SELECT * FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+                    ON CONFLICT (message_id, device_type) DO UPDATE SET targeted = message_platforms.targeted + excluded.targeted,
+                        sent = message_platforms.sent + excluded.sent, failed = message_platforms.failed + excluded.failed,
+                        invalid_tokens = message_platforms.invalid_tokens + excluded.invalid_tokens
+                    """, [PGText.intArray(keys.map(\.messageID)), PGText.intArray(keys.map { Int64($0.deviceType) }),
+                          PGText.intArray(sums.map(\.targeted)), PGText.intArray(sums.map(\.sent)),
+                          PGText.intArray(sums.map(\.failed)), PGText.intArray(sums.map(\.invalid))])
+            }
+        }
+    }
+
+    private struct FailureKey: Hashable {
+        let messageID: Int64
+        let reason: String
+    }
+
+    private struct PlatformKey: Hashable {
+        let messageID: Int64
+        let deviceType: Int32
+    }
+}
