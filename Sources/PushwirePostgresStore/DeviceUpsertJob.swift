@@ -71,7 +71,12 @@ struct DeviceUpsertGroup: PGUnit {
             withUnsafeBytes(of: write.device.applicationID) { key.append(contentsOf: $0) }
             if last.updateValue(index, forKey: key) == nil { order.append(key) }
         }
-        let devices = order.compactMap { last[$0] }.map { writes[$0].device }
+        // In key order (bytes, as the "C" collation orders them): groups committing side by
+        // side (several registration writers, several servers) take shared rows' locks in one
+        // order, so they wait for each other rather than deadlock.
+        let devices = order.compactMap { last[$0] }.map { writes[$0].device }.sorted { a, b in
+            a.applicationID != b.applicationID ? a.applicationID < b.applicationID : a.hwid.utf8.lexicographicallyPrecedes(b.hwid.utf8)
+        }
         let now = String(Int64(Date().timeIntervalSince1970))
         try pg { () throws(PGError) in
             try connection.query(DeviceUpsertGroup.sql, [

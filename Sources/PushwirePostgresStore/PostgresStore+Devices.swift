@@ -35,7 +35,7 @@ extension PostgresStore {
     }
 
     public func upsertDevice(_ device: DeviceRecord, completion: @escaping @Sendable (StoreError?) -> Void) {
-        submitWrite(DeviceUpsertJob(device: device, origin: origin, completion: completion))
+        submitRegistration(DeviceUpsertJob(device: device, origin: origin, completion: completion))
     }
 
     public func device(applicationID: Int64, hwid: String) async throws(StoreError) -> DeviceRecord? {

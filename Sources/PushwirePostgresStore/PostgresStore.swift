@@ -3,8 +3,9 @@ import PushwireStore
 import Synchronization
 
 /// The networked engine: a PostgreSQL database reached with libpq. One writer connection runs
-/// every write, group-committing concurrent ones (`PGGroupCommit`); a bounded pool of reader
-/// connections serves reads. Each connection is owned by a thread of its own (`PGWorker`) and is
+/// every write, group-committing concurrent ones (`PGGroupCommit`), except new registrations,
+/// which registration writers group-commit side by side; a bounded pool of reader connections
+/// serves reads. Each connection is owned by a thread of its own (`PGWorker`) and is
 /// re-established with backoff when lost; meanwhile calls fail with `.unavailable` and `health`
 /// is `.notServing`, and service resumes by itself when the database returns.
 ///
@@ -21,6 +22,8 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     let writerHealth = PGHealth()
     let readerHealth = PGHealth()
     private let writeQueue = PGJobQueue()
+    /// New registrations (`upsertDevice(_:completion:)`), one queue per registration writer.
+    private let registrationQueues: [PGJobQueue]
     private let readQueue = PGJobQueue()
     private let workers: [PGWorker]
     let counters = PGCounters()
@@ -34,12 +37,18 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// How many reader connections a store opens by default.
     public static let defaultReaders = 4
 
+    /// How many registration writers a store opens by default: connections that write only
+    /// RegisterDevice's group upserts, committing in parallel with each other and with the
+    /// writer, so that one group's COMMIT (its WAL flush) does not hold the next group back.
+    public static let defaultRegistrationWriters = 2
+
     /// Connects to `url` (`postgresql://user[:password]@host[:port]/dbname[?sslmode=…]`),
-    /// migrating the schema as needed, with `readers` reader connections (at least 1) and one
-    /// writer.
+    /// migrating the schema as needed, with `readers` reader connections (at least 1), one
+    /// writer and `registrationWriters` writers of registrations (0: the writer writes them).
     /// - Throws: `.cannotOpen` when the URL is not a PostgreSQL URL or the database cannot be
     ///   reached or migrated, `.schemaTooNew` when a newer binary migrated it.
-    public init(url: String, readers: Int = PostgresStore.defaultReaders) throws(StoreError) {
+    public init(url: String, readers: Int = PostgresStore.defaultReaders,
+                registrationWriters: Int = PostgresStore.defaultRegistrationWriters) throws(StoreError) {
         let location = PostgresStore.redacted(url)
         self.location = location
         self.url = url
@@ -65,6 +74,19 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
             connection.roundTrips = counters.writerRoundTrips
             return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
         })
+        // Registration groups only (each one statement, its own transaction), committing side by
+        // side. A device's registrations always go to the same one (`submitRegistration`), so
+        // they commit in the order they came, as on the one writer; groups of different writers
+        // share no rows.
+        let registrationQueues = (0..<max(0, registrationWriters)).map { _ in PGJobQueue() }
+        self.registrationQueues = registrationQueues
+        for (index, queue) in registrationQueues.enumerated() {
+            workers.append(PGWorker(name: "pushwire-pg-registrar-\(index)", url: url, connection: nil, queue: queue,
+                                    batchLimit: 4096, health: writerHealth) { connection, jobs in
+                connection.roundTrips = counters.writerRoundTrips
+                return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
+            })
+        }
         for index in 0..<max(1, readers) {
             workers.append(PGWorker(name: "pushwire-pg-reader-\(index)", url: url, connection: nil, queue: readQueue, batchLimit: 1,
                                     health: readerHealth, idleCheck: 5) { connection, jobs in
@@ -98,7 +120,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// What the writer has committed so far, and the writes queued for it now.
     public var statistics: StoreStatistics {
         var statistics = counters.value.withLock { $0 }
-        statistics.queuedWrites = writeQueue.count
+        statistics.queuedWrites = registrationQueues.reduce(writeQueue.count) { $0 + $1.count }
         return statistics
     }
 
@@ -116,6 +138,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         }
         if wasClosed { return }
         writeQueue.close()
+        for queue in registrationQueues { queue.close() }
         readQueue.close()
         listener.close()
         // A store released by a completion runs its deinit on a worker's thread: that worker
@@ -162,8 +185,19 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         return try result.get()
     }
 
-    /// Queues a job that runs outside the store's helpers (the merged registrations).
+    /// Queues a job that runs outside the store's helpers (the merged message creations).
     func submitWrite(_ job: PGJob) { submit(job, to: writeQueue) }
+
+    /// Queues a registration for the registration writer of its device (the writer when there
+    /// are none).
+    func submitRegistration(_ job: DeviceUpsertJob) {
+        guard !registrationQueues.isEmpty else { return submit(job, to: writeQueue) }
+        var hasher = Hasher()
+        hasher.combine(job.device.applicationID)
+        hasher.combine(job.device.hwid)
+        let index = Int(UInt(bitPattern: hasher.finalize()) % UInt(registrationQueues.count))
+        submit(job, to: registrationQueues[index])
+    }
 
     private func submit(_ job: PGJob, to queue: PGJobQueue) {
         if !queue.push(job) { job.complete(.closed) }
