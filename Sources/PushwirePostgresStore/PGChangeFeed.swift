@@ -77,39 +77,12 @@ enum PGChangeFeed {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// The hwid's UTF-8 bytes in lowercase hex (as PostgreSQL's `encode(…, 'hex')` writes them).
-    static func hex(_ text: String) -> String {
-        var digits: [UInt8] = []
-        digits.reserveCapacity(text.utf8.count * 2)
-        for byte in text.utf8 {
-            digits.append(hexDigits[Int(byte >> 4)])
-            digits.append(hexDigits[Int(byte & 0x0F)])
-        }
-        return String(decoding: digits, as: UTF8.self)
-    }
+    static func hex(_ text: String) -> String { PGText.hex(text.utf8) }
 
     /// The text whose UTF-8 bytes `digits` spells in hex; nil when it is not hex of valid UTF-8.
     static func unhex(_ digits: Substring) -> String? {
-        let bytes = Array(digits.utf8)
-        guard !bytes.isEmpty, bytes.count % 2 == 0 else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 0x30...0x39: digit - 0x30
-            case 0x61...0x66: digit - 0x61 + 10
-            case 0x41...0x46: digit - 0x41 + 10
-            default: nil
-            }
-        }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count / 2)
-        var index = 0
-        while index < bytes.count {
-            guard let high = value(bytes[index]), let low = value(bytes[index + 1]) else { return nil }
-            decoded.append(high << 4 | low)
-            index += 2
-        }
-        return String(validating: decoded, as: UTF8.self)
+        guard !digits.isEmpty, let bytes = PGText.unhex(digits.utf8) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
     }
 }

@@ -3,9 +3,19 @@ enum PGText {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `\x…` hex text of `bytes`, as a bytea parameter.
-    static func bytea(_ bytes: [UInt8]) -> String {
-        var text: [UInt8] = [0x5C, 0x78]
-        text.reserveCapacity(2 + bytes.count * 2)
+    static func bytea(_ bytes: [UInt8]) -> String { "\\x" + hex(bytes) }
+
+    /// The bytes of a bytea value in hex output (`\x…`); empty when it is not hex.
+    static func decodeBytea(_ text: String) -> [UInt8] {
+        let digits = text.utf8
+        guard digits.starts(with: [0x5C, 0x78]) else { return [] }
+        return unhex(digits.dropFirst(2)) ?? []
+    }
+
+    /// `bytes` in lowercase hex digits (as PostgreSQL's `encode(…, 'hex')` writes them).
+    static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
             text.append(hexDigits[Int(byte >> 4)])
             text.append(hexDigits[Int(byte & 0x0F)])
@@ -13,10 +23,10 @@ enum PGText {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The bytes of a bytea value in hex output (`\x…`); empty when it is not hex.
-    static func decodeBytea(_ text: String) -> [UInt8] {
-        let digits = Array(text.utf8)
-        guard digits.count >= 2, digits[0] == 0x5C, digits[1] == 0x78, digits.count % 2 == 0 else { return [] }
+    /// The bytes that hex `digits` (either case) spell; nil when they are not an even number of
+    /// hex digits. The one hex decoder of the engine: bytea values and the change feed's hwids.
+    static func unhex<C: Collection>(_ digits: C) -> [UInt8]? where C.Element == UInt8 {
+        guard digits.count % 2 == 0 else { return nil }
         func value(_ digit: UInt8) -> UInt8? {
             switch digit {
             case 0x30...0x39: digit - 0x30
@@ -26,12 +36,13 @@ enum PGText {
             }
         }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity((digits.count - 2) / 2)
-        var index = 2
-        while index < digits.count {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return [] }
+        bytes.reserveCapacity(digits.count / 2)
+        var index = digits.startIndex
+        while index != digits.endIndex {
+            let next = digits.index(after: index)
+            guard let high = value(digits[index]), let low = value(digits[next]) else { return nil }
             bytes.append(high << 4 | low)
-            index += 2
+            index = digits.index(after: next)
         }
         return bytes
     }
