@@ -15,14 +15,20 @@ enum APNsRequest {
         sharedHeaders(topic: topic, token: token) + ownHeaders(for: job)
     }
 
-    /// The headers every request signed with `token` carries alike (a transport may encode them
-    /// once per provider token).
+    /// The headers every request signed with `token` carries alike, as strings (libcurl's header
+    /// lines): the ones `appendSharedHeaders` lays out.
     static func sharedHeaders(topic: String, token: String) -> [(name: String, value: String)] {
-        [
-            ("authorization", "bearer \(token)"),
-            ("apns-topic", topic),
-            ("content-type", "application/json"),
-        ]
+        var block = NGHTTP2HeaderBlock()
+        appendSharedHeaders(topic: topic, token: token, to: &block)
+        return block.fields
+    }
+
+    /// Appends the headers every request signed with `token` carries alike to `block` (a
+    /// connection lays them out once per provider token).
+    static func appendSharedHeaders(topic: String, token: String, to block: inout NGHTTP2HeaderBlock) {
+        block.append("authorization", "bearer ", token)
+        block.append("apns-topic", topic)
+        block.append("content-type", "application/json")
     }
 
     /// The headers that differ from one notification to the next, as strings (libcurl's header

@@ -69,8 +69,9 @@ struct FCMProfile: HTTP2PushProfile {
         messagesPath = "/v1/projects/\(projectID)/messages:send"
     }
 
-    func sharedHeaders(token: String) -> [(name: String, value: String)] {
-        [("authorization", "Bearer \(token)"), ("content-type", "application/json")]
+    func appendSharedHeaders(token: String, to block: inout NGHTTP2HeaderBlock) {
+        block.append("authorization", "Bearer ", token)
+        block.append("content-type", "application/json")
     }
     // Every FCM request has the same path and no headers of its own.
     func appendRequestHeaders(for job: APNsJob, to block: inout NGHTTP2HeaderBlock) { block.append(":path", messagesPath) }

@@ -5,8 +5,9 @@ import PushwireDelivery
 /// means. APNs (`APNsProfile`) and FCM (`FCMProfile`) share the transport — connections, streams,
 /// retries of unanswered requests — and differ only here.
 protocol HTTP2PushProfile: Sendable {
-    /// The headers every request carrying `token` has alike, laid out once per token.
-    func sharedHeaders(token: String) -> [(name: String, value: String)]
+    /// Appends the headers every request carrying `token` has alike to `block` (once per token
+    /// and connection).
+    func appendSharedHeaders(token: String, to block: inout NGHTTP2HeaderBlock)
     /// Appends the request's `:path` and the headers of this request alone to `block` (once per
     /// request: written straight into the block, no array or string per request).
     func appendRequestHeaders(for job: APNsJob, to block: inout NGHTTP2HeaderBlock)
@@ -32,7 +33,9 @@ struct APNsProfile: HTTP2PushProfile {
     let topic: String
     let tokens: ProviderTokenCache
 
-    func sharedHeaders(token: String) -> [(name: String, value: String)] { APNsRequest.sharedHeaders(topic: topic, token: token) }
+    func appendSharedHeaders(token: String, to block: inout NGHTTP2HeaderBlock) {
+        APNsRequest.appendSharedHeaders(topic: topic, token: token, to: &block)
+    }
     func appendRequestHeaders(for job: APNsJob, to block: inout NGHTTP2HeaderBlock) {
         block.append(":path", APNsRequest.pathPrefix, job.notification.deviceToken)
         APNsRequest.appendOwnHeaders(for: job, to: &block)

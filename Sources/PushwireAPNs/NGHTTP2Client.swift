@@ -34,6 +34,8 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private var nextTimeoutScan = ContinuousClock.now
     /// Outcomes settled this loop round, handed to their batches before the thread sleeps.
     private var settled = SettledJobs()
+    /// The streams `settle` is acting on (empty between calls).
+    private var ended: [NGHTTP2Connection.Closed] = []
 
     /// Sets up TLS and starts the thread; the connection opens when the first job arrives.
     init(endpoint: APNsEndpoint, profile: any HTTP2PushProfile, configuration: APNsConfiguration) throws(APNsGatewayError) {
@@ -219,11 +221,12 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             connection.close(reason: connection.failure ?? "the server closed the connection")
             self.connection = nil
         }
-        let closed = connection.closed
-        connection.closed = []
-        for entry in closed {
+        // Trades storage with the connection's list: no new array per loop round.
+        swap(&ended, &connection.closed)
+        for entry in ended {
             if entry.answered { answered(entry.stream) } else { unanswered(entry.stream.job, reason: entry.reason) }
         }
+        ended.removeAll(keepingCapacity: true)
     }
 
     private func answered(_ stream: NGHTTP2Stream) {

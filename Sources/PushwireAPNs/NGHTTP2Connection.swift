@@ -116,7 +116,7 @@ final class NGHTTP2Connection {
             headers.append(":method", "POST")
             headers.append(":scheme", "https")
             headers.append(":authority", authority)
-            for header in profile.sharedHeaders(token: stream.token) { headers.append(header.name, header.value) }
+            profile.appendSharedHeaders(token: stream.token, to: &headers)
             sharedCount = headers.count
         } else {
             headers.removeAll(keepingFirst: sharedCount)
