@@ -101,7 +101,11 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             if inbox.take(into: &queue) { break }
             let now = clock.now
             if !delayed.isEmpty { startDueRetries(now: now) }
-            if connection == nil && queueHead < queue.count { connect() }
+            if connection == nil && queueHead < queue.count {
+                // Connecting may block (up to connectTimeout): answers already settled go first.
+                if !settled.isEmpty { settled.handOver() }
+                connect()
+            }
 
             if let connection {
                 if now >= nextTimeoutScan {
