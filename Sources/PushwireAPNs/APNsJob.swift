@@ -10,6 +10,24 @@ struct APNsJob: Sendable {
     var failedAttempts = 0
     /// Whether this notification already caused a provider-token refresh (403 ExpiredProviderToken).
     var refreshedToken = false
-    /// Called once, on the HTTP/2 thread, with the final outcome.
-    var completion: @Sendable (DeliveryOutcome) -> Void
+    /// The batch the notification came in: its outcome goes there, once, and gives its in-flight
+    /// slot back. A reference and an index rather than a closure per job: no allocation per
+    /// notification, and a connection's thread hands a whole round's answers to a batch at once
+    /// (`SettledJobs`).
+    let batch: BatchCollector
+    /// The notification's place in `batch`.
+    let index: Int
+
+    init(notification: OutgoingNotification, apnsID: String, batch: BatchCollector, index: Int) {
+        self.notification = notification
+        self.apnsID = apnsID
+        self.batch = batch
+        self.index = index
+    }
+
+    /// Reports the final outcome on its own; a connection's thread gathers them in `SettledJobs`
+    /// instead.
+    func complete(_ outcome: DeliveryOutcome) {
+        batch.complete(CollectionOfOne(SettledJobs.Entry(batch: batch, index: index, outcome: outcome)))
+    }
 }

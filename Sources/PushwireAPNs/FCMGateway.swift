@@ -56,10 +56,10 @@ public final class FCMGateway: NotificationGateway {
     /// long, characters FCM never uses) is answered `.invalidToken("INVALID_ARGUMENT")` without
     /// a request.
     public func deliver(_ batch: [OutgoingNotification]) async -> [DeliveryOutcome] {
-        await pool.send(batch, refusal: { Self.isUsableToken($0.deviceToken) ? nil : .invalidToken(reason: "INVALID_ARGUMENT") }) { notification, completion in
+        await pool.send(batch, refusal: { Self.isUsableToken($0.deviceToken) ? nil : .invalidToken(reason: "INVALID_ARGUMENT") }) { notification, collector, index in
             var request = notification
             request.payload = Self.requestBody(notification)
-            return APNsJob(notification: request, apnsID: "", completion: completion)
+            return APNsJob(notification: request, apnsID: "", batch: collector, index: index)
         }
     }
 

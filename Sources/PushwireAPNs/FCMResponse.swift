@@ -69,11 +69,12 @@ struct FCMProfile: HTTP2PushProfile {
         messagesPath = "/v1/projects/\(projectID)/messages:send"
     }
 
-    func path(for notification: OutgoingNotification) -> String { messagesPath }
-    func sharedHeaders(token: String) -> [(name: String, value: String)] {
-        [("authorization", "Bearer \(token)"), ("content-type", "application/json")]
+    func appendSharedHeaders(token: String, to block: inout NGHTTP2HeaderBlock) {
+        block.append("authorization", "Bearer ", token)
+        block.append("content-type", "application/json")
     }
-    func ownHeaders(for job: APNsJob) -> [(name: String, value: String)] { [] }
+    // Every FCM request has the same path and no headers of its own.
+    func appendRequestHeaders(for job: APNsJob, to block: inout NGHTTP2HeaderBlock) { block.append(":path", messagesPath) }
     func currentToken() -> BearerToken { tokens.current() }
     func whenTokenSettles(_ wake: @escaping @Sendable () -> Void) { tokens.whenSettled(wake) }
     func replace(rejected: String) -> Bool { tokens.replace(rejected: rejected) }

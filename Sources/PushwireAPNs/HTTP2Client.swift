@@ -25,6 +25,8 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var delayed: [(deadline: ContinuousClock.Instant, job: APNsJob)] = []
+    /// The jobs taken from the inbox this round.
+    private var arrived: [APNsJob] = []
 
     /// libcurl's global state must be set up once, before any thread uses it.
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
@@ -78,9 +80,9 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private func run() {
         let clock = ContinuousClock()
         while true {
-            let (jobs, stopping) = inbox.take()
-            if stopping { break }
-            for job in jobs { start(job) }
+            if inbox.take(into: &arrived) { break }
+            for job in arrived { start(job) }
+            arrived.removeAll(keepingCapacity: true)
             if !delayed.isEmpty { startDueRetries(now: clock.now) }
 
             var running: Int32 = 0
@@ -113,7 +115,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     private func start(_ job: APNsJob) {
         guard let token = tokens.current() else {
-            job.completion(.retry(reason: "could not sign the provider token", after: nil))
+            job.complete(.retry(reason: "could not sign the provider token", after: nil))
             return
         }
         start(job, token: token)
@@ -121,7 +123,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     private func start(_ job: APNsJob, token: String) {
         guard let easy = idleHandles.popLast() ?? makeHandle() else {
-            job.completion(.retry(reason: "libcurl could not create a handle", after: nil))
+            job.complete(.retry(reason: "libcurl could not create a handle", after: nil))
             return
         }
         let notification = job.notification
@@ -142,7 +144,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
         if curl_multi_add_handle(multi, easy) != CURLM_OK {
             transfers[easy] = nil
             curl_easy_cleanup(easy)
-            job.completion(.retry(reason: "libcurl refused the request", after: nil))
+            job.complete(.retry(reason: "libcurl refused the request", after: nil))
         }
     }
 
@@ -179,7 +181,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
                 delayed.append((ContinuousClock.now + delay, job))
             } else {
                 let why = String(cString: curl_easy_strerror(result))
-                job.completion(.retry(reason: "connection failed: \(why)", after: nil))
+                job.complete(.retry(reason: "connection failed: \(why)", after: nil))
             }
             return
         }
@@ -188,10 +190,10 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         switch APNsResponse.verdict(status: status, body: transfer.body, apnsID: job.apnsID, retryAfter: transfer.retryAfter) {
         case .outcome(let outcome):
-            job.completion(outcome)
+            job.complete(outcome)
         case .refreshTokenAndRetry:
             guard !job.refreshedToken, let token = tokens.replace(expired: transfer.token) else {
-                job.completion(.retry(reason: "ExpiredProviderToken", after: .seconds(60)))
+                job.complete(.retry(reason: "ExpiredProviderToken", after: .seconds(60)))
                 return
             }
             job.refreshedToken = true
@@ -201,17 +203,18 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     private func shutDown() {
         let jobs = inbox.takeRemaining()
-        let unfinished = jobs + delayed.map(\.job) + transfers.values.map(\.job)
+        let unfinished = jobs + arrived + delayed.map(\.job) + transfers.values.map(\.job)
         for (easy, _) in transfers {
             curl_multi_remove_handle(multi, easy)
             curl_easy_cleanup(easy)
         }
         transfers = [:]
         delayed = []
+        arrived = []
         for easy in idleHandles { curl_easy_cleanup(easy) }
         idleHandles = []
         curl_multi_cleanup(multi)
-        for job in unfinished { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+        for job in unfinished { job.complete(.retry(reason: "gateway shut down", after: nil)) }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

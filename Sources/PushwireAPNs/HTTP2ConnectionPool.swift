@@ -27,44 +27,41 @@ final class HTTP2ConnectionPool: Sendable {
     }
 
     /// Sends `batch` and returns one outcome per notification, in order: `refusal` answers a
-    /// notification without a request (nil: send it), `job` makes the request of one that goes.
-    /// Suspends while the in-flight window is full.
+    /// notification without a request (nil: send it), `job` makes the request of one that goes
+    /// (its outcome goes to the batch's collector, at its index). Suspends while the in-flight
+    /// window is full.
     func send(_ batch: [OutgoingNotification], refusal: (OutgoingNotification) -> DeliveryOutcome?,
-              job: (OutgoingNotification, _ completion: @escaping @Sendable (DeliveryOutcome) -> Void) -> APNsJob) async -> [DeliveryOutcome] {
+              job: (OutgoingNotification, _ collector: BatchCollector, _ index: Int) -> APNsJob) async -> [DeliveryOutcome] {
         guard !batch.isEmpty else { return [] }
-        let collector = BatchCollector(count: batch.count)
+        let collector = BatchCollector(count: batch.count, window: window)
         var sendable: [Int] = []
         sendable.reserveCapacity(batch.count)
         for (index, notification) in batch.enumerated() {
             if let refused = refusal(notification) {
-                collector.complete(index, refused)
+                collector.refuse(index, refused)
             } else {
                 sendable.append(index)
             }
         }
-        let window = self.window
         var next = 0
         while next < sendable.count {
             let granted = await window.acquire(atMost: sendable.count - next)
-            let jobs = sendable[next..<next + granted].map { index in
-                job(batch[index]) { outcome in
-                    window.release()
-                    collector.complete(index, outcome)
-                }
-            }
+            submit(sendable[next..<next + granted]) { job(batch[$0], collector, $0) }
             next += granted
-            submit(jobs)
         }
         return await collector.outcomes()
     }
 
-    /// Spreads `jobs` over the connections' clients, round robin, one hand-over per client.
-    private func submit(_ jobs: [APNsJob]) {
-        guard clients.count > 1 else { return clients[0].submit(jobs) }
+    /// Makes the jobs of `indices` and spreads them over the connections' clients, round robin,
+    /// one hand-over per client; each job is made straight into its client's group (no copy).
+    private func submit(_ indices: ArraySlice<Int>, job: (Int) -> APNsJob) {
+        guard clients.count > 1 else { return clients[0].submit(indices.map(job)) }
         // Unsigned arithmetic: the counter may wrap after 2^64 notifications without trapping.
-        let first = UInt(bitPattern: nextClient.wrappingAdd(jobs.count, ordering: .relaxed).oldValue)
+        let first = UInt(bitPattern: nextClient.wrappingAdd(indices.count, ordering: .relaxed).oldValue)
+        let count = UInt(clients.count)
         var groups = Array(repeating: [APNsJob](), count: clients.count)
-        for (offset, job) in jobs.enumerated() { groups[Int((first &+ UInt(offset)) % UInt(clients.count))].append(job) }
+        for group in groups.indices { groups[group].reserveCapacity(indices.count / clients.count + 1) }
+        for (offset, index) in indices.enumerated() { groups[Int((first &+ UInt(offset)) % count)].append(job(index)) }
         for (client, group) in zip(clients, groups) { client.submit(group) }
     }
 

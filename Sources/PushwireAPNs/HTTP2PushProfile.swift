@@ -5,12 +5,12 @@ import PushwireDelivery
 /// means. APNs (`APNsProfile`) and FCM (`FCMProfile`) share the transport — connections, streams,
 /// retries of unanswered requests — and differ only here.
 protocol HTTP2PushProfile: Sendable {
-    /// The request's `:path`.
-    func path(for notification: OutgoingNotification) -> String
-    /// The headers every request carrying `token` has alike, laid out once per token.
-    func sharedHeaders(token: String) -> [(name: String, value: String)]
-    /// The headers of this request alone.
-    func ownHeaders(for job: APNsJob) -> [(name: String, value: String)]
+    /// Appends the headers every request carrying `token` has alike to `block` (once per token
+    /// and connection).
+    func appendSharedHeaders(token: String, to block: inout NGHTTP2HeaderBlock)
+    /// Appends the request's `:path` and the headers of this request alone to `block` (once per
+    /// request: written straight into the block, no array or string per request).
+    func appendRequestHeaders(for job: APNsJob, to block: inout NGHTTP2HeaderBlock)
     /// The token to send now, without blocking: `.pending` while one is being fetched (the
     /// connection's thread goes on and is woken through `whenTokenSettles`), `.unavailable` with
     /// the reason when none can be had (signing or the token endpoint failed), reported as a
@@ -33,9 +33,13 @@ struct APNsProfile: HTTP2PushProfile {
     let topic: String
     let tokens: ProviderTokenCache
 
-    func path(for notification: OutgoingNotification) -> String { APNsRequest.path(for: notification) }
-    func sharedHeaders(token: String) -> [(name: String, value: String)] { APNsRequest.sharedHeaders(topic: topic, token: token) }
-    func ownHeaders(for job: APNsJob) -> [(name: String, value: String)] { APNsRequest.ownHeaders(for: job) }
+    func appendSharedHeaders(token: String, to block: inout NGHTTP2HeaderBlock) {
+        APNsRequest.appendSharedHeaders(topic: topic, token: token, to: &block)
+    }
+    func appendRequestHeaders(for job: APNsJob, to block: inout NGHTTP2HeaderBlock) {
+        block.append(":path", APNsRequest.pathPrefix, job.notification.deviceToken)
+        APNsRequest.appendOwnHeaders(for: job, to: &block)
+    }
     // ES256 signing takes well under a millisecond: done on the connection's thread, never pending.
     func currentToken() -> BearerToken { tokens.current().map(BearerToken.ready) ?? .unavailable("could not sign the provider token") }
     func whenTokenSettles(_ wake: @escaping @Sendable () -> Void) { wake() }

@@ -3,7 +3,7 @@ import Synchronization
 /// The jobs handed to a connection client's thread, and whether that thread was told to stop:
 /// the one place where other threads meet a client.
 ///
-/// Other threads call `submit` and `stop`; the client's thread calls `take` each round and
+/// Other threads call `submit` and `stop`; the client's thread calls `take(into:)` each round and
 /// `takeRemaining` when it shuts down. `wake` runs while the lock is held and only while not
 /// stopping, so once the thread has seen `stopping` it may free what `wake` uses (a libcurl
 /// multi handle, a pipe) with no wake-up racing the release.
@@ -22,13 +22,17 @@ final class JobInbox: Sendable {
         guard !jobs.isEmpty else { return }
         let accepted = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
-            let wasEmpty = state.pending.isEmpty
-            state.pending.append(contentsOf: jobs)
-            if wasEmpty { wake() }
+            if state.pending.isEmpty {
+                // Takes the array as it is: no copy of each job (and of its references).
+                state.pending = jobs
+                wake()
+            } else {
+                state.pending.append(contentsOf: jobs)
+            }
             return true
         }
         if !accepted {
-            for job in jobs { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+            for job in jobs { job.complete(.retry(reason: "gateway shut down", after: nil)) }
         }
     }
 
@@ -51,11 +55,17 @@ final class JobInbox: Sendable {
     /// Whether `stop` was called.
     var isStopping: Bool { state.withLock { $0.stopping } }
 
-    /// The jobs queued since the last call, and whether the thread should stop.
-    func take() -> (jobs: [APNsJob], stopping: Bool) {
+    /// Moves the jobs queued since the last call to the end of `queue` and says whether the thread
+    /// should stop. An empty `queue` trades storage with the inbox instead: no job is copied.
+    func take(into queue: inout [APNsJob]) -> Bool {
         state.withLock { state in
-            defer { state.pending.removeAll(keepingCapacity: true) }
-            return (state.pending, state.stopping)
+            if queue.isEmpty {
+                swap(&queue, &state.pending)
+            } else {
+                queue.append(contentsOf: state.pending)
+                state.pending.removeAll(keepingCapacity: true)
+            }
+            return state.stopping
         }
     }
 

@@ -32,6 +32,10 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private var delayed: [(deadline: ContinuousClock.Instant, job: APNsJob)] = []
     private var connection: NGHTTP2Connection?
     private var nextTimeoutScan = ContinuousClock.now
+    /// Outcomes settled this loop round, handed to their batches before the thread sleeps.
+    private var settled = SettledJobs()
+    /// The streams `settle` is acting on (empty between calls).
+    private var ended: [NGHTTP2Connection.Closed] = []
 
     /// Sets up TLS and starts the thread; the connection opens when the first job arrives.
     init(endpoint: APNsEndpoint, profile: any HTTP2PushProfile, configuration: APNsConfiguration) throws(APNsGatewayError) {
@@ -90,12 +94,18 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private func run() {
         let clock = ContinuousClock()
         while true {
-            let (jobs, stopping) = inbox.take()
-            if stopping { break }
-            queue.append(contentsOf: jobs)
+            if queueHead == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                queueHead = 0
+            }
+            if inbox.take(into: &queue) { break }
             let now = clock.now
             if !delayed.isEmpty { startDueRetries(now: now) }
-            if connection == nil && queueHead < queue.count { connect() }
+            if connection == nil && queueHead < queue.count {
+                // Connecting may block (up to connectTimeout): answers already settled go first.
+                if !settled.isEmpty { settled.handOver() }
+                connect()
+            }
 
             if let connection {
                 if now >= nextTimeoutScan {
@@ -106,6 +116,8 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
                 connection.flush()
                 settle(connection)
             }
+            // This round's answers (and those read before it) reach their batches at once.
+            if !settled.isEmpty { settled.handOver() }
 
             var entries = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             if let connection {
@@ -182,7 +194,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             let waiting = queue[queueHead...]
             queue = []
             queueHead = 0
-            for job in waiting { job.completion(.retry(reason: failure, after: nil)) }
+            for job in waiting { settled.add(job, .retry(reason: failure, after: nil)) }
             return
         }
         let deadline = ContinuousClock.now + configuration.requestTimeout
@@ -190,7 +202,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             let job = queue[queueHead]
             queueHead += 1
             let stream = NGHTTP2Stream(job: job, token: token, deadline: deadline)
-            if connection.start(stream, path: profile.path(for: job.notification), profile: profile) {
+            if connection.start(stream, profile: profile) {
                 room -= 1
             } else {
                 unanswered(job, reason: "nghttp2 refused the request")
@@ -213,11 +225,12 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             connection.close(reason: connection.failure ?? "the server closed the connection")
             self.connection = nil
         }
-        let closed = connection.closed
-        connection.closed = []
-        for entry in closed {
+        // Trades storage with the connection's list: no new array per loop round.
+        swap(&ended, &connection.closed)
+        for entry in ended {
             if entry.answered { answered(entry.stream) } else { unanswered(entry.stream.job, reason: entry.reason) }
         }
+        ended.removeAll(keepingCapacity: true)
     }
 
     private func answered(_ stream: NGHTTP2Stream) {
@@ -225,10 +238,10 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         // notification, once per answer.
         switch profile.verdict(status: stream.status, body: stream.body, job: stream.job, retryAfter: stream.retryAfter) {
         case .outcome(let outcome):
-            stream.job.completion(outcome)
+            settled.add(stream.job, outcome)
         case .refreshTokenAndRetry:
             guard !stream.job.refreshedToken, profile.replace(rejected: stream.token) else {
-                stream.job.completion(profile.rejectedTokenOutcome)
+                settled.add(stream.job, profile.rejectedTokenOutcome)
                 return
             }
             // The next round starts it with the new current token (or waits for it).
@@ -247,7 +260,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             connectionRetries.add(1, ordering: .relaxed)
             delayed.append((ContinuousClock.now + configuration.retryPolicy.backoff(afterAttempt: job.failedAttempts), job))
         } else {
-            job.completion(.retry(reason: "connection failed: \(reason)", after: nil))
+            settled.add(job, .retry(reason: "connection failed: \(reason)", after: nil))
         }
     }
 
@@ -272,7 +285,8 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         queue = []
         queueHead = 0
         delayed = []
-        for job in unfinished { job.completion(.retry(reason: "gateway shut down", after: nil)) }
+        for job in unfinished { settled.add(job, .retry(reason: "gateway shut down", after: nil)) }
+        settled.handOver()
     }
 
     /// Whole milliseconds in `duration` (rounded down).

@@ -39,10 +39,12 @@ final class NGHTTP2Connection {
     /// first request is authorised), and streams above it would be refused or end the connection.
     private(set) var settingsReceived = false
 
-    /// The provider token `sharedHeaders` was laid out for.
+    /// The bearer token `headers` was laid out for.
     private var sharedToken = ""
-    private var sharedHeaders = NGHTTP2HeaderBlock()
-    private var ownHeaders = NGHTTP2HeaderBlock()
+    /// The request headers: the first `sharedCount` (pseudo-headers but `:path`, the headers
+    /// every request with `sharedToken` carries) laid out once per token, the rest per request.
+    private var headers = NGHTTP2HeaderBlock()
+    private var sharedCount = 0
     private var entries: [nghttp2_nv] = []
 
     private var outbound: [UInt8] = []
@@ -106,39 +108,27 @@ final class NGHTTP2Connection {
 
     /// Queues the request for `stream` (HEADERS, then the payload as DATA). Returns false if
     /// nghttp2 refused it; the stream is then not in the table.
-    func start(_ stream: NGHTTP2Stream, path: String, profile: any HTTP2PushProfile) -> Bool {
+    func start(_ stream: NGHTTP2Stream, profile: any HTTP2PushProfile) -> Bool {
         guard let session else { return false }
-        // The pseudo-headers but :path, and the headers shared by every request with this provider
-        // token, are laid out once per token; only :path and the notification's own headers are
-        // laid out per request.
-        if stream.token != sharedToken {
+        if stream.token != sharedToken || headers.count == 0 {
             sharedToken = stream.token
-            sharedHeaders.removeAll()
-            sharedHeaders.append(":method", "POST")
-            sharedHeaders.append(":scheme", "https")
-            sharedHeaders.append(":authority", authority)
-            for header in profile.sharedHeaders(token: stream.token) { sharedHeaders.append(header.name, header.value) }
+            headers.removeAll()
+            headers.append(":method", "POST")
+            headers.append(":scheme", "https")
+            headers.append(":authority", authority)
+            profile.appendSharedHeaders(token: stream.token, to: &headers)
+            sharedCount = headers.count
+        } else {
+            headers.removeAll(keepingFirst: sharedCount)
         }
-        ownHeaders.removeAll()
-        ownHeaders.append(":path", path)
-        for header in profile.ownHeaders(for: stream.job) {
-            ownHeaders.append(header.name, header.value, indexed: header.name != "apns-id")
-        }
-        entries.removeAll(keepingCapacity: true)
-        // Pseudo-headers first (RFC 9113 §8.3): the shared three, :path, then the rest.
-        let streamID = sharedHeaders.withEntries(0..<3, appendedTo: &entries) { entries in
-            ownHeaders.withEntries(0..<1, appendedTo: &entries) { entries in
-                sharedHeaders.withEntries(3..<sharedHeaders.count, appendedTo: &entries) { entries in
-                    ownHeaders.withEntries(1..<ownHeaders.count, appendedTo: &entries) { entries in
-                        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
-                        // The stream rides along as nghttp2's stream user data (unretained: the
-                        // table below holds it until it closes), so the callbacks find it without
-                        // a table lookup per header and DATA chunk.
-                        return nghttp2_submit_request(session, nil, entries, entries.count, &provider,
-                                                      Unmanaged.passUnretained(stream).toOpaque())
-                    }
-                }
-            }
+        // :path and the notification's own headers; the block sends the pseudo-headers first.
+        profile.appendRequestHeaders(for: stream.job, to: &headers)
+        let streamID = headers.withEntries(&entries) { entries in
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
+            // The stream rides along as nghttp2's stream user data (unretained: the table below
+            // holds it until it closes), so the callbacks find it without a table lookup per
+            // header and DATA chunk.
+            return nghttp2_submit_request(session, nil, entries, entries.count, &provider, Unmanaged.passUnretained(stream).toOpaque())
         }
         guard streamID > 0 else { return false }
         streams[streamID] = stream
@@ -260,10 +250,10 @@ final class NGHTTP2Connection {
     private static let onHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, _ in
         guard let frame, let name, let value, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               let stream = stream(session, frame.pointee.hd.stream_id) else { return 0 }
-        let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
-        if nameBytes.elementsEqual(":status".utf8) {
+        // Lengths first, then memcmp: a response has several headers and only these two matter.
+        if nameLength == 7 && memcmp(name, ":status", 7) == 0 {
             stream.status = NGHTTP2Connection.status(UnsafeBufferPointer(start: value, count: valueLength))
-        } else if nameBytes.elementsEqual("retry-after".utf8) {
+        } else if nameLength == 11 && memcmp(name, "retry-after", 11) == 0 {
             stream.retryAfter = APNsResponse.retryAfter(Substring(String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))
         }
         return 0
