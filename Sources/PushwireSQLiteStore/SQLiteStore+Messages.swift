@@ -1,7 +1,7 @@
 import Foundation
 import PushwireStore
 
-/// Messages, taps and statistics on SQLite (the outbox and deliveries are in SQLiteStore+Deliveries).
+/// Messages, taps and statistics on SQLite (targets are in SQLiteStore+Targets, fan-out steps in SQLiteStore+FanOutSteps).
 extension SQLiteStore: MessageStore {
     static let messageColumns = """
         id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, cursor
