@@ -58,6 +58,21 @@ enum PGText {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// `textArray` with NULL elements (unquoted `NULL`) for the nil ones.
+    static func optionalTextArray(_ values: [String?]) -> String {
+        var parts: [String] = []
+        parts.reserveCapacity(values.count)
+        for value in values {
+            guard let value else {
+                parts.append("NULL")
+                continue
+            }
+            let quoted = textArray([value])
+            parts.append(String(quoted.dropFirst().dropLast()))
+        }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+
     /// An array literal of integers, for a `$n::bigint[]` parameter.
     static func intArray<S: Sequence>(_ values: S) -> String where S.Element == Int64 {
         "{" + values.map { String($0) }.joined(separator: ",") + "}"

@@ -39,13 +39,13 @@ extension SQLiteStore {
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
         try SQLiteStore.checkStillWithGateway(step)
-        let leases = leases
+        let (leases, batches) = (leases, batches)
         return try await writer.write(background: true) { connection throws(StoreError) in
-            if try !SQLiteStore.underLease([step], leases)[0] { return [] }
+            if try !SQLiteStore.underLease([step], leases, batches)[0] { return [] }
             defer { if step.finish { leases.release([step.messageID], owner: nil) } }
             return try sql { () throws(SQLiteError) in
                 var records = NewRecords()
-                let ids = try SQLiteStore.apply(step, on: connection, records: &records)
+                let ids = try SQLiteStore.apply(step, on: connection, records: &records, batches: batches)
                 try records.insert(on: connection)
                 return ids
             }
@@ -68,9 +68,9 @@ extension SQLiteStore {
         }
         let (plainBySent, plainSteps) = (plain, isPlain)
         // One writer job (one savepoint) for all of them, in the background: no caller waits on it.
-        let leases = leases
+        let (leases, batches) = (leases, batches)
         return try await writer.write(background: true) { connection throws(StoreError) in
-            let allowed = try SQLiteStore.underLease(steps, leases)
+            let allowed = try SQLiteStore.underLease(steps, leases, batches)
             defer { leases.release(steps.filter(\.finish).map(\.messageID), owner: nil) }
             var plainBySent = plainBySent
             for (index, step) in steps.enumerated() where !allowed[index] {
@@ -87,7 +87,7 @@ extension SQLiteStore {
                         records.addPlatformCounts(step)
                         ids.append([])
                     } else {
-                        ids.append(try SQLiteStore.apply(step, on: connection, records: &records))
+                        ids.append(try SQLiteStore.apply(step, on: connection, records: &records, batches: batches))
                     }
                 }
                 for (sent, messageIDs) in plainBySent { try SQLiteStore.finishAllSent(messageIDs, sent: sent, on: connection) }
@@ -100,10 +100,19 @@ extension SQLiteStore {
     /// Which of `steps` may be written under their leases (`FanOutStep.lease`): a step
     /// that starts its message takes the lease unless another owner holds it live (false: it
     /// writes nothing); any other step must be its owner's, else the job fails as a whole.
-    static func underLease(_ steps: [FanOutStep], _ leases: LeaseTable) throws(StoreError) -> [Bool] {
+    static func underLease(_ steps: [FanOutStep], _ leases: LeaseTable, _ batches: BatchTable) throws(StoreError) -> [Bool] {
         var allowed: [Bool] = []
         allowed.reserveCapacity(steps.count)
         for step in steps {
+            if let batch = step.batch {
+                // A batch's step is fenced by the batch's lease, not the message's.
+                guard let lease = step.lease, !step.startsSending else {
+                    throw .invalidChange("a step of a batch of message \(step.messageID) needs its lease and cannot start the message")
+                }
+                if let refusal = batches.refusal(FanOutBatchID(messageID: step.messageID, index: batch), owner: lease.owner) { throw refusal }
+                allowed.append(true)
+                continue
+            }
             guard let lease = step.lease else {
                 allowed.append(true)
                 continue
@@ -131,7 +140,7 @@ extension SQLiteStore {
     /// How many devices `step` records as sent, when that is all it does: closes its message
     /// (no failures, retries, new records, badges, cursor or targets, nothing else open).
     static func plainFinishSent(_ step: FanOutStep) -> Int? {
-        guard step.finish, !step.startsSending, step.stillWithGateway.isEmpty, step.handOver.isEmpty, step.badges.isEmpty,
+        guard step.finish, step.batch == nil, !step.startsSending, step.stillWithGateway.isEmpty, step.handOver.isEmpty, step.badges.isEmpty,
               step.cursor == nil, step.targetedIncrement == 0, !step.results.isEmpty else { return nil }
         for result in step.results {
             guard case .sent = result.result else { return nil }
@@ -309,7 +318,7 @@ extension SQLiteStore {
     /// written and nothing handed over), then the outcomes and badge changes; its new attempt
     /// records are added to `records` (inserted at the end of the job).
     private static func apply(_ step: FanOutStep, on connection: SQLiteConnection,
-                              records: inout NewRecords) throws(SQLiteError) -> [UInt64] {
+                              records: inout NewRecords, batches: BatchTable) throws(SQLiteError) -> [UInt64] {
         var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
         for result in step.results {
             switch result.result {
@@ -328,6 +337,18 @@ extension SQLiteStore {
         let stillFrom = step.stillWithGateway.min().map { Int64($0) }
         let openFrom = stillFrom ?? (count == 0 ? 0 : firstID)
         let openTo = count > 0 ? firstID + count - 1 : (stillFrom == nil ? -1 : Int64.max)
+        if let batch = step.batch {
+            // A batch's cursor and open records are the batch's; the message gets the counts,
+            // and is done with its last batch.
+            let allDone = batches.step(FanOutBatchID(messageID: step.messageID, index: batch), cursor: step.cursor, openFrom: openFrom,
+                                       openTo: openTo, finish: step.finish, untilMS: step.lease?.untilMS ?? 0)
+            try connection.statement("""
+                UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
+                    targeted = targeted + ?5, status = CASE WHEN ?6 THEN 3 ELSE status END WHERE id = ?1
+                """).bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
+                          .int(step.finish && allDone ? 1 : 0)).run()
+            return try applyRecords(step, on: connection, records: &records, firstID: firstID)
+        }
         // A literal (found by its address, not by hashing its text) and typed binds (no array
         // of values): one per message and step, twice per small message.
         let update = try connection.statement(SQLiteStore.stepUpdateSQL)
@@ -344,6 +365,13 @@ extension SQLiteStore {
         try update.run()
         // Cancelled (or gone) before it started: nothing written, nothing to hand over.
         if step.startsSending, connection.changes == 0 { return [] }
+        return try applyRecords(step, on: connection, records: &records, firstID: firstID)
+    }
+
+    /// The rest of a step after its message row: platform counts, outcomes, failure counts,
+    /// dead tokens, replaced records, new records (added to `records`) and badges.
+    private static func applyRecords(_ step: FanOutStep, on connection: SQLiteConnection, records: inout NewRecords,
+                                     firstID: Int64) throws(SQLiteError) -> [UInt64] {
         records.addPlatformCounts(step)
 
         var failuresByReason: [String: Int64] = [:]

@@ -146,7 +146,7 @@ extension SQLiteStore: MessageStore {
     public func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] {
         try read { connection throws(StoreError) in
             var due: [MessageRecord] = []
-            for id in try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit) {
+            for id in batches.uncut(try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit)) {
                 if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { due.append(message) }
             }
             return due
@@ -187,8 +187,9 @@ extension SQLiteStore: MessageStore {
     public func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
         // Read far enough ahead to pass the messages other owners hold (only the contract's
         // tests have other owners here). Leases live in memory: no write, nothing to sync.
+        // Messages cut into batches are claimed batch by batch (`claimFanOutBatches`), not whole.
         let due = try await dueMessageIDs(nowMS: lease.nowMS, limit: limit + leases.count, includeSending: includeSending)
-        return leases.claim(due, lease, limit: limit)
+        return leases.claim(batches.uncut(due), lease, limit: limit)
     }
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {

@@ -110,7 +110,16 @@ public final class PushwireServices: Sendable {
         messages.register(on: server)
     }
 
-    /// Finishes queued writes and closes the store; call after the server stopped.
+    /// Stops the delivery pipeline and waits for it: running fan-outs end after their batch in
+    /// hand, and their leases (messages and shared batches) are given up while the store is still
+    /// open, so that another server continues them at once instead of after the lease expires.
+    /// Call after the server stopped and before `close()`.
+    public func stopDelivery() async {
+        await messages.pipeline.stop()
+    }
+
+    /// Finishes queued writes and closes the store; call after the server stopped (and after
+    /// `stopDelivery()`, else the pipeline's leases are left to expire).
     public func close() {
         messages.pipeline.requestStop()
         registry.follower.stop()

@@ -1,4 +1,5 @@
 // pushwired: parses its arguments, builds the server configuration and runs the server.
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -182,6 +183,7 @@ case .run(let options):
     let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile, fcmURL = options.fcmURL, fcmCAFile = options.fcmCAFile
     var delivery = DeliveryPipeline.Configuration()
     delivery.leaseDuration = options.outboxLease
+    delivery.sharedBatchDevices = options.fanOutBatchDevices
     let deliveryConfiguration = delivery
     let services: PushwireServices
     switch waitForStartup({ () async throws(ServicesStartupError) in
@@ -233,6 +235,16 @@ case .run(let options):
         exit(1)
     }
     server.waitUntilStopped()
+    // The pipeline gives its leases up before the store closes (bounded: a gateway that hangs
+    // does not hold the exit; those leases then expire as after a crash).
+    let deliveryStopped = DispatchSemaphore(value: 0)
+    Task {
+        await services.stopDelivery()
+        deliveryStopped.signal()
+    }
+    if deliveryStopped.wait(timeout: .now() + .seconds(10)) == .timedOut {
+        logger.warning("delivery did not stop within 10 s; its leases expire by themselves")
+    }
     services.close()
     exit(0)
 }

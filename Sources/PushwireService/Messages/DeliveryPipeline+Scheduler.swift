@@ -146,6 +146,8 @@ extension DeliveryPipeline {
             // gateway write whatever its size. The held ones wait at most for that commit, which
             // wakes this loop.
             if state.withLock({ $0.startingSmallBatches.isEmpty }) { startSmallBatch(&smallBatch) }
+            // Batches of shared fan-outs (cut here or by another server) take free large slots.
+            let batchesLookedFor = await claimBatchesIfDue(idlePollMS: idlePollMS)
             if next == pending.count {
                 pending.removeAll(keepingCapacity: true)
                 next = 0
@@ -159,6 +161,7 @@ extension DeliveryPipeline {
                     delay = min(delay, .milliseconds(max(0, later - Self.nowMS())))
                 }
             }
+            if batchesLookedFor { delay = min(delay, configuration.batchPoll) }
             if delay > .zero { await sleep(delay) }
         }
         // Claimed small messages never started: not running (the next start finds them scheduled).
@@ -172,9 +175,10 @@ extension DeliveryPipeline {
         }
         // Let running fan-outs reach the end of their batch, then give their leases up, so that
         // another server continues them at once rather than after the lease expires.
-        let held = state.withLock { Array($0.running) }
-        while state.withLock({ !$0.running.isEmpty }) { try? await Task.sleep(for: .milliseconds(5)) }
+        let (held, heldBatches) = state.withLock { (Array($0.running), Array($0.runningBatches)) }
+        while state.withLock({ !$0.running.isEmpty || !$0.runningBatches.isEmpty }) { try? await Task.sleep(for: .milliseconds(5)) }
         if !held.isEmpty { _ = try? await store.releaseLeases(owner: leaseOwner, messageIDs: held) }
+        if !heldBatches.isEmpty { _ = try? await store.releaseBatchLeases(owner: leaseOwner, batches: heldBatches) }
         state.withLock { $0.renewer }?.cancel()
     }
 

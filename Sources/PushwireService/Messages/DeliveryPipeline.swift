@@ -33,6 +33,13 @@ public final class DeliveryPipeline: Sendable {
         /// pipeline renews its leases every third of it. A server that dies holds its messages
         /// this long at most (plus one `idlePoll`) before another server takes them over.
         public var leaseDuration: Duration = .seconds(10)
+        /// Devices per shared fan-out batch (`FanOutBatchRecord`): with a store whose batches
+        /// every server shares (PostgreSQL), a message with more targets than this is cut into
+        /// batches of this many, each claimed by whichever server has a free slot. 0: never cut.
+        public var sharedBatchDevices = 20_000
+        /// How often a scheduler with a free slot for a large message looks for batches to
+        /// claim (cut by any server; its own cuts wake it at once).
+        public var batchPoll: Duration = .milliseconds(100)
 
         /// The defaults.
         public init() {}
@@ -51,6 +58,12 @@ public final class DeliveryPipeline: Sendable {
     /// What the scheduler, the renewer and the fan-outs share, under `state`'s lock.
     struct State {
         var running: Set<Int64> = []
+        /// Batches of shared fan-outs claimed and running here (each counted in `runningLarge`).
+        var runningBatches: Set<FanOutBatchID> = []
+        /// A batch was cut here since the scheduler last looked for batches.
+        var batchesCut = false
+        /// When the scheduler last looked for batches to claim, ms since 1970.
+        var batchesLookedAtMS: Int64?
         /// How many of `running` are started small messages, and started large ones (the rest
         /// of `running` is claimed, not started yet).
         var runningSmall = 0
@@ -138,9 +151,10 @@ public final class DeliveryPipeline: Sendable {
         let period = configuration.leaseDuration / 3
         while !isStopped {
             try? await Task.sleep(for: period)
-            let running = state.withLock { Array($0.running) }
-            if running.isEmpty || isStopped { continue }
-            _ = try? await store.renewLeases(lease(), messageIDs: running)
+            let (running, batches) = state.withLock { (Array($0.running), Array($0.runningBatches)) }
+            if isStopped { continue }
+            if !running.isEmpty { _ = try? await store.renewLeases(lease(), messageIDs: running) }
+            if !batches.isEmpty { _ = try? await store.renewBatchLeases(lease(), batches: batches) }
         }
     }
 
