@@ -192,7 +192,7 @@ extension PostgresStore {
                 try connection.query("""
                     UPDATE messages SET status = 2, lease_owner = COALESCE($2, lease_owner),
                         lease_until_ms = CASE WHEN $2::text IS NULL THEN lease_until_ms ELSE $4 END
-                    WHERE id = $1 AND status IN (1, 2)
+                    WHERE id = $1 AND status IN (1, 2) AND batches = 0
                         AND ($2::text IS NULL OR lease_owner IS NULL OR lease_owner = $2 OR lease_until_ms < $3)
                     """, [String(messageID), lease?.owner, String(lease?.nowMS ?? 0), String(lease?.untilMS ?? 0)]).changes > 0
             }

@@ -226,6 +226,8 @@ extension SQLiteStore: MessageStore {
     }
 
     public func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool {
+        // A message cut into batches is sent batch by batch, never whole again.
+        if batches.isCut(messageID) { return false }
         let leases = leases
         return try await writer.write { connection throws(StoreError) in
             if let lease, !leases.take(messageID, lease, orTakeOver: true) { return false }

@@ -64,7 +64,8 @@ public protocol MessageStore: Sendable {
     /// when the message's lease is free, expired at `lease.nowMS` or `lease.owner`'s, which then
     /// holds it until `lease.untilMS`.
     /// - Returns: false when it is neither scheduled nor sending (cancelled, done, or no such
-    ///   message), or another owner holds its lease: nothing changed.
+    ///   message), another owner holds its lease, or it was cut into batches (`cutFanOut`; it is
+    ///   sent batch by batch): nothing changed.
     func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool
 
     /// Claims due messages for `lease.owner` until `lease.untilMS`: at most `limit`, in

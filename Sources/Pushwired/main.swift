@@ -238,7 +238,8 @@ case .run(let options):
     // The pipeline gives its leases up before the store closes (bounded: a gateway that hangs
     // does not hold the exit; those leases then expire as after a crash).
     let deliveryStopped = DispatchSemaphore(value: 0)
-    Task {
+    // Detached: a task made here would inherit the main actor, whose thread waits below.
+    Task.detached {
         await services.stopDelivery()
         deliveryStopped.signal()
     }

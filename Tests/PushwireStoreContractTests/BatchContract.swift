@@ -50,6 +50,9 @@ extension StoreContractTests {
             XCTAssertEqual(whole, [])
             let due = try await store.dueMessages(nowMS: 5000, limit: 10)
             XCTAssertEqual(due.map(\.id), [])
+            // Nor started whole (a scheduler that read it before the cut): its batches are its work.
+            let startedWhole = try await store.startSending(messageID: message.id, lease: lease("A", at: 1120))
+            XCTAssertFalse(startedWhole, "a cut message is never fanned out whole")
             // A second cut changes nothing (three batches stay).
             let again = try await store.cutFanOut(messageID: message.id, lease: lease("A", at: 1150), bounds: ["b"])
             XCTAssertTrue(again)
