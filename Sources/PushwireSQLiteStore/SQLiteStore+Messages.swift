@@ -154,9 +154,9 @@ extension SQLiteStore: MessageStore {
     }
 
     public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
-        try read { connection throws(StoreError) in
+        try batches.uncut(read { connection throws(StoreError) in
             try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
-        }
+        })
     }
 
     /// Two walks of `messages_due` (status, send_at_ms; partial: `status IN (1, 2)`, which each

@@ -46,9 +46,9 @@ public protocol MessageStore: Sendable {
     ///   the application has no such message.
     func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord?
 
-    /// Messages to work on now, at most `limit`: every one left `.sending` first, then the
-    /// `.scheduled` ones whose send time is at or before `nowMS`; each group by send time, then
-    /// id (creation order).
+    /// Messages to work on now, at most `limit`: every one left `.sending` first (but those cut
+    /// into batches, `cutFanOut`: their batches are claimed instead), then the `.scheduled` ones
+    /// whose send time is at or before `nowMS`; each group by send time, then id (creation order).
     func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord]
 
     /// The ids of `dueMessages(nowMS:limit:)`, in the same order, without decoding the messages;
@@ -73,7 +73,8 @@ public protocol MessageStore: Sendable {
     /// already the owner's (renewed). A message another owner holds is skipped, never waited
     /// for, and no message is claimed by two owners at once (two servers claiming together get
     /// disjoint sets). A scheduled message stays scheduled (its first fan-out step moves it to
-    /// sending); with `includeSending` false the `.sending` ones are left out.
+    /// sending); with `includeSending` false the `.sending` ones are left out (those cut into
+    /// batches always are).
     /// - Returns: the ids claimed, in order.
     func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64]
 
