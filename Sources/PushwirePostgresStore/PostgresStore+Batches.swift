@@ -11,17 +11,24 @@ extension PostgresStore {
         guard every > 0 else { throw .invalidChange("batch bounds need a positive run length, not \(every)") }
         return try await read { connection throws(StoreError) in
             let (clause, values) = PostgresStore.targetingClause(targeting)
-            // Numbered in hwid order in one walk of the (app_id, hwid) key, which is how
-            // `targets` reads them; the last target never ends a run (the last batch has no end).
-            let rows = try pg { () throws(PGError) in
-                try connection.query("""
-                    SELECT hwid FROM (
-                        SELECT hwid, row_number() OVER (ORDER BY hwid) AS n, count(*) OVER () AS total FROM devices
+            // A walk of the (app_id, hwid) key from each bound to the next, in `targets`' order
+            // and filter: one row a run, the `every`-th. (A window numbering every target in one
+            // query took 4–6 s for 1 M devices on a loaded machine, against about 1 s for this.)
+            var bounds: [String] = []
+            var after = ""
+            while true {
+                let rows = try pg { () throws(PGError) in
+                    try connection.query("""
+                        SELECT hwid FROM devices
                         WHERE app_id = $1 AND hwid > $2 AND push_token <> '' AND push_token <> dead_token\(clause)
-                    ) numbered WHERE n % $3 = 0 AND n < total ORDER BY n
-                    """, [String(applicationID), "", String(every)] + values)
+                        ORDER BY hwid OFFSET $3 LIMIT 2
+                        """, [String(applicationID), after, String(every - 1)] + values)
+                }
+                // The run's last target ends a batch only when another target follows it.
+                guard rows.count == 2 else { return bounds }
+                after = rows.text(0, 0)
+                bounds.append(after)
             }
-            return (0..<rows.count).map { rows.text($0, 0) }
         }
     }
 
