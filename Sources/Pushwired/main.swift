@@ -185,10 +185,19 @@ case .run(let options):
     delivery.leaseDuration = options.outboxLease
     delivery.sharedBatchDevices = options.fanOutBatchDevices
     let deliveryConfiguration = delivery
+    // The gateways are this composition root's choice, as the store engine is.
+    let gateways: DeliveryGateways
+    do {
+        gateways = try makeDeliveryGateways(sinkPath: sinkPath, apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile),
+                                            fcm: APNsConfiguration(baseURLOverride: fcmURL, caFile: fcmCAFile))
+    } catch {
+        store.close()
+        logger.critical("cannot open the sink file", ["error": error.description])
+        exit(1)
+    }
     let services: PushwireServices
     switch waitForStartup({ () async throws(ServicesStartupError) in
-        try await PushwireServices(store: store, adminToken: adminToken, sinkPath: sinkPath, apnsURL: apnsURL, apnsCAFile: apnsCAFile,
-                                   fcmURL: fcmURL, fcmCAFile: fcmCAFile, delivery: deliveryConfiguration)
+        try await PushwireServices(store: store, adminToken: adminToken, gateways: gateways, delivery: deliveryConfiguration)
     }) {
     case .success(let started):
         services = started
