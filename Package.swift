@@ -140,7 +140,7 @@ let package = Package(
         // One suite written against the store protocols, run against every engine (an engine
         // joins with one file: a subclass of StoreContractTests naming its factory).
         .testTarget(name: "PushwireStoreContractTests", dependencies: ["PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore"]),
-        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
+        .testTarget(name: "PushwireServiceTests", dependencies: ["PushwireService", "PushwireAPNs", "PushwireDelivery", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireRuntime", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),
         .testTarget(name: "PushwireConsoleTests", dependencies: ["PushwireConsole", "PushwireRuntime"]),
         .testTarget(name: "PushwireDeliveryTests", dependencies: ["PushwireDelivery"]),
         .testTarget(name: "PushwireJSONTests", dependencies: ["PushwireJSON"]),

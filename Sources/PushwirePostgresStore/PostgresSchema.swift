@@ -129,6 +129,27 @@ enum PostgresSchema {
         ALTER TABLE messages ADD COLUMN lease_owner text COLLATE "C";
         ALTER TABLE messages ADD COLUMN lease_until_ms bigint NOT NULL DEFAULT 0;
         """,
+        // 5: fan-out batches shared by the servers (`FanOutBatchRecord`) — a large message cut
+        // into keyset ranges of its targets, each claimed under a lease of its own, with its
+        // own cursor and open records; `messages.batches` counts a message's batches (0: fanned
+        // out whole), and a cut message is claimed batch by batch, no longer whole.
+        """
+        ALTER TABLE messages ADD COLUMN batches integer NOT NULL DEFAULT 0;
+        CREATE TABLE message_batches (
+            message_id bigint NOT NULL,
+            batch integer NOT NULL,
+            after_hwid text COLLATE "C",
+            through_hwid text COLLATE "C",
+            cursor text COLLATE "C",
+            open_from bigint NOT NULL DEFAULT 0,
+            open_to bigint NOT NULL DEFAULT -1,
+            done boolean NOT NULL DEFAULT false,
+            lease_owner text COLLATE "C",
+            lease_until_ms bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (message_id, batch)
+        );
+        CREATE INDEX message_batches_open ON message_batches (message_id, batch) WHERE NOT done;
+        """,
     ]
 
     /// The newest schema version this binary understands.

@@ -182,6 +182,9 @@ extension PostgresStore {
     /// row, the outcomes, failure counts, dead tokens and badges, then the new records; each kind
     /// of change is one statement over arrays, however many rows it has.
     private static func apply(_ step: FanOutStep, on connection: PGConnection) throws(StoreError) -> [UInt64] {
+        if step.batch != nil, step.lease == nil || step.startsSending {
+            throw .invalidChange("a step of a batch of message \(step.messageID) needs its lease and cannot start the message")
+        }
         let (ids, changed) = try pg { () throws(PGError) -> ([Int64], Bool) in
             var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
             for result in step.results {
@@ -204,12 +207,28 @@ extension PostgresStore {
             let stillFrom = step.stillWithGateway.min().map { Int64($0) }
             let openFrom = stillFrom ?? (count == 0 ? 0 : firstID)
             let openTo = count > 0 ? (ids.last ?? firstID) : (stillFrom == nil ? -1 : Int64.max)
+            if let batch = step.batch, let lease = step.lease {
+                // A batch's step is fenced by the batch row; its counters go to the message last.
+                let updated = try connection.query(batchStepUpdateSQL, [
+                    String(step.messageID), String(batch), lease.owner, step.cursor, String(openFrom), String(openTo),
+                    PGText.bool(step.finish), String(lease.untilMS),
+                ])
+                return (ids, updated.changes > 0)
+            }
             let updated = try connection.query(stepUpdateSQL, [
                 String(step.messageID), String(sent), String(failed), String(invalid), String(step.targetedIncrement), step.cursor,
                 PGText.bool(step.finish), String(openFrom), String(openTo), PGText.bool(step.startsSending),
                 step.lease?.owner, String(step.lease?.nowMS ?? 0), String(step.lease?.untilMS ?? 0),
             ])
             return (ids, updated.changes > 0)
+        }
+        if let batch = step.batch, !changed {
+            let exists = try pg { () throws(PGError) in
+                try connection.query("SELECT 1 FROM message_batches WHERE message_id = $1 AND batch = $2",
+                                     [String(step.messageID), String(batch)]).count > 0
+            }
+            if !exists { throw .notFound("batch \(batch) of message \(step.messageID)") }
+            throw .leaseLost("batch \(batch) of message \(step.messageID) is held by another server (or done)")
         }
         // Cancelled (or gone, or another server's) before it started: nothing written.
         if step.startsSending, !changed { return [] }
@@ -257,14 +276,6 @@ extension PostgresStore {
                     WHERE d.app_id = $1 AND d.hwid = u.hwid AND d.push_token = u.token
                     """, [String(step.applicationID), PGText.textArray(deadHWIDs), PGText.textArray(deadTokens)])
             }
-            if !failuresByReason.isEmpty {
-                let reasons = Array(failuresByReason.keys)
-                try connection.query("""
-                    INSERT INTO message_failures (message_id, reason, count)
-                    SELECT $1, reason, count FROM unnest($2::text[], $3::bigint[]) AS u (reason, count)
-                    ON CONFLICT (message_id, reason) DO UPDATE SET count = message_failures.count + excluded.count
-                    """, [String(step.messageID), PGText.textArray(reasons), PGText.intArray(reasons.map { failuresByReason[$0] ?? 0 })])
-            }
             if !step.badges.isEmpty {
                 // The last badge of each device (an UPDATE … FROM with two rows for one device
                 // would take either).
@@ -281,6 +292,31 @@ extension PostgresStore {
                     SELECT id, $2, hwid, attempt, 0 FROM unnest($1::bigint[], $3::text[], $4::integer[]) AS r (id, hwid, attempt)
                     """, [PGText.intArray(ids), String(step.messageID), PGText.textArray(step.handOver.map(\.hwid)),
                           PGText.intArray(step.handOver.map { Int64($0.attempt) })])
+            }
+            if step.batch != nil {
+                // After the records: the message row is what every server's steps of this
+                // message share, so it is locked only from here to the COMMIT.
+                if step.finish { try connection.query("SELECT 1 FROM messages WHERE id = $1 FOR UPDATE", [String(step.messageID)]) }
+                var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
+                for result in step.results {
+                    switch result.result {
+                    case .sent: sent += 1
+                    case .failed(_, let invalidToken, _):
+                        failed += 1
+                        if invalidToken { invalid += 1 }
+                    case .retryPending: break
+                    }
+                }
+                try connection.query(batchMessageUpdateSQL, [String(step.messageID), String(sent), String(failed), String(invalid),
+                                                             String(step.targetedIncrement), PGText.bool(step.finish)])
+            }
+            if !failuresByReason.isEmpty {
+                let reasons = Array(failuresByReason.keys)
+                try connection.query("""
+                    INSERT INTO message_failures (message_id, reason, count)
+                    SELECT $1, reason, count FROM unnest($2::text[], $3::bigint[]) AS u (reason, count)
+                    ON CONFLICT (message_id, reason) DO UPDATE SET count = message_failures.count + excluded.count
+                    """, [String(step.messageID), PGText.textArray(reasons), PGText.intArray(reasons.map { failuresByReason[$0] ?? 0 })])
             }
             if !step.platformCounts.isEmpty {
                 // Summed per platform first: one statement may not change a row twice.

@@ -121,7 +121,7 @@ extension PostgresStore {
             var ids: [Int64] = []
             if includeSending {
                 let sending = try connection.query(
-                    "SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 ORDER BY send_at_ms, id LIMIT $1", [String(limit)])
+                    "SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 AND batches = 0 ORDER BY send_at_ms, id LIMIT $1", [String(limit)])
                 for row in 0..<sending.count { ids.append(sending.int(row, 0)) }
                 if ids.count >= limit { return ids }
             }
@@ -149,7 +149,7 @@ extension PostgresStore {
                 try connection.query("""
                     UPDATE messages SET status = 2, lease_owner = COALESCE($2, lease_owner),
                         lease_until_ms = CASE WHEN $2::text IS NULL THEN lease_until_ms ELSE $4 END
-                    WHERE id = $1 AND status IN (1, 2)
+                    WHERE id = $1 AND status IN (1, 2) AND batches = 0
                         AND ($2::text IS NULL OR lease_owner IS NULL OR lease_owner = $2 OR lease_until_ms < $3)
                     """, [String(messageID), lease?.owner, String(lease?.nowMS ?? 0), String(lease?.untilMS ?? 0)]).changes > 0
             }
@@ -167,7 +167,7 @@ extension PostgresStore {
                     let rows = try connection.query("""
                         UPDATE messages m SET lease_owner = $1, lease_until_ms = $3
                         FROM (SELECT id FROM messages
-                              WHERE status IN (1, 2) AND status = $5 AND ($5 = 2 OR send_at_ms <= $2)
+                              WHERE status IN (1, 2) AND status = $5 AND ($5 = 2 OR send_at_ms <= $2) AND batches = 0
                                   AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until_ms < $2)
                               ORDER BY send_at_ms, id LIMIT $4 FOR UPDATE SKIP LOCKED) c
                         WHERE m.id = c.id RETURNING m.send_at_ms, m.id

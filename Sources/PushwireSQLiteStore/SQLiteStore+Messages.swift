@@ -1,7 +1,7 @@
 import Foundation
 import PushwireStore
 
-/// Messages, taps and statistics on SQLite (the outbox and deliveries are in SQLiteStore+Deliveries).
+/// Messages, taps and statistics on SQLite (targets are in SQLiteStore+Targets, fan-out steps in SQLiteStore+FanOutSteps).
 extension SQLiteStore: MessageStore {
     static let messageColumns = """
         id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, cursor
@@ -146,7 +146,7 @@ extension SQLiteStore: MessageStore {
     public func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] {
         try read { connection throws(StoreError) in
             var due: [MessageRecord] = []
-            for id in try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit) {
+            for id in batches.uncut(try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit)) {
                 if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { due.append(message) }
             }
             return due
@@ -154,9 +154,9 @@ extension SQLiteStore: MessageStore {
     }
 
     public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
-        try read { connection throws(StoreError) in
+        try batches.uncut(read { connection throws(StoreError) in
             try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
-        }
+        })
     }
 
     /// Two walks of `messages_due` (status, send_at_ms; partial: `status IN (1, 2)`, which each
@@ -187,8 +187,9 @@ extension SQLiteStore: MessageStore {
     public func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
         // Read far enough ahead to pass the messages other owners hold (only the contract's
         // tests have other owners here). Leases live in memory: no write, nothing to sync.
+        // Messages cut into batches are claimed batch by batch (`claimFanOutBatches`), not whole.
         let due = try await dueMessageIDs(nowMS: lease.nowMS, limit: limit + leases.count, includeSending: includeSending)
-        return leases.claim(due, lease, limit: limit)
+        return leases.claim(batches.uncut(due), lease, limit: limit)
     }
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
@@ -225,6 +226,8 @@ extension SQLiteStore: MessageStore {
     }
 
     public func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool {
+        // A message cut into batches is sent batch by batch, never whole again.
+        if batches.isCut(messageID) { return false }
         let leases = leases
         return try await writer.write { connection throws(StoreError) in
             if let lease, !leases.take(messageID, lease, orTakeOver: true) { return false }

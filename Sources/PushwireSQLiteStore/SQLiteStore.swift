@@ -17,6 +17,8 @@ public final class SQLiteStore: PushwireStore {
     private let lock: DataDirectoryLock
     /// The outbox's message leases (in memory: this process is the data directory's only one).
     let leases = LeaseTable()
+    /// Fan-out batches (in memory, for the contract: this engine's pipeline fans out whole).
+    let batches = BatchTable()
 
     /// Opens (creating and migrating as needed) the store in `dataDirectory`.
     /// - Throws: `.cannotOpen` when the directory cannot be created or written or another process

@@ -1,4 +1,3 @@
-import PushwireAPNs
 import PushwireDelivery
 import PushwireStore
 import PushwireWire
@@ -22,20 +21,13 @@ public final class PushwireServices: Sendable {
     /// Builds the services over `store`, an engine `pushwired` chose and opened, and loads the
     /// applications and their categories; the services close the store in `close()`.
     /// - Parameters:
-    ///   - sinkPath: the file sink of applications without push credentials (`/dev/null`: dropped).
-    ///   - apnsURL: replaces Apple's base URL for every application with APNs settings (e.g.
-    ///     `https://127.0.0.1:8443`, a local APNs double); nil: each app's environment decides.
-    ///   - apnsCAFile: a PEM file of CA certificates APNs connections trust instead of the system's;
-    ///     TLS verification stays on either way.
-    ///   - fcmURL: replaces FCM's base URL (`https://fcm.googleapis.com`) for every application
-    ///     with FCM credentials (a local FCM double).
-    ///   - fcmCAFile: CA certificates FCM connections and OAuth2 token requests trust instead of
-    ///     the system's.
+    ///   - gateways: what deliveries go through — the sink of applications without push
+    ///     credentials and how APNs and FCM gateways are made — built by the caller (`pushwired`,
+    ///     the composition root, as it builds the store).
     ///   - delivery: the delivery pipeline's tunables (its outbox lease, `--outbox-lease`).
-    /// - Throws: `ServicesStartupError` with a message for a person: the store's (`StoreError`)
-    ///   or the sink file's; the store is closed then.
-    public init(store: some PushwireStore & MessageStore, adminToken: String, sinkPath: String,
-                apnsURL: String? = nil, apnsCAFile: String? = nil, fcmURL: String? = nil, fcmCAFile: String? = nil,
+    /// - Throws: `ServicesStartupError` with a message for a person (the store's `StoreError`);
+    ///   the store is closed then.
+    public init(store: some PushwireStore & MessageStore, adminToken: String, gateways: DeliveryGateways,
                 delivery: DeliveryPipeline.Configuration = DeliveryPipeline.Configuration()) async throws(ServicesStartupError) {
         self.store = store
         do {
@@ -47,14 +39,7 @@ public final class PushwireServices: Sendable {
         admin = AdminService(registry: registry)
         devices = DevicesService(registry: registry)
         categories = CategoriesService(registry: registry)
-        do {
-            messages = try MessagesService.start(registry: registry, store: store, sinkPath: sinkPath, delivery: delivery,
-                                                 apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile),
-                                                 fcm: APNsConfiguration(baseURLOverride: fcmURL, caFile: fcmCAFile))
-        } catch {
-            store.close()
-            throw .sink(error)
-        }
+        messages = MessagesService.start(registry: registry, store: store, gateways: gateways, delivery: delivery)
     }
 
     /// Registers every method of Admin, Categories and Devices (but TrackAction) on `server`
@@ -110,7 +95,16 @@ public final class PushwireServices: Sendable {
         messages.register(on: server)
     }
 
-    /// Finishes queued writes and closes the store; call after the server stopped.
+    /// Stops the delivery pipeline and waits for it: running fan-outs end after their batch in
+    /// hand, and their leases (messages and shared batches) are given up while the store is still
+    /// open, so that another server continues them at once instead of after the lease expires.
+    /// Call after the server stopped and before `close()`.
+    public func stopDelivery() async {
+        await messages.pipeline.stop()
+    }
+
+    /// Finishes queued writes and closes the store; call after the server stopped (and after
+    /// `stopDelivery()`, else the pipeline's leases are left to expire).
     public func close() {
         messages.pipeline.requestStop()
         registry.follower.stop()
@@ -118,18 +112,16 @@ public final class PushwireServices: Sendable {
     }
 }
 
-/// Why the services could not start: the data directory or the sink file, each named as such.
+/// Why the services could not start: the data directory (the sink file is opened by whoever
+/// builds the gateways, `pushwired`, and reported there).
 public enum ServicesStartupError: Error, Sendable, CustomStringConvertible {
     /// The data directory (or its database) cannot be opened.
     case dataDirectory(StoreError)
-    /// The `--sink` file cannot be opened.
-    case sink(FileSinkGateway.OpenError)
 
     /// What went wrong, for a person: printed as is by `pushwired`.
     public var description: String {
         switch self {
         case .dataDirectory(let error): error.description
-        case .sink(let error): error.description
         }
     }
 
@@ -137,7 +129,6 @@ public enum ServicesStartupError: Error, Sendable, CustomStringConvertible {
     public var what: String {
         switch self {
         case .dataDirectory: "the data directory"
-        case .sink: "the sink file"
         }
     }
 }

@@ -265,12 +265,16 @@ public struct FanOutStep: Sendable, Equatable {
     /// The lease the step is written under (`MessageStore.recordFanOutStep`); nil: none asked
     /// (one process alone, tools and tests).
     public var lease: MessageLease?
+    /// The batch of the message this step belongs to (`FanOutBatchRecord`), by index; nil: the
+    /// step is the whole message's.
+    public var batch: Int?
 
     /// Creates a step.
     public init(messageID: Int64, applicationID: Int64, results: [DeliveryResultRecord] = [], handOver: [NewDeliveryRecord] = [],
                 cursor: String? = nil, targetedIncrement: Int = 0, badges: [(hwid: String, badge: Int64)] = [], finish: Bool = false,
                 stillWithGateway: [UInt64] = [], startsSending: Bool = false, platformCounts: [PlatformCountRecord] = [],
-                lease: MessageLease? = nil) {
+                lease: MessageLease? = nil, batch: Int? = nil) {
+        self.batch = batch
         self.platformCounts = platformCounts
         self.lease = lease
         self.messageID = messageID
@@ -288,7 +292,7 @@ public struct FanOutStep: Sendable, Equatable {
     public static func == (a: FanOutStep, b: FanOutStep) -> Bool {
         a.messageID == b.messageID && a.applicationID == b.applicationID && a.results == b.results && a.handOver == b.handOver
             && a.cursor == b.cursor && a.targetedIncrement == b.targetedIncrement && a.finish == b.finish && a.stillWithGateway == b.stillWithGateway
-            && a.startsSending == b.startsSending && a.platformCounts == b.platformCounts && a.lease == b.lease
+            && a.startsSending == b.startsSending && a.platformCounts == b.platformCounts && a.lease == b.lease && a.batch == b.batch
             && a.badges.map(\.hwid) == b.badges.map(\.hwid) && a.badges.map(\.badge) == b.badges.map(\.badge)
     }
 }

@@ -46,9 +46,9 @@ public protocol MessageStore: Sendable {
     ///   the application has no such message.
     func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord?
 
-    /// Messages to work on now, at most `limit`: every one left `.sending` first, then the
-    /// `.scheduled` ones whose send time is at or before `nowMS`; each group by send time, then
-    /// id (creation order).
+    /// Messages to work on now, at most `limit`: every one left `.sending` first (but those cut
+    /// into batches, `cutFanOut`: their batches are claimed instead), then the `.scheduled` ones
+    /// whose send time is at or before `nowMS`; each group by send time, then id (creation order).
     func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord]
 
     /// The ids of `dueMessages(nowMS:limit:)`, in the same order, without decoding the messages;
@@ -64,7 +64,8 @@ public protocol MessageStore: Sendable {
     /// when the message's lease is free, expired at `lease.nowMS` or `lease.owner`'s, which then
     /// holds it until `lease.untilMS`.
     /// - Returns: false when it is neither scheduled nor sending (cancelled, done, or no such
-    ///   message), or another owner holds its lease: nothing changed.
+    ///   message), another owner holds its lease, or it was cut into batches (`cutFanOut`; it is
+    ///   sent batch by batch): nothing changed.
     func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool
 
     /// Claims due messages for `lease.owner` until `lease.untilMS`: at most `limit`, in
@@ -72,7 +73,8 @@ public protocol MessageStore: Sendable {
     /// already the owner's (renewed). A message another owner holds is skipped, never waited
     /// for, and no message is claimed by two owners at once (two servers claiming together get
     /// disjoint sets). A scheduled message stays scheduled (its first fan-out step moves it to
-    /// sending); with `includeSending` false the `.sending` ones are left out.
+    /// sending); with `includeSending` false the `.sending` ones are left out (those cut into
+    /// batches always are).
     /// - Returns: the ids claimed, in order.
     func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64]
 
@@ -85,6 +87,50 @@ public protocol MessageStore: Sendable {
     /// Gives up `owner`'s leases on these messages (a server that stops): any server may claim
     /// them at once. Leases of other owners are left alone.
     func releaseLeases(owner: String, messageIDs: [Int64]) async throws(StoreError)
+
+    /// Whether this engine's fan-out batches (`cutFanOut`) are durable and shared by every server
+    /// of the store, so that a large message is worth cutting into batches: true for a networked
+    /// engine; false for one process alone, whose batches live in memory (its pipeline fans a
+    /// message out whole, resumable after a crash from the message's own cursor).
+    var sharesFanOutBatches: Bool { get }
+
+    /// The hwids that end each run of `every` targets of the selection (as `targets` orders and
+    /// filters them): the `every`-th, the 2·`every`-th, …, never the last target. Cutting the
+    /// selection after each gives runs of `every` devices and a last one of at most `every`.
+    func batchBounds(applicationID: Int64, _ targeting: TargetingRecord, every: Int) async throws(StoreError) -> [String]
+
+    /// Cuts a message's fan-out into batches at `bounds` (ascending hwids, as `batchBounds`
+    /// gives): batch 0 up to and including `bounds[0]`, …, the last one after the last bound
+    /// (`bounds.count + 1` batches), each free for any server to claim. Only under `lease`, as a
+    /// step that `startsSending`: the message moves to sending, and from then on it is no longer
+    /// claimed as a whole (`claimDueMessages`, `dueMessages` leave it out) and its message lease
+    /// is given up; its batches are its work. A message cut before stays as it is.
+    /// - Returns: false when the message is neither scheduled nor sending, another owner holds
+    ///   it, or it is sending without batches (a whole fan-out started): nothing changed.
+    func cutFanOut(messageID: Int64, lease: MessageLease, bounds: [String]) async throws(StoreError) -> Bool
+
+    /// Claims batches of messages that are sending, not done, whose lease is free or expired at
+    /// `lease.nowMS`, for `lease.owner` until `lease.untilMS`: at most `limit`, oldest message
+    /// first, then by index. A live lease — another owner's, or the owner's own (a batch it is
+    /// fanning out; `renewBatchLeases` extends those) — is skipped, never waited for; no batch
+    /// is claimed by two owners at once.
+    /// - Returns: the batches claimed, in that order, each with its cursor.
+    func claimFanOutBatches(_ lease: MessageLease, limit: Int) async throws(StoreError) -> [FanOutBatchRecord]
+
+    /// Extends `lease.owner`'s leases on these batches (not done) to `lease.untilMS`, even those
+    /// that expired, as long as no other owner took them.
+    /// - Returns: the batches still held, ascending.
+    func renewBatchLeases(_ lease: MessageLease, batches: [FanOutBatchID]) async throws(StoreError) -> [FanOutBatchID]
+
+    /// Gives up `owner`'s leases on these batches (a server that stops): any server may claim
+    /// them at once. Leases of other owners are left alone.
+    func releaseBatchLeases(owner: String, batches: [FanOutBatchID]) async throws(StoreError)
+
+    /// The batch's attempt records without a final outcome, by ascending id, as
+    /// `openDeliveries(messageID:)` for a whole message: those its last steps handed over
+    /// without an outcome, and the message's retry-pending ones whose hwid lies in the batch.
+    /// - Throws: `.notFound` when the message has no such batch.
+    func openDeliveries(batch: FanOutBatchID) async throws(StoreError) -> [OpenDeliveryRecord]
 
     /// The next `limit` devices the targeting selects, in hwid byte order after `afterHWID`
     /// (keyset pagination: nil starts at the beginning). Devices without a push token, or whose
@@ -128,9 +174,14 @@ public protocol MessageStore: Sendable {
     /// owner's (expired or not). Either renews it to `lease.untilMS`.
     /// - Returns: the new attempt records' ids, in the order of `step.handOver`; none when the
     ///   step `startsSending` a message that was cancelled meanwhile or that another owner holds.
-    /// - Throws: `.invalidChange` when `stillWithGateway` is not a previous step's ids;
-    ///   `.leaseLost` when a step that does not start the message is not under its lease
-    ///   (another server took it over): nothing written.
+    /// A step of a batch (`step.batch`) is fenced by the batch's lease instead (the lease must
+    /// be the owner's, expired or not; it may not `startsSending`): its cursor and open records
+    /// are the batch's, its counts are added to the message's, and `finish` closes the batch —
+    /// and the message with it when no other batch is left open.
+    /// - Throws: `.invalidChange` when `stillWithGateway` is not a previous step's ids, or a
+    ///   batch step has no lease or `startsSending`; `.leaseLost` when a step that does not
+    ///   start the message is not under its lease (another server took it or its batch over):
+    ///   nothing written; `.notFound` when the batch does not exist.
     func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64]
 
     /// Several steps in one transaction (small messages fanned out together), applied in order:

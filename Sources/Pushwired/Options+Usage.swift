@@ -49,6 +49,10 @@ extension Options {
                                          unless renewed (every third of it): a server that dies
                                          holds its messages this long, then another one takes them
                                          over (default: 10s; at least 1s)
+          --fanout-batch <devices>       on PostgreSQL, a message to more devices is cut into
+                                         batches of this many, which every server claims and fans
+                                         out (leases as above); 0: each message by one server
+                                         (default: 20000)
           --sink <file>                  where notifications of apps without APNs credentials go, one
                                          JSON line each (default: <data-dir>/sink.jsonl); reopened
                                          on SIGHUP (for logrotate)

@@ -34,6 +34,8 @@ struct Options {
     var logFormat = Logger.Format.text
     /// `--outbox-lease`: how long a server's claim on a message lasts unrenewed.
     var outboxLease: Duration = .seconds(10)
+    /// `--fanout-batch`: devices per shared fan-out batch on PostgreSQL (0: never cut).
+    var fanOutBatchDevices = 20_000
     /// `--tls-cert` / `--tls-key`: the PEM chain and key that make `--listen` speak TLS; both or neither.
     var tlsCertificateFile: String?
     var tlsKeyFile: String?

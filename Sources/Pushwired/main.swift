@@ -1,4 +1,5 @@
 // pushwired: parses its arguments, builds the server configuration and runs the server.
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -182,11 +183,21 @@ case .run(let options):
     let apnsURL = options.apnsURL, apnsCAFile = options.apnsCAFile, fcmURL = options.fcmURL, fcmCAFile = options.fcmCAFile
     var delivery = DeliveryPipeline.Configuration()
     delivery.leaseDuration = options.outboxLease
+    delivery.sharedBatchDevices = options.fanOutBatchDevices
     let deliveryConfiguration = delivery
+    // The gateways are this composition root's choice, as the store engine is.
+    let gateways: DeliveryGateways
+    do {
+        gateways = try makeDeliveryGateways(sinkPath: sinkPath, apns: APNsConfiguration(baseURLOverride: apnsURL, caFile: apnsCAFile),
+                                            fcm: APNsConfiguration(baseURLOverride: fcmURL, caFile: fcmCAFile))
+    } catch {
+        store.close()
+        logger.critical("cannot open the sink file", ["error": error.description])
+        exit(1)
+    }
     let services: PushwireServices
     switch waitForStartup({ () async throws(ServicesStartupError) in
-        try await PushwireServices(store: store, adminToken: adminToken, sinkPath: sinkPath, apnsURL: apnsURL, apnsCAFile: apnsCAFile,
-                                   fcmURL: fcmURL, fcmCAFile: fcmCAFile, delivery: deliveryConfiguration)
+        try await PushwireServices(store: store, adminToken: adminToken, gateways: gateways, delivery: deliveryConfiguration)
     }) {
     case .success(let started):
         services = started
@@ -233,6 +244,17 @@ case .run(let options):
         exit(1)
     }
     server.waitUntilStopped()
+    // The pipeline gives its leases up before the store closes (bounded: a gateway that hangs
+    // does not hold the exit; those leases then expire as after a crash).
+    let deliveryStopped = DispatchSemaphore(value: 0)
+    // Detached: a task made here would inherit the main actor, whose thread waits below.
+    Task.detached {
+        await services.stopDelivery()
+        deliveryStopped.signal()
+    }
+    if deliveryStopped.wait(timeout: .now() + .seconds(10)) == .timedOut {
+        logger.warning("delivery did not stop within 10 s; its leases expire by themselves")
+    }
     services.close()
     exit(0)
 }

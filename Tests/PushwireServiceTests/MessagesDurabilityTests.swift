@@ -58,6 +58,23 @@ final class CrashingStore: MessageStore, @unchecked Sendable {
     func releaseLeases(owner: String, messageIDs: [Int64]) async throws(StoreError) {
         try await store.releaseLeases(owner: owner, messageIDs: messageIDs)
     }
+    var sharesFanOutBatches: Bool { store.sharesFanOutBatches }
+    func batchBounds(applicationID: Int64, _ t: TargetingRecord, every: Int) async throws(StoreError) -> [String] {
+        try await store.batchBounds(applicationID: applicationID, t, every: every)
+    }
+    func cutFanOut(messageID: Int64, lease: MessageLease, bounds: [String]) async throws(StoreError) -> Bool {
+        try await store.cutFanOut(messageID: messageID, lease: lease, bounds: bounds)
+    }
+    func claimFanOutBatches(_ lease: MessageLease, limit: Int) async throws(StoreError) -> [FanOutBatchRecord] {
+        try await store.claimFanOutBatches(lease, limit: limit)
+    }
+    func renewBatchLeases(_ lease: MessageLease, batches: [FanOutBatchID]) async throws(StoreError) -> [FanOutBatchID] {
+        try await store.renewBatchLeases(lease, batches: batches)
+    }
+    func releaseBatchLeases(owner: String, batches: [FanOutBatchID]) async throws(StoreError) {
+        try await store.releaseBatchLeases(owner: owner, batches: batches)
+    }
+    func openDeliveries(batch: FanOutBatchID) async throws(StoreError) -> [OpenDeliveryRecord] { try await store.openDeliveries(batch: batch) }
     func targets(applicationID: Int64, _ t: TargetingRecord, afterHWID: String?, limit: Int) async throws(StoreError) -> [TargetDevice] {
         try await store.targets(applicationID: applicationID, t, afterHWID: afterHWID, limit: limit)
     }

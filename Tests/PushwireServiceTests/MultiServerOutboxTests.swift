@@ -24,7 +24,9 @@ final class MultiServerOutboxTests: XCTestCase {
     /// twice and the counts add up in GetMessageDetails.
     func testKill9OfAServerMidFanOutIsFinishedByAnother() throws {
         let total = 50_000
-        let cluster = try PushwiredCluster(count: 1, extraArguments: Self.lease)
+        // Cut into batches of 5,000 that both servers share: the survivor takes over the dead
+        // server's batches from their cursors.
+        let cluster = try PushwiredCluster(count: 1, extraArguments: Self.lease + ["--fanout-batch", "5000"])
         defer { cluster.stopAll() }
         let a = try cluster.client(0)
         let created = try CrashRecoveryTests.createApplication(named: "takeover", through: a)

@@ -1,4 +1,6 @@
 import Foundation
+import PushwireAPNs
+import PushwireDelivery
 import PushwireSQLiteStore
 import PushwireSQLiteStore
 import PushwireStore
@@ -8,11 +10,29 @@ import XCTest
 
 let testAdminToken = "admin-secret"
 
-/// Opens SQLite in `dataDirectory` and builds the services over it, as `pushwired` does.
+/// Opens SQLite in `dataDirectory` and builds the services over it with the file sink and the
+/// APNs and FCM gateways, as `pushwired` does (`Sources/Pushwired/Gateways.swift`).
 func makePushwireServices(dataDirectory: String, adminToken: String, sinkPath: String? = nil) async throws -> PushwireServices {
+    // The store first: it creates the data directory the default sink is in.
     let store = try SQLiteStore(dataDirectory: dataDirectory)
-    return try await PushwireServices(store: store, adminToken: adminToken,
-                                      sinkPath: sinkPath ?? dataDirectory + "/" + MessagesService.defaultSinkFileName)
+    let path = sinkPath ?? dataDirectory + "/" + MessagesService.defaultSinkFileName
+    let sink: any NotificationGateway
+    do {
+        sink = path == MessagesService.discardingSinkPath ? NullGateway() : try FileSinkGateway(path: path)
+    } catch {
+        store.close()
+        throw error
+    }
+    let gateways = DeliveryGateways(sink: sink, makeAPNs: { settings in
+        guard let credentials = try? APNsCredentials(
+            teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
+            environment: settings.environment == 2 ? .production : .sandbox) else { return nil }
+        return try? APNsGateway(credentials: credentials, configuration: APNsConfiguration())
+    }, makeFCM: { json in
+        guard let account = try? FCMServiceAccount(json: json) else { return nil }
+        return try? FCMGateway(account: account, configuration: APNsConfiguration())
+    })
+    return try await PushwireServices(store: store, adminToken: adminToken, gateways: gateways)
 }
 
 /// A registry over a fresh SQLite store, with the three services.

@@ -17,6 +17,10 @@ struct FanOut {
     /// How long retries found open on start wait: none after a crash; a base backoff when a
     /// small-messages batch (`SmallMessagesFanOut`) hands over a message with transient outcomes.
     var resumedRetriesAfter: Duration = .zero
+    /// The batch of the message this fan-out sends (claimed under its lease), or nil for the
+    /// whole message. A batch reads its targets from its cursor to its end only, and its steps
+    /// are fenced by the batch's lease (`FanOutStep.batch`).
+    var batch: FanOutBatchRecord? = nil
 
     static let interruptedReason = "Interrupted"
     static let unregisteredReason = "Unregistered"
@@ -52,15 +56,25 @@ struct FanOut {
                                                              startsSending: true, lease: pipeline.lease()))
             return
         }
+        // A large message, with servers sharing the store, is cut into batches that every
+        // server claims (`DeliveryPipeline+Batches`); this fan-out ends once they exist.
+        if batch == nil, message.status == .scheduled, let cut = await cutIntoBatches() {
+            if cut {
+                pipeline.flowMetrics.entered(.sending)
+                pipeline.batchesCut()
+            }
+            return
+        }
         // A message left sending (a crash, another server that died, a small batch's retries)
         // is taken under this pipeline's lease first: its steps are written only under it, and
         // another server's live lease leaves the message to that server.
-        if message.status == .sending {
+        if batch == nil, message.status == .sending {
             guard (try? await store.startSending(messageID: message.id, lease: pipeline.lease())) == true else { return }
         }
         // A scheduled message moves to sending in the transaction of its first batch (one write
         // fewer per message); that step writes nothing when the message was cancelled meanwhile.
-        var startsSending = message.status == .scheduled
+        var startsSending = batch == nil && message.status == .scheduled
+        let batchIndex = batch?.id.index
         let gateway = pipeline.chooseGateway(message.applicationID)
         let configuration = pipeline.configuration
         var renders = Renders()
@@ -70,7 +84,13 @@ struct FanOut {
         var retries: [Retry] = []
 
         // Resume what a crash left open (a message that was only scheduled has nothing open).
-        let open = message.status == .scheduled ? [] : (try? await store.openDeliveries(messageID: message.id)) ?? []
+        let open: [OpenDeliveryRecord]
+        if let batch {
+            guard let found = try? await store.openDeliveries(batch: batch.id) else { return }
+            open = found
+        } else {
+            open = message.status == .scheduled ? [] : (try? await store.openDeliveries(messageID: message.id)) ?? []
+        }
         for open in open {
             if open.handedOver {
                 let result = DeliveryResultRecord.Result.failed(reason: FanOut.interruptedReason, invalidToken: false, deadToken: nil)
@@ -88,8 +108,13 @@ struct FanOut {
         // known, so up to two batches are with the gateway (handed over without an outcome) at
         // once; the step says where the older one starts, and a crash closes both as
         // `Interrupted` (handed over, so never resent).
+        let range = batch
         @Sendable func read(after cursor: String?) async -> [TargetDevice]? {
-            try? await store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor, limit: configuration.batchSize)
+            guard let read = try? await store.targets(applicationID: message.applicationID, message.targeting, afterHWID: cursor,
+                                                      limit: configuration.batchSize) else { return nil }
+            // A batch's targets end at its bound (a short read is then its last).
+            guard let range, let last = read.last, !range.includes(last.hwid) else { return read }
+            return read.filter { range.includes($0.hwid) }
         }
         struct InGateway {
             /// The batch's attempt records, still with the gateway until its outcomes are recorded.
@@ -100,7 +125,7 @@ struct FanOut {
         }
         var inGateway: InGateway?
         var readFailed = false
-        guard var targets = await read(after: message.cursor) else { return }
+        guard var targets = await read(after: batch.map(\.resumeAfter) ?? message.cursor) else { return }
         if startsSending, targets.isEmpty {
             guard (try? await store.startSending(messageID: message.id, lease: pipeline.lease())) == true else { return }
             pipeline.flowMetrics.entered(.sending)
@@ -111,7 +136,8 @@ struct FanOut {
             for target in targets { tally.targeted(target.deviceType) }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
-                                  stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending, platformCounts: tally.take(), lease: pipeline.lease())
+                                  stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending, platformCounts: tally.take(), lease: pipeline.lease(),
+                                  batch: batchIndex)
             let stepStartsSending = startsSending
             startsSending = false
             pending = []
@@ -153,7 +179,7 @@ struct FanOut {
         }
         if readFailed {
             _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
-                                                             platformCounts: tally.take(), lease: pipeline.lease()))
+                                                             platformCounts: tally.take(), lease: pipeline.lease(), batch: batchIndex))
             return
         }
 
@@ -180,7 +206,7 @@ struct FanOut {
                 }
             }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending, handOver: handOver,
-                                  platformCounts: tally.take(), lease: pipeline.lease())
+                                  platformCounts: tally.take(), lease: pipeline.lease(), batch: batchIndex)
             guard let ids = try? await store.recordFanOutStep(step) else { return }
             pending = []
             if sending.isEmpty { continue }
@@ -201,12 +227,15 @@ struct FanOut {
             // Record what we know; the rest resumes on the next start.
             if !pending.isEmpty {
                 _ = try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
-                                                                 platformCounts: tally.take(), lease: pipeline.lease()))
+                                                                 platformCounts: tally.take(), lease: pipeline.lease(), batch: batchIndex))
             }
             return
         }
         guard (try? await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: message.applicationID,
-                                                            results: pending, finish: true, platformCounts: tally.take(), lease: pipeline.lease()))) != nil else { return }
+                                                            results: pending, finish: true, platformCounts: tally.take(), lease: pipeline.lease(),
+                                                            batch: batchIndex))) != nil else { return }
+        // A batch that was not its message's last leaves the summary to the last one.
+        if batch != nil, (try? await store.message(id: message.id))?.status != .done { return }
         pipeline.flowMetrics.entered(.done)
         // The counts of every run of this message (a resumed one had earlier runs): one read, at
         // the end of a message that took the long path, only when someone reads the line.
@@ -214,6 +243,19 @@ struct FanOut {
             pipeline.logDelivered(code: message.code, targeted: stats.targeted, sent: stats.sent, failed: stats.failed,
                                   invalidTokens: stats.invalidTokens)
         }
+    }
+
+    /// Cuts a scheduled large message into batches when the store shares them between servers
+    /// and it has more targets than one batch holds.
+    /// - Returns: nil to fan it out whole; else whether it was cut (false: cancelled meanwhile,
+    ///   or another server holds it — nothing to do here).
+    private func cutIntoBatches() async -> Bool? {
+        let store = pipeline.store
+        let every = pipeline.configuration.sharedBatchDevices
+        guard store.sharesFanOutBatches, every > 0, !pipeline.configuration.isSmall(message) else { return nil }
+        guard let bounds = try? await store.batchBounds(applicationID: message.applicationID, message.targeting, every: every),
+              !bounds.isEmpty else { return nil }
+        return (try? await store.cutFanOut(messageID: message.id, lease: pipeline.lease(), bounds: bounds)) ?? false
     }
 
     /// What a batch of targets turns into, in target order: the badges that change, each device's

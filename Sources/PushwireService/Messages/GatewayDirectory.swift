@@ -18,22 +18,19 @@ final class GatewayDirectory: Sendable {
     }
 
     private let sink: any NotificationGateway
-    private let apns: APNsConfiguration
-    private let fcm: APNsConfiguration
+    private let makeAPNs: @Sendable (APNsSettingsRecord) -> (any NotificationGateway)?
+    private let makeFCM: @Sendable (String) -> (any NotificationGateway)?
     private let applications: @Sendable (Int64) -> ApplicationRecord?
     private let gateways = Mutex<[Int64: Cached]>([:])
 
     /// - Parameters:
-    ///   - sink: the gateway of applications without push credentials.
-    ///   - apns: how every APNs gateway connects; its `baseURLOverride` and `caFile` come from
-    ///     `pushwired --apns-url/--apns-ca-file` (a local APNs double in tests), the rest is default.
-    ///   - fcm: how every FCM gateway connects (`pushwired --fcm-url/--fcm-ca-file`).
+    ///   - gateways: the sink of applications without push credentials, and how their APNs and
+    ///     FCM gateways are made (`pushwired` builds them: `Sources/Pushwired/Gateways.swift`).
     ///   - applications: the current record of an application by internal id.
-    init(sink: any NotificationGateway, apns: APNsConfiguration = APNsConfiguration(), fcm: APNsConfiguration = APNsConfiguration(),
-         applications: @escaping @Sendable (Int64) -> ApplicationRecord?) {
-        self.sink = sink
-        self.apns = apns
-        self.fcm = fcm
+    init(_ gateways: DeliveryGateways, applications: @escaping @Sendable (Int64) -> ApplicationRecord?) {
+        self.sink = gateways.sink
+        self.makeAPNs = gateways.makeAPNs
+        self.makeFCM = gateways.makeFCM
         self.applications = applications
     }
 
@@ -88,16 +85,9 @@ final class GatewayDirectory: Sendable {
             // retried and then counted as failed for that reason (never written to the sink as
             // if sent). Such a failure is not kept, so the next batch tries again — without
             // touching the other service's gateway, which stays as it is.
-            services[.apns] = Self.resolve(application.apns, kept: &cached.apns, unavailable: Self.unavailableReason) { settings in
-                guard let credentials = try? APNsCredentials(
-                    teamID: settings.teamID, keyID: settings.keyID, topic: settings.topic, p8PEM: settings.privateKeyP8,
-                    environment: settings.environment == 2 ? .production : .sandbox) else { return nil }
-                return try? APNsGateway(credentials: credentials, configuration: apns)
-            }
-            services[.fcm] = Self.resolve(application.fcmServiceAccount, kept: &cached.fcm, unavailable: Self.fcmUnavailableReason) { json in
-                guard let account = try? FCMServiceAccount(json: json) else { return nil }
-                return try? FCMGateway(account: account, configuration: fcm)
-            }
+            services[.apns] = Self.resolve(application.apns, kept: &cached.apns, unavailable: Self.unavailableReason, make: makeAPNs)
+            services[.fcm] = Self.resolve(application.fcmServiceAccount, kept: &cached.fcm, unavailable: Self.fcmUnavailableReason,
+                                          make: makeFCM)
             gateways[applicationID] = cached
             return PlatformRouter(gateways: services)
         }

@@ -1,273 +1,12 @@
 import Foundation
-import PushwireJSON
 import PushwireStore
 
-/// The fan-out on SQLite: selecting targets by keyset pagination and writing attempt records.
+/// The fan-out's writes on SQLite: the open attempt records, and the steps that record outcomes
+/// and hand over new attempts.
 extension SQLiteStore {
     /// Delivery states in `deliveries.state`.
     enum DeliveryState: Int64 {
         case handedOver = 0, sent = 1, failed = 2, retryPending = 3, replaced = 4
-    }
-
-    /// How much of the database file a reader that selects targets maps.
-    static let targetsMmapBytes = 1 << 30
-
-    public func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int) async throws(StoreError) -> [TargetDevice] {
-        try read { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
-                // A fan-out reads every matching device row once: mapped pages save a copy and a
-                // pread(2) per page (a no-op after the first time on a pooled connection).
-                try connection.statement("PRAGMA mmap_size = \(SQLiteStore.targetsMmapBytes)").run()
-                return try SQLiteStore.targets(applicationID: applicationID, targeting, afterHWID: afterHWID, limit: limit,
-                                               on: connection)
-            }
-        }
-    }
-
-    public func firstTargets(of messages: [MessageRecord], limit: Int) async throws(StoreError) -> [[TargetDevice]] {
-        // One read transaction for all (`snapshot`: without BEGIN every statement is a
-        // transaction of its own): each costs tens of microseconds while the writer commits
-        // hundreds of times a second (file locks, the page cache dropped), more than a small
-        // message's query itself.
-        try read(snapshot: true) { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
-                try connection.statement("PRAGMA mmap_size = \(SQLiteStore.targetsMmapBytes)").run()
-                // The devices named by messages that only name a few: one statement per
-                // application for all of them (one per message, or per device, cost more in
-                // statement executions than in rows read).
-                var namedHWIDs: [Int64: [String]] = [:]
-                // A message naming, byte for byte, the devices the previous one of its application
-                // named adds nothing (a stream of messages to the same few devices made a list of
-                // 64 × 10 hwids for 10 devices, each parsed and put in SQLite's ephemeral table).
-                var previous: [Int64: [String]] = [:]
-                for message in messages where SQLiteStore.isOnlyFewDevices(message.targeting) {
-                    let hwids = message.targeting.hwids
-                    if let last = previous[message.applicationID], SQLiteStore.sameBytes(last, hwids) { continue }
-                    previous[message.applicationID] = hwids
-                    namedHWIDs[message.applicationID, default: []].append(contentsOf: hwids)
-                }
-                var named: [Int64: NamedDevices] = [:]
-                for (applicationID, hwids) in namedHWIDs {
-                    named[applicationID] = try NamedDevices(applicationID: applicationID, hwids: hwids, on: connection)
-                }
-                var all: [[TargetDevice]] = []
-                all.reserveCapacity(messages.count)
-                for message in messages {
-                    if let devices = named[message.applicationID], SQLiteStore.isOnlyFewDevices(message.targeting) {
-                        all.append(devices.targets(message.targeting.hwids, afterHWID: nil, limit: limit))
-                    } else {
-                        all.append(try SQLiteStore.targets(applicationID: message.applicationID, message.targeting, afterHWID: nil,
-                                                           limit: limit, on: connection))
-                    }
-                }
-                return all
-            }
-        }
-    }
-
-    private static func targets(applicationID: Int64, _ targeting: TargetingRecord, afterHWID: String?, limit: Int,
-                                on connection: SQLiteConnection) throws(SQLiteError) -> [TargetDevice] {
-        if isOnlyFewDevices(targeting) {
-            return try NamedDevices(applicationID: applicationID, hwids: targeting.hwids, on: connection)
-                .targets(targeting.hwids, afterHWID: afterHWID, limit: limit)
-        }
-        let (clause, clauseValues) = SQLiteStore.targetingClause(targeting)
-        let query = targetsQuery(explicit: !targeting.hwids.isEmpty, clause: clause)
-        let values: [SQLValue] = [.int(applicationID), .text(afterHWID ?? ""), .int(Int64(limit))] + clauseValues
-        let row = try connection.statement(query)
-        try row.bind(values)
-        defer { row.reset() }
-        var targets: [TargetDevice] = []
-        targets.reserveCapacity(min(limit, 1024))
-        while try row.step() {
-            targets.append(TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3),
-                                     deviceType: Int32(truncatingIfNeeded: row.int(4))))
-        }
-        return targets
-    }
-
-    /// The target selection with `clause` (from `targetingClause`).
-    private static func targetsQuery(explicit: Bool, clause: String) -> String {
-        // With explicit hwids, `+` keeps the cursor's range off the primary key, so that SQLite
-        // looks up each named device (in hwid order, so ORDER BY costs nothing) instead of
-        // walking every device of the application after the cursor and filtering: a message to
-        // 10 devices of an application with a million used to read a million rows.
-        let cursorTerm = explicit ? "+hwid > ?2" : "hwid > ?2"
-        return """
-            SELECT hwid, push_token, language, badge, device_type FROM devices
-            WHERE app_id = ?1 AND \(cursorTerm) AND push_token <> '' AND push_token <> dead_token\(clause)
-            ORDER BY hwid LIMIT ?3
-            """
-    }
-
-    /// Whether two lists of hwids are the same, byte for byte (String's `==` is Unicode-canonical:
-    /// a precomposed and a decomposed "é" are equal strings but two devices).
-    static func sameBytes(_ a: [String], _ b: [String]) -> Bool {
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where compareBytes(x, y) != 0 { return false }
-        return true
-    }
-
-    /// How `a` and `b` compare as SQLite compares text (by their UTF-8 bytes): negative, 0 or positive.
-    static func compareBytes(_ a: String, _ b: String) -> Int {
-        var a = a, b = b  // native strings: no copy, `withUTF8` lends their bytes
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let common = min(x.count, y.count)
-                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
-                    let order = memcmp(p, q, common)
-                    if order != 0 { return Int(order) }
-                }
-                return x.count - y.count
-            }
-        }
-    }
-
-    /// Targetings that name at most this many devices and nothing else are read by
-    /// `NamedDevices`.
-    static let namedTargetsLimit = 128
-
-    /// Whether `targeting` names a few devices and has no other criteria.
-    private static func isOnlyFewDevices(_ targeting: TargetingRecord) -> Bool {
-        !targeting.hwids.isEmpty && targeting.hwids.count <= namedTargetsLimit && targeting.userIDs.isEmpty
-            && targeting.platforms.isEmpty && targeting.conditions.isEmpty
-    }
-
-    /// The targetable devices among some named hwids of one application, read with one
-    /// statement, from which each message's targets are picked in memory.
-    private struct NamedDevices {
-        /// By the hwid's UTF-8 bytes: Swift's String equality is Unicode-canonical, SQLite's is
-        /// byte for byte, and two hwids canonically equal are two devices.
-        var devices: [Key: TargetDevice] = [:]
-
-        /// An hwid, hashed and compared by its UTF-8 bytes as one block (a key holding an array
-        /// of the bytes cost an allocation per lookup).
-        struct Key: Hashable {
-            var hwid: String
-            func hash(into hasher: inout Hasher) {
-                var hwid = hwid
-                hwid.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            }
-            static func == (a: Key, b: Key) -> Bool { SQLiteStore.compareBytes(a.hwid, b.hwid) == 0 }
-        }
-
-        /// Reads the devices of `hwids` that `targetsQuery` would select (registered, token not dead).
-        init(applicationID: Int64, hwids: [String], on connection: SQLiteConnection) throws(SQLiteError) {
-            // The hwids as one JSON array, so that the statement's text (and its prepared
-            // statement) is the same for any number of them.
-            var list: [UInt8] = [0x5B]
-            list.reserveCapacity(2 + hwids.count * 32)
-            for (index, hwid) in hwids.enumerated() {
-                if index > 0 { list.append(0x2C) }
-                JSONText.appendString(hwid, to: &list)
-            }
-            list.append(0x5D)
-            let row = try connection.statement("""
-                SELECT hwid, push_token, language, badge, device_type FROM devices
-                WHERE app_id = ?1 AND hwid IN (SELECT value FROM json_each(?2)) AND push_token <> '' AND push_token <> dead_token
-                """)
-            try row.bind(1, applicationID)
-            try row.bind(2, String(decoding: list, as: UTF8.self))
-            defer { row.reset() }
-            devices.reserveCapacity(hwids.count)
-            while try row.step() {
-                let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3),
-                                     deviceType: Int32(truncatingIfNeeded: row.int(4)))
-                devices[Key(hwid: device.hwid)] = device
-            }
-        }
-
-        /// The targets among `hwids` as `targetsQuery` orders and limits them: hwid after
-        /// `afterHWID` ("" without one), in SQLite's order (the UTF-8 bytes'), each once, at
-        /// most `limit`.
-        func targets(_ hwids: [String], afterHWID: String?, limit: Int) -> [TargetDevice] {
-            var targets: [TargetDevice] = []
-            targets.reserveCapacity(min(limit, hwids.count))
-            // CreateMessage stores the hwids in byte order without repeats, and a first read has
-            // no cursor: then they are taken as they are (sorting them was most of this). An empty
-            // hwid is never a target (the cursor "" excludes it), so the slow path deals with it.
-            if afterHWID == nil, !(hwids.first?.isEmpty ?? true),
-               zip(hwids, hwids.dropFirst()).allSatisfy({ SQLiteStore.compareBytes($0, $1) < 0 }) {
-                for hwid in hwids where targets.count < limit {
-                    if let device = devices[Key(hwid: hwid)] { targets.append(device) }
-                }
-                return targets
-            }
-            let after = afterHWID ?? ""
-            var names = hwids.filter { SQLiteStore.compareBytes(after, $0) < 0 }
-            names.sort { SQLiteStore.compareBytes($0, $1) < 0 }
-            var previous: String?
-            for name in names where targets.count < limit {
-                if let previous, SQLiteStore.compareBytes(previous, name) == 0 { continue }
-                previous = name
-                if let device = devices[Key(hwid: name)] { targets.append(device) }
-            }
-            return targets
-        }
-    }
-
-    /// The SQL that narrows `devices` to the targeting, with its values bound from `?4` on. The
-    /// text depends only on the shape of the targeting (how many values of what), so the prepared
-    /// statement is reused batch after batch.
-    static func targetingClause(_ targeting: TargetingRecord) -> (String, [SQLValue]) {
-        var clause = ""
-        var values: [SQLValue] = []
-        func placeholders(_ items: [SQLValue]) -> String {
-            var names: [String] = []
-            for item in items {
-                values.append(item)
-                names.append("?\(values.count + 3)")
-            }
-            return names.joined(separator: ", ")
-        }
-        func next(_ value: SQLValue) -> String { placeholders([value]) }
-        if !targeting.hwids.isEmpty { clause += " AND hwid IN (\(placeholders(targeting.hwids.map(SQLValue.text))))" }
-        if !targeting.userIDs.isEmpty { clause += " AND user_id IN (\(placeholders(targeting.userIDs.map(SQLValue.text))))" }
-        if !targeting.platforms.isEmpty {
-            clause += " AND device_type IN (\(placeholders(targeting.platforms.map { SQLValue.int(Int64($0)) })))"
-        }
-        for condition in targeting.conditions {
-            // The tag row is found by its primary key (app_id, hwid, name): one lookup per device.
-            let name = next(.text(condition.tag))
-            var tests: [String] = []
-            switch condition.op {
-            case .eq, .in:
-                for value in condition.values {
-                    switch value {
-                    case .string(let s):
-                        let p = next(.text(s))
-                        tests.append("(t.kind = 1 AND t.text_value = \(p)) OR (t.kind = 4 AND EXISTS (SELECT 1 FROM json_each(t.text_value) WHERE json_each.value = \(p)))")
-                    case .int(let i): tests.append("(t.kind IN (2, 5) AND t.int_value = \(next(.int(i))))")
-                    case .bool(let b): tests.append("(t.kind = 3 AND t.int_value = \(next(.int(b ? 1 : 0))))")
-                    }
-                }
-            case .gte, .lte, .between:
-                let bounds = condition.values.compactMap { value -> Int64? in if case .int(let i) = value { i } else { nil } }
-                if condition.op == .gte, let low = bounds.first {
-                    tests.append("t.kind IN (2, 5) AND t.int_value >= \(next(.int(low)))")
-                } else if condition.op == .lte, let high = bounds.first {
-                    tests.append("t.kind IN (2, 5) AND t.int_value <= \(next(.int(high)))")
-                } else if bounds.count == 2 {
-                    tests.append("t.kind IN (2, 5) AND t.int_value BETWEEN \(next(.int(bounds[0]))) AND \(next(.int(bounds[1])))")
-                }
-            }
-            if tests.isEmpty { tests = ["0"] }  // a condition that cannot hold selects nothing
-            clause += " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = devices.app_id AND t.hwid = devices.hwid AND t.name = \(name) AND (\(tests.joined(separator: " OR "))))"
-        }
-        return (clause, values)
-    }
-
-    public func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? {
-        try read { connection throws(StoreError) in
-            try sql { () throws(SQLiteError) in
-                let row = try connection.statement("SELECT hwid, push_token, language, badge, device_type FROM devices WHERE app_id = ?1 AND hwid = ?2")
-                try row.bind(.int(applicationID), .text(hwid))
-                defer { row.reset() }
-                guard try row.step() else { return nil }
-                return TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3),
-                                     deviceType: Int32(truncatingIfNeeded: row.int(4)))
-            }
-        }
     }
 
     public func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord] {
@@ -300,13 +39,13 @@ extension SQLiteStore {
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
         try SQLiteStore.checkStillWithGateway(step)
-        let leases = leases
+        let (leases, batches) = (leases, batches)
         return try await writer.write(background: true) { connection throws(StoreError) in
-            if try !SQLiteStore.underLease([step], leases)[0] { return [] }
+            if try !SQLiteStore.underLease([step], leases, batches)[0] { return [] }
             defer { if step.finish { leases.release([step.messageID], owner: nil) } }
             return try sql { () throws(SQLiteError) in
                 var records = NewRecords()
-                let ids = try SQLiteStore.apply(step, on: connection, records: &records)
+                let ids = try SQLiteStore.apply(step, on: connection, records: &records, batches: batches)
                 try records.insert(on: connection)
                 return ids
             }
@@ -329,9 +68,9 @@ extension SQLiteStore {
         }
         let (plainBySent, plainSteps) = (plain, isPlain)
         // One writer job (one savepoint) for all of them, in the background: no caller waits on it.
-        let leases = leases
+        let (leases, batches) = (leases, batches)
         return try await writer.write(background: true) { connection throws(StoreError) in
-            let allowed = try SQLiteStore.underLease(steps, leases)
+            let allowed = try SQLiteStore.underLease(steps, leases, batches)
             defer { leases.release(steps.filter(\.finish).map(\.messageID), owner: nil) }
             var plainBySent = plainBySent
             for (index, step) in steps.enumerated() where !allowed[index] {
@@ -348,7 +87,7 @@ extension SQLiteStore {
                         records.addPlatformCounts(step)
                         ids.append([])
                     } else {
-                        ids.append(try SQLiteStore.apply(step, on: connection, records: &records))
+                        ids.append(try SQLiteStore.apply(step, on: connection, records: &records, batches: batches))
                     }
                 }
                 for (sent, messageIDs) in plainBySent { try SQLiteStore.finishAllSent(messageIDs, sent: sent, on: connection) }
@@ -361,10 +100,19 @@ extension SQLiteStore {
     /// Which of `steps` may be written under their leases (`FanOutStep.lease`): a step
     /// that starts its message takes the lease unless another owner holds it live (false: it
     /// writes nothing); any other step must be its owner's, else the job fails as a whole.
-    static func underLease(_ steps: [FanOutStep], _ leases: LeaseTable) throws(StoreError) -> [Bool] {
+    static func underLease(_ steps: [FanOutStep], _ leases: LeaseTable, _ batches: BatchTable) throws(StoreError) -> [Bool] {
         var allowed: [Bool] = []
         allowed.reserveCapacity(steps.count)
         for step in steps {
+            if let batch = step.batch {
+                // A batch's step is fenced by the batch's lease, not the message's.
+                guard let lease = step.lease, !step.startsSending else {
+                    throw .invalidChange("a step of a batch of message \(step.messageID) needs its lease and cannot start the message")
+                }
+                if let refusal = batches.refusal(FanOutBatchID(messageID: step.messageID, index: batch), owner: lease.owner) { throw refusal }
+                allowed.append(true)
+                continue
+            }
             guard let lease = step.lease else {
                 allowed.append(true)
                 continue
@@ -392,7 +140,7 @@ extension SQLiteStore {
     /// How many devices `step` records as sent, when that is all it does: closes its message
     /// (no failures, retries, new records, badges, cursor or targets, nothing else open).
     static func plainFinishSent(_ step: FanOutStep) -> Int? {
-        guard step.finish, !step.startsSending, step.stillWithGateway.isEmpty, step.handOver.isEmpty, step.badges.isEmpty,
+        guard step.finish, step.batch == nil, !step.startsSending, step.stillWithGateway.isEmpty, step.handOver.isEmpty, step.badges.isEmpty,
               step.cursor == nil, step.targetedIncrement == 0, !step.results.isEmpty else { return nil }
         for result in step.results {
             guard case .sent = result.result else { return nil }
@@ -570,7 +318,7 @@ extension SQLiteStore {
     /// written and nothing handed over), then the outcomes and badge changes; its new attempt
     /// records are added to `records` (inserted at the end of the job).
     private static func apply(_ step: FanOutStep, on connection: SQLiteConnection,
-                              records: inout NewRecords) throws(SQLiteError) -> [UInt64] {
+                              records: inout NewRecords, batches: BatchTable) throws(SQLiteError) -> [UInt64] {
         var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
         for result in step.results {
             switch result.result {
@@ -589,6 +337,18 @@ extension SQLiteStore {
         let stillFrom = step.stillWithGateway.min().map { Int64($0) }
         let openFrom = stillFrom ?? (count == 0 ? 0 : firstID)
         let openTo = count > 0 ? firstID + count - 1 : (stillFrom == nil ? -1 : Int64.max)
+        if let batch = step.batch {
+            // A batch's cursor and open records are the batch's; the message gets the counts,
+            // and is done with its last batch.
+            let allDone = batches.step(FanOutBatchID(messageID: step.messageID, index: batch), cursor: step.cursor, openFrom: openFrom,
+                                       openTo: openTo, finish: step.finish, untilMS: step.lease?.untilMS ?? 0)
+            try connection.statement("""
+                UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
+                    targeted = targeted + ?5, status = CASE WHEN ?6 THEN 3 ELSE status END WHERE id = ?1
+                """).bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
+                          .int(step.finish && allDone ? 1 : 0)).run()
+            return try applyRecords(step, on: connection, records: &records, firstID: firstID)
+        }
         // A literal (found by its address, not by hashing its text) and typed binds (no array
         // of values): one per message and step, twice per small message.
         let update = try connection.statement(SQLiteStore.stepUpdateSQL)
@@ -605,6 +365,13 @@ extension SQLiteStore {
         try update.run()
         // Cancelled (or gone) before it started: nothing written, nothing to hand over.
         if step.startsSending, connection.changes == 0 { return [] }
+        return try applyRecords(step, on: connection, records: &records, firstID: firstID)
+    }
+
+    /// The rest of a step after its message row: platform counts, outcomes, failure counts,
+    /// dead tokens, replaced records, new records (added to `records`) and badges.
+    private static func applyRecords(_ step: FanOutStep, on connection: SQLiteConnection, records: inout NewRecords,
+                                     firstID: Int64) throws(SQLiteError) -> [UInt64] {
         records.addPlatformCounts(step)
 
         var failuresByReason: [String: Int64] = [:]
