@@ -53,6 +53,12 @@ extension Options {
         case "tls-handshake-timeout":
             tlsHandshakeTimeout = try Self.duration(name, value)
             guard tlsHandshakeTimeout > .zero else { throw UsageError(message: "--tls-handshake-timeout must be more than 0") }
+        case "http-plaintext-listen":
+            do {
+                httpPlaintextListen = try SocketAddress(parsing: value)
+            } catch {
+                throw UsageError(message: "--http-plaintext-listen: \(error)")
+            }
         case "plaintext-listen":
             do {
                 configuration.plaintextListen = try SocketAddress(parsing: value)

@@ -37,11 +37,8 @@ final class Connection: EventHandler, @unchecked Sendable {
         case closed
     }
 
-    private var fd: FileDescriptor
-    /// TLS under the byte stream, for a connection accepted on a TLS listener; nil: clear text.
-    private(set) var tls: TLSSession?
-    /// When an unfinished TLS handshake is given up (monotonic nanoseconds); 0 without TLS.
-    private let handshakeDeadline: UInt64
+    /// The socket, with TLS over it for a connection accepted on a TLS listener.
+    private var stream: ByteStream
     let peer: SocketAddress
     // unowned(unsafe): the loop server holds every connection it owns until the connection
     // closes, so it always outlives it; this skips an atomic check on every access.
@@ -60,7 +57,6 @@ final class Connection: EventHandler, @unchecked Sendable {
     var highestCallID: UInt32 = 0
     var goAwaySent = false
     var closeWhenFlushed = false
-    private var writeShutDown = false
     private var lingerDeadline: UInt64 = 0
 
     private var interest: UInt32 = 0
@@ -105,11 +101,8 @@ final class Connection: EventHandler, @unchecked Sendable {
     var lastFrameAt: UInt64
     var partialFrameSince: UInt64?
 
-    init(fd: consuming FileDescriptor, peer: SocketAddress, owner: LoopServer, now: UInt64, tls: TLSSession? = nil,
-         handshakeTimeoutNanos: UInt64 = 0) {
-        self.fd = fd
-        self.tls = tls
-        self.handshakeDeadline = tls == nil ? 0 : now &+ handshakeTimeoutNanos
+    init(stream: consuming ByteStream, peer: SocketAddress, owner: LoopServer, now: UInt64) {
+        self.stream = stream
         self.peer = peer
         self.owner = owner
         self.decoder = FrameDecoder(maxFrameSize: owner.shared.configuration.maxFrameSize, expectsPreface: false)
@@ -117,7 +110,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         self.lastFrameAt = now
     }
 
-    var rawFD: Int32 { fd.raw }
+    var rawFD: Int32 { stream.raw }
     var hasCallsInFlight: Bool { !inFlight.isEmpty }
 
     /// Bytes the connection makes the server hold: unsent output plus `heldBytes`.
@@ -125,7 +118,7 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// What the connection holds in memory: its input buffer, its output buffer, `heldBytes`
     /// and what OpenSSL holds for it (`TLSSession.footprint`).
-    var footprint: Int { decoder.allocatedByteCount + output.capacity + heldBytes + (tls?.footprint ?? 0) }
+    var footprint: Int { decoder.allocatedByteCount + output.capacity + heldBytes + stream.footprint }
 
     /// Adds the change in `footprint` to the server's total, when it moved by 16 KiB or more (or
     /// to 0): one atomic add per read batch at most, and a total exact to 16 KiB per connection.
@@ -157,7 +150,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// Registers with the loop for input (edge-triggered).
     func register() throws(SystemError) {
         interest = CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLET
-        try owner.loop.register(fd: fd.raw, events: interest, handler: self)
+        try owner.loop.register(fd: stream.raw, events: interest, handler: self)
     }
 
     // MARK: Events
@@ -174,7 +167,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             return
         }
         // A TLS read that waited for the socket to take a handshake message goes on once it does.
-        let tlsReadWaited = events & CPW_EPOLLOUT != 0 && tls?.readWantsWrite == true
+        let tlsReadWaited = events & CPW_EPOLLOUT != 0 && stream.readWantsWrite
         if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 || tlsReadWaited {
             // When the peer has closed its side, read to the end even after a short read: the
             // end of stream raises no further edge.
@@ -255,7 +248,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                 if readingPaused || turnYielded { return }
                 // A short read drained the socket; with edge triggering, more data raises a new
                 // event. Not so under TLS: a read returns one record, the socket may hold more.
-                if !filled && !toTheEnd && tls == nil { return }
+                if !filled && !toTheEnd && !stream.shortReadMayLeaveMore { return }
             }
         }
         // Budget used up with data maybe left: come back after the other ready descriptors.
@@ -270,30 +263,12 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// One read from the byte stream: the socket, or the TLS session over it.
     private func receive(into buffer: UnsafeMutableRawBufferPointer) -> StreamRead {
-        if let tls {
-            let result = tls.read(into: buffer)
-            if tls.readWantsWrite, !wantsWritable {
-                wantsWritable = true
-                updateInterest()
-            }
-            return result
+        let result = stream.receive(into: buffer)
+        if stream.readWantsWrite, !wantsWritable {
+            wantsWritable = true
+            updateInterest()
         }
-        switch Result(catching: { () throws(SystemError) in try Syscall.read(fd.raw, into: buffer) }) {
-        case .success(.processed(0)): return .end
-        case .success(.processed(let count)): return .bytes(count)
-        case .success(.wouldBlock): return .wouldBlock
-        case .failure(let error): return .failed("\(error)")
-        }
-    }
-
-    /// One write to the byte stream.
-    private func send(_ buffer: UnsafeRawBufferPointer) -> StreamWrite {
-        if let tls { return tls.write(from: buffer) }
-        switch Result(catching: { () throws(SystemError) in try Syscall.write(fd.raw, from: buffer) }) {
-        case .success(.processed(let count)): return .bytes(count)
-        case .success(.wouldBlock): return .wouldBlock
-        case .failure(let error): return .failed("\(error)")
-        }
+        return result
     }
 
     /// Reads into the loop's scratch buffer until the 8 preface bytes are in; returns whether to
@@ -304,7 +279,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         // session) for the decoder.
         switch receive(into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(8 - prefaceMatched)])) {
         case .failed(let reason):
-            if tls != nil { shared.logger.debug("TLS handshake failed; closing", ["peer": peer.description, "error": reason]) }
+            if stream.isTLS { shared.logger.debug("TLS handshake failed; closing", ["peer": peer.description, "error": reason]) }
             close(reason: reason)
             return false
         case .wouldBlock:
@@ -323,7 +298,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             prefaceMatched += count
             if prefaceMatched == 8 {
                 state = .open
-                if let tls { clientCertificateVerified = tls.clientCertificateVerified }
+                clientCertificateVerified = stream.clientCertificateVerified
                 lastFrameAt = monotonicNanos()
                 output.append(contentsOf: shared.greeting)
                 if shared.isDraining { sendGoAway(status: .ok, message: "server is shutting down") }
@@ -412,10 +387,8 @@ final class Connection: EventHandler, @unchecked Sendable {
         if case .closed = state { return }
         state = .closed
         shared.logger.trace("connection closed", ["peer": peer.description, "reason": reason])
-        owner.loop.deregister(fd: fd.raw)
-        fd.close()
-        // OpenSSL's session and buffers go back now, not when the last reference to the connection does.
-        tls = nil
+        owner.loop.deregister(fd: stream.raw)
+        stream.close()
         for call in inFlight.values { call.cancellation.set() }
         inFlight.removeAll()
         dropQueuedCalls()
@@ -436,7 +409,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         }
         switch state {
         case .awaitingPreface:
-            if let tls, !tls.isHandshakeDone, now > handshakeDeadline {
+            if stream.handshakeExpired(now: now) {
                 close(reason: "TLS handshake timeout")
             } else if now &- openedAt > shared.prefaceTimeoutNanos {
                 close(reason: "preface timeout")
@@ -476,7 +449,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         if case .closed = state { return }
         while outputStart < output.count {
             let start = outputStart
-            let result = output.withUnsafeBytes { bytes in send(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
+            let result = output.withUnsafeBytes { bytes in stream.send(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
             switch result {
             case .bytes(let count):
                 outputStart += count
@@ -496,15 +469,13 @@ final class Connection: EventHandler, @unchecked Sendable {
         // Drained. Big buffers (a burst for a slow reader) are given back rather than kept per connection.
         if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
         outputStart = 0
-        if wantsWritable, tls?.readWantsWrite != true {
+        if wantsWritable, !stream.readWantsWrite {
             wantsWritable = false
             updateInterest()
         }
         budgetChanged()
-        if closeWhenFlushed, !writeShutDown {
-            writeShutDown = true
-            tls?.shutdown()
-            Syscall.shutdownWrite(fd.raw)
+        if closeWhenFlushed {
+            stream.shutdownWrite()
             if case .open = state {
                 state = .closing
                 lingerDeadline = monotonicNanos() &+ 2_000_000_000
@@ -565,7 +536,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         // Re-arming EPOLLIN with EPOLL_CTL_MOD raises an event if input is already waiting, so a
         // paused connection resumes without a lost wake-up.
         do {
-            try owner.loop.modify(fd: fd.raw, events: events)
+            try owner.loop.modify(fd: stream.raw, events: events)
         } catch {
             close(reason: "\(error)")
         }
