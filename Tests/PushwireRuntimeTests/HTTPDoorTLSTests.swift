@@ -43,6 +43,12 @@ final class HTTPDoorTLSTests: XCTestCase {
         XCTAssertEqual(try client.readResponse().status, 200)
         XCTAssertEqual(try client.readResponse().text, #"{"code":"not_found","message":"no such thing: x"}"#)
         XCTAssertEqual(try client.readResponse().status, 200)
+        // A request of 200 KB arrives in many TLS records, all in the socket before the first is
+        // read: the door reads on to the last one (a short read does not mean an empty socket).
+        let long = String(repeating: "x", count: 200_000)
+        let echoed = try client.post(TestMethods.fail.path, json: #"{"service":"\#(long)"}"#)
+        XCTAssertEqual(echoed.status, 404)
+        XCTAssertTrue(echoed.text.hasSuffix(long + #""}"#), "\(echoed.text.prefix(100))")
         // An answer of 1 MiB crosses many TLS records.
         try client.send(HTTPTestClient.request("POST", TestMethods.big.path, headers: [("Content-Type", "application/proto")],
                                                body: TestMethods.request("1024")))
