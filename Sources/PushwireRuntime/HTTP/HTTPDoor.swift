@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CPushwireLinux
 import PushwireWire
+import PushwireOpenSSL
 
 /// What every loop's HTTP side shares: the configuration, the method table (the binary door's),
 /// the router and the metrics.
@@ -65,7 +66,7 @@ final class HTTPLoopServer: @unchecked Sendable {
         let stream: ByteStream
         if let tls {
             guard let made = ByteStream(tls: tls, application: .http1, fd: socket, now: now) else {
-                door.logger.error("could not start a TLS session", ["peer": peer.description, "error": openSSLError()])
+                door.logger.error("could not start a TLS session", ["peer": peer.description, "error": openSSLErrors()])
                 door.metrics.http.openConnections.subtract(1, ordering: .relaxed)
                 return
             }

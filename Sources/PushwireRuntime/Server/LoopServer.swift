@@ -4,6 +4,7 @@ import Glibc
 import CPushwireLinux
 import PushwireWire
 import Synchronization
+import PushwireOpenSSL
 
 /// The server's state on one event loop: its listener, its connections, the connections waiting
 /// for a flush at the end of the iteration, and the drain on shutdown.
@@ -72,7 +73,7 @@ final class LoopServer: @unchecked Sendable {
         let stream: ByteStream
         if let tls {
             guard let made = ByteStream(tls: tls, application: .pwire, fd: socket, now: now) else {
-                shared.logger.error("could not start a TLS session", ["peer": peer.description, "error": openSSLError()])
+                shared.logger.error("could not start a TLS session", ["peer": peer.description, "error": openSSLErrors()])
                 openConnections.subtract(1, ordering: .relaxed)
                 shared.connectionCount.subtract(1, ordering: .relaxed)
                 shared.peers.release(PeerConnections.host(of: peer))

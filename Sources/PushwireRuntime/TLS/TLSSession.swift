@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import PushwireOpenSSL
 
 /// What one read from a connection's byte stream gave.
 enum StreamRead {
@@ -126,8 +127,8 @@ final class TLSSession {
 
     private func failure(during operation: String) -> String {
         let stage = isHandshakeDone ? "TLS \(operation) failed" : "TLS handshake failed"
-        let reason = openSSLError()
-        if reason == "no reason given by OpenSSL", errno != 0 {
+        let reason = openSSLErrors()
+        if reason == noOpenSSLReason, errno != 0 {
             return "\(stage): \(SystemError(operation, errno: errno))"
         }
         return "\(stage): \(reason)"
