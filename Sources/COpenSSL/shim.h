@@ -64,8 +64,8 @@ static int cossl_select_pwire(SSL *ssl, const unsigned char **out, unsigned char
 
 /// The settings every server context shares: TLS 1.2 minimum (1.3 is preferred by OpenSSL's
 /// negotiation), ALPN (`pwire/1` or `http/1.1`), per-connection record buffers given back while idle (10,000
-/// idle connections do not hold 34 KB each), no server-side session cache (TLS 1.3 tickets are
-/// stateless; a cache would hold a session per client), partial writes whose retry may move,
+/// idle connections do not hold 34 KB each), no server-side session cache and no session tickets
+/// (no client resumes; every connection is a full handshake), partial writes whose retry may move,
 /// renegotiation refused, and a peer closing without close_notify is an ordinary end of stream.
 static inline int cossl_configure_server(SSL_CTX *context) {
     if (SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) != 1) return 0;
@@ -73,6 +73,10 @@ static inline int cossl_configure_server(SSL_CTX *context) {
     SSL_CTX_set_mode(context, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
                      SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
+    // No TLS 1.3 session tickets: no Pushwire client resumes a session (each keeps its
+    // connection open), so the two tickets OpenSSL sends by default after every handshake were
+    // pure cost: a ticket sealed and a record written per connection (docs/BENCHMARKS.md, TLS).
+    if (SSL_CTX_set_num_tickets(context, 0) != 1) return 0;
     SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE |
                                  SSL_OP_IGNORE_UNEXPECTED_EOF);
     return 1;
