@@ -8,7 +8,7 @@ extension Options {
     /// The options that take a value, as `apply` knows them (and the config file's keys): the
     /// parser checks a flag's name against it before taking the next argument as its value.
     static let names: Set<String> = [
-        "listen", "http-listen", "tls-cert", "tls-key", "tls-client-ca", "tls-handshake-timeout", "plaintext-listen",
+        "listen", "http-listen", "tls-cert", "tls-key", "tls-client-ca", "tls-handshake-timeout", "plaintext-listen", "http-plaintext-listen",
         "call-metrics", "http-max-body", "http-request-timeout", "http-idle-timeout", "threads", "data-dir",
         "database-url", "sink", "max-frame-size", "max-calls-per-connection", "max-connections",
         "max-connections-per-peer", "max-output-buffer", "max-buffered-bytes", "socket-send-buffer", "idle-timeout",
