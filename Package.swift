@@ -19,6 +19,7 @@
 //   PushwireDelivery  the gateway protocol and the simple gateways (file sink, null)
 //   CJemalloc         jemalloc, pushwired's memory allocator, a Debian system library (apt: libjemalloc-dev)
 //   CCurl, COpenSSL   libcurl (HTTP/2) and OpenSSL (libssl TLS, libcrypto ES256), Debian system libraries
+//   PushwireOpenSSL   the one reader of OpenSSL's error queue, linked by every TLS user
 //   CNGHTTP2          libnghttp2 (HTTP/2 framing), a Debian system library (apt: libnghttp2-dev)
 //   PushwireAPNs      the APNs gateway: HTTP/2 on libnghttp2 + libssl (or libcurl), JWT on libcrypto
 //   PushwireService   the push domain: applications, devices, categories, messages, handlers
@@ -90,6 +91,8 @@ let package = Package(
             providers: [.apt(["libhttp-parser-dev"])]
         ),
         .target(name: "PushwireProtoC", dependencies: ["CProtobufC"]),
+        // PushwireOpenSSL: openSSLErrors(), the one reader of OpenSSL's error queue (server, client, APNs, bench, tests).
+        .target(name: "PushwireOpenSSL", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "PushwireWire", dependencies: ["PushwireProtoC", "CProtobufC"], swiftSettings: swiftSettings),
         // CPushwireLinux: epoll, eventfd, accept4, ppoll, a thread's niceness and name, which Swift's Glibc module does not export.
         .target(name: "CPushwireLinux"),
@@ -98,16 +101,16 @@ let package = Package(
         // PushwireSystem: every syscall wrapped once (EINTR retried, EAGAIN a value), for the server and the client.
         .target(name: "PushwireSystem", dependencies: ["CPushwireLinux"], swiftSettings: swiftSettings),
         .target(
-            name: "PushwireRuntime", dependencies: ["PushwireSystem", "PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser", "COpenSSL"],
+            name: "PushwireRuntime", dependencies: ["PushwireSystem", "PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser", "COpenSSL", "PushwireOpenSSL"],
             swiftSettings: swiftSettings),
-        .target(name: "PushwireClient", dependencies: ["PushwireSystem", "PushwireWire", "PushwireJSONBridge", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "PushwireClient", dependencies: ["PushwireSystem", "PushwireWire", "PushwireJSONBridge", "COpenSSL", "PushwireOpenSSL"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", swiftSettings: swiftSettings),
         .target(name: "PushwireSQLiteStore", dependencies: ["PushwireStore", "CSQLite", "PushwireJSON", "PushwireSystem"], swiftSettings: swiftSettings),
         .target(name: "PushwirePostgresStore", dependencies: ["PushwireStore", "CLibPQ"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
-        .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
+        .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "PushwireOpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(
             name: "PushwireService",
             dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON", "COpenSSL"],
@@ -120,7 +123,7 @@ let package = Package(
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
         .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole"] + allocatorDependencies, path: "Sources/Pushwired", swiftSettings: pushwiredSettings),
         .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
-        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireSystem", "PushwireWire", "COpenSSL"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireSystem", "PushwireWire", "COpenSSL", "PushwireOpenSSL"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(
             name: "pushwire-codec-bench",
@@ -148,7 +151,7 @@ let package = Package(
         .testTarget(name: "PushwireAPNsTests", dependencies: ["PushwireAPNs", "PushwireDelivery"]),
         // Helpers every suite may use (the raw-protocol TestClient, the pushwired and executable
         // launchers, the fake server, Scripts/postgres); linked into the tests only.
-        .target(name: "PushwireTestSupport", dependencies: ["PushwireWire", "PushwireSystem", "COpenSSL"], path: "Tests/PushwireTestSupport"),
+        .target(name: "PushwireTestSupport", dependencies: ["PushwireWire", "PushwireSystem", "COpenSSL", "PushwireOpenSSL"], path: "Tests/PushwireTestSupport"),
         .testTarget(name: "PushwireClientTests", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireWire", "PushwireTestSupport"]),
         // The `pushwire` CLI, in process (@testable) and as the built binary; the three binaries' shared conventions.
         .testTarget(name: "PushwireCLITests", dependencies: ["pushwire", "PushwireClient", "PushwireWire", "PushwireTestSupport"]),

@@ -29,22 +29,32 @@ static inline void cossl_set_write_modes(SSL *ssl) {
 
 // ---- Server TLS (pushwired's listeners, PushwireRuntime/TLS) ----
 
-/// The one application protocol a Pushwire server speaks over TLS (docs/PROTOCOL.md, TLS).
+/// The application protocols a Pushwire server speaks over TLS, in ALPN's wire form: `pwire/1` on
+/// the RPC port, `http/1.1` on the HTTP door (docs/PROTOCOL.md, TLS).
 static const unsigned char cossl_pwire_alpn[] = { 7, 'p', 'w', 'i', 'r', 'e', '/', '1' };
+static const unsigned char cossl_http11_alpn[] = { 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };
 
-/// ALPN on the server: a client offering `pwire/1` gets it; one offering only other protocols is
-/// refused with the no_application_protocol alert; one offering none never reaches this callback
-/// and is served (PROTOCOL.md: a client that takes no part in ALPN still works).
+/// Marks a session as the HTTP door's (ex-data slot 0, the "app data" nothing else sets): its
+/// ALPN choice is `http/1.1` instead of `pwire/1`. One context serves both doors, so one reload
+/// renews both.
+static inline void cossl_serve_http(SSL *ssl) {
+    SSL_set_ex_data(ssl, 0, (void *)1);
+}
+
+/// ALPN on the server: a client offering the door's protocol gets it; one offering only other
+/// protocols is refused with the no_application_protocol alert; one offering none never reaches
+/// this callback and is served (PROTOCOL.md: a client that takes no part in ALPN still works).
 static int cossl_select_pwire(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                               const unsigned char *in, unsigned int inlen, void *arg) {
-    (void)ssl; (void)arg;
+    (void)arg;
+    const unsigned char *wanted = SSL_get_ex_data(ssl, 0) == (void *)1 ? cossl_http11_alpn : cossl_pwire_alpn;
     unsigned int i = 0;
     while (i < inlen) {
         unsigned int length = in[i];
         if (i + 1 + length > inlen) break;
-        if (length == 7 && memcmp(in + i + 1, cossl_pwire_alpn + 1, 7) == 0) {
+        if (length == wanted[0] && memcmp(in + i + 1, wanted + 1, length) == 0) {
             *out = in + i + 1;
-            *outlen = 7;
+            *outlen = (unsigned char)length;
             return SSL_TLSEXT_ERR_OK;
         }
         i += 1 + length;
@@ -53,9 +63,9 @@ static int cossl_select_pwire(SSL *ssl, const unsigned char **out, unsigned char
 }
 
 /// The settings every server context shares: TLS 1.2 minimum (1.3 is preferred by OpenSSL's
-/// negotiation), ALPN `pwire/1`, per-connection record buffers given back while idle (10,000
-/// idle connections do not hold 34 KB each), no server-side session cache (TLS 1.3 tickets are
-/// stateless; a cache would hold a session per client), partial writes whose retry may move,
+/// negotiation), ALPN (`pwire/1` or `http/1.1`), per-connection record buffers given back while idle (10,000
+/// idle connections do not hold 34 KB each), no server-side session cache and no session tickets
+/// (no client resumes; every connection is a full handshake), partial writes whose retry may move,
 /// renegotiation refused, and a peer closing without close_notify is an ordinary end of stream.
 static inline int cossl_configure_server(SSL_CTX *context) {
     if (SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) != 1) return 0;
@@ -63,6 +73,10 @@ static inline int cossl_configure_server(SSL_CTX *context) {
     SSL_CTX_set_mode(context, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
                      SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
+    // No TLS 1.3 session tickets: no Pushwire client resumes a session (each keeps its
+    // connection open), so the two tickets OpenSSL sends by default after every handshake were
+    // pure cost: a ticket sealed and a record written per connection (docs/BENCHMARKS.md, TLS).
+    if (SSL_CTX_set_num_tickets(context, 0) != 1) return 0;
     SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE |
                                  SSL_OP_IGNORE_UNEXPECTED_EOF);
     return 1;

@@ -1,4 +1,5 @@
 import COpenSSL
+import PushwireOpenSSL
 import Glibc
 
 /// Why a connection could not be made or was lost; the text ends up in the `.retry` reason of the
@@ -41,7 +42,7 @@ final class TLSSocket {
     /// Makes the TLS settings every connection of a client shares: TLS ≥ 1.2, peer verification
     /// against `caFile` (or the system store), ALPN offering only `h2`.
     static func makeContext(caFile: String?) throws(ConnectionFailure) -> OpaquePointer {
-        guard let context = SSL_CTX_new(TLS_client_method()) else { throw ConnectionFailure(reason: "TLS: \(lastError())") }
+        guard let context = SSL_CTX_new(TLS_client_method()) else { throw ConnectionFailure(reason: "TLS: \(openSSLErrors())") }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         _ = cossl_set_min_tls12(context)
         let loaded: Int32
@@ -51,7 +52,7 @@ final class TLSSocket {
             loaded = SSL_CTX_set_default_verify_paths(context)
         }
         guard loaded == 1 else {
-            let why = lastError()
+            let why = openSSLErrors()
             SSL_CTX_free(context)
             throw ConnectionFailure(reason: "TLS: cannot load the CA certificates \(caFile ?? "(system store)"): \(why)")
         }
@@ -73,7 +74,7 @@ final class TLSSocket {
         let descriptor = try connectTCP(endpoint, deadline: deadline, cancellation: cancellation)
         guard let ssl = SSL_new(context) else {
             close(descriptor)
-            throw ConnectionFailure(reason: "TLS: \(lastError())")
+            throw ConnectionFailure(reason: "TLS: \(openSSLErrors())")
         }
         let socket = TLSSocket(descriptor: descriptor, ssl: ssl)
         try socket.handshake(endpoint, deadline: deadline, cancellation: cancellation)
@@ -118,7 +119,7 @@ final class TLSSocket {
                 if verify != X509_V_OK {
                     throw ConnectionFailure(reason: "TLS: certificate verification failed: \(String(cString: X509_verify_cert_error_string(verify)))")
                 }
-                let why = error == SSL_ERROR_SYSCALL ? "connection closed during the handshake" : Self.lastError()
+                let why = error == SSL_ERROR_SYSCALL ? "connection closed during the handshake" : openSSLErrors()
                 throw ConnectionFailure(reason: "TLS handshake: \(why)")
             }
             try Self.wait(descriptor, events: events, deadline: deadline, cancellation: cancellation, doing: "TLS handshake")
@@ -159,19 +160,9 @@ final class TLSSocket {
             if code == EINTR { return .wouldBlock }
             return .closed(code == 0 ? "the server closed the connection" : String(cString: strerror(code)))
         default:
-            let why = Self.lastError()
+            let why = openSSLErrors()
             return .closed("TLS \(reading ? "read" : "write"): \(why)")
         }
-    }
-
-    /// OpenSSL's oldest queued error as text, and the queue emptied.
-    private static func lastError() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
-        guard code != 0 else { return "unknown error" }
-        var text = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &text, text.count)
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func connectTCP(_ endpoint: APNsEndpoint, deadline: ContinuousClock.Instant,

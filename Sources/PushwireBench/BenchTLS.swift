@@ -1,4 +1,5 @@
 import COpenSSL
+import PushwireOpenSSL
 import Glibc
 import PushwireSystem
 import PushwireWire
@@ -48,7 +49,7 @@ struct BenchTLS {
             let verify = SSL_get_verify_result(ssl)
             let reason = verify != X509_V_OK
                 ? "certificate verification failed for \(serverName): \(String(cString: X509_verify_cert_error_string(verify)))"
-                : "handshake failed (error \(ERR_get_error()))"
+                : "handshake failed: \(openSSLErrors())"
             SSL_free(ssl)
             throw Failure(description: "TLS: \(reason)")
         }

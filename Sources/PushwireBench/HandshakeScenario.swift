@@ -10,6 +10,7 @@ import PushwireWire
 func runHandshakes(_ options: Options, tls: BenchTLS?) -> Int32 {
     var request = WireProtocol.preface
     Frame.request(callID: 1, method: Methods.Health.check.path, message: []).encode(appendingTo: &request, lengthPrefixed: true)
+    if options.httpGet { request = Array("GET / HTTP/1.0\r\n\r\n".utf8) }
     var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     var latencies: [UInt64] = []
     var failures = 0
@@ -19,7 +20,7 @@ func runHandshakes(_ options: Options, tls: BenchTLS?) -> Int32 {
     while true {
         let began = monotonicNanos()
         if began >= end { break }
-        let ok = oneConnection(options.target, tls: tls, request: request, buffer: &buffer)
+        let ok = oneConnection(options.target, tls: tls, request: request, httpGet: options.httpGet, buffer: &buffer)
         let finished = monotonicNanos()
         guard began >= measureStart else { continue }
         if ok { latencies.append(finished - began) } else { failures += 1 }
@@ -32,7 +33,7 @@ func runHandshakes(_ options: Options, tls: BenchTLS?) -> Int32 {
     }
     let rate = Double(latencies.count) / max(seconds, 1e-9)
     if options.json {
-        print("{\"scenario\":\"handshake\",\"tls\":\(tls != nil),\"connections\":\(latencies.count),\"failures\":\(failures),"
+        print("{\"scenario\":\"handshake\",\"tls\":\(tls != nil),\"httpGet\":\(options.httpGet),\"connections\":\(latencies.count),\"failures\":\(failures),"
               + "\"perSecond\":\(Int(rate)),\"p50Micros\":\(percentile(0.5)),\"p99Micros\":\(percentile(0.99))}")
     } else {
         print("handshake (\(tls == nil ? "clear text" : "TLS, full handshakes")): \(latencies.count) connections in "
@@ -43,7 +44,7 @@ func runHandshakes(_ options: Options, tls: BenchTLS?) -> Int32 {
 }
 
 /// One connection's life; false when any step failed.
-private func oneConnection(_ target: String, tls: BenchTLS?, request: [UInt8], buffer: inout [UInt8]) -> Bool {
+private func oneConnection(_ target: String, tls: BenchTLS?, request: [UInt8], httpGet: Bool, buffer: inout [UInt8]) -> Bool {
     guard let fd = try? Syscall.connect(to: target, timeout: .seconds(10)) else { return false }
     defer { Syscall.close(fd) }
     var ssl: OpaquePointer?
@@ -57,6 +58,19 @@ private func oneConnection(_ target: String, tls: BenchTLS?, request: [UInt8], b
         return (try? Syscall.sendAll(fd, bytes)) != nil
     }
     guard sent else { return false }
+    if httpGet {
+        // An HTTP/1.0 answer ends with the connection: read to the end (close_notify, or the
+        // peer's FIN), and check that it began as an HTTP answer.
+        var first: [UInt8] = []
+        while true {
+            let n: Int = buffer.withUnsafeMutableBytes { raw in
+                if let ssl { return Int(SSL_read(ssl, raw.baseAddress, Int32(raw.count))) }
+                return Glibc.read(fd, raw.baseAddress, raw.count)
+            }
+            if n <= 0 { return first.starts(with: Array("HTTP/".utf8)) }
+            if first.count < 5 { first += buffer[0..<min(n, 5 - first.count)] }
+        }
+    }
     // The preface, Settings, then the Response of call 1: three parts, read until all are in.
     var have = 0
     while true {

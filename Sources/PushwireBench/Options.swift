@@ -55,6 +55,10 @@ struct Options {
     var warmup: Double = 1
     var threads: Int?
     var json = false
+    /// `handshake --http-get`: the same loop against an HTTP server (`openssl s_server -www`):
+    /// each connection sends `GET / HTTP/1.0` and reads the answer to its end, instead of the
+    /// preface and a Health/Check.
+    var httpGet = false
     var token: String?
     var adminToken: String?
     /// The application code for `register` and `sync`; created at setup when nil.
@@ -119,9 +123,13 @@ let usage = """
       pushwire-bench loopback-server [--listen 127.0.0.1:0]
                                                        a minimal in-process echo server (Ping→Pong,
                                                        every request → OK), to measure the harness
-      pushwire-bench handshake [--duration D]          new connections one after another, each
+      pushwire-bench handshake [--duration D] [--http-get]
+                                                       new connections one after another, each
                                                        the full TLS handshake (with --tls), the
-                                                       preface and one Health/Check: connections/s
+                                                       preface and one Health/Check: connections/s;
+                                                       --http-get: GET / HTTP/1.0 instead, read to
+                                                       the end (the same loop against openssl
+                                                       s_server -www)
       pushwire-bench encode-cost                       ns per per-call register request: patched
                                                        template vs the generated wrappers
 
@@ -256,6 +264,7 @@ func parseOptions(_ arguments: [String]) throws(UsageError) -> Options {
         case "--threads": options.threads = try args.positiveInt(flag)
         case "--timeout": options.timeoutMS = UInt32(min(try args.seconds(flag) * 1000, Double(UInt32.max)))
         case "--json": options.json = true
+        case "--http-get": options.httpGet = true
         case "--token": options.token = try args.value(flag)
         case "--admin-token": options.adminToken = try args.value(flag)
         case "--data": json = try args.value(flag)

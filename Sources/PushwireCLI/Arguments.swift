@@ -24,11 +24,18 @@ struct GlobalOptions {
     var caFile: String?
     /// `--server-name`: the name to verify in the server's certificate; implies `--tls`.
     var serverName: String?
+    /// `--client-cert`: a PEM client certificate chain presented when the server asks (a server
+    /// with `--tls-client-ca` needs one for the Admin service); implies `--tls`.
+    var clientCertificateFile: String?
+    /// `--client-key`: the PEM key of `--client-cert` (default: read from `--client-cert`'s file).
+    var clientKeyFile: String?
 
     /// The TLS options to connect with; nil in clear text.
     var tlsOptions: ClientTLSOptions? {
-        let wantsTLS = tls || caFile != nil || serverName != nil || ClientTLSOptions.target(server).tls
-        return wantsTLS ? ClientTLSOptions(caFile: caFile, serverName: serverName) : nil
+        let wantsTLS = tls || caFile != nil || serverName != nil || clientCertificateFile != nil || ClientTLSOptions.target(server).tls
+        return wantsTLS
+            ? ClientTLSOptions(caFile: caFile, serverName: serverName, clientCertificateFile: clientCertificateFile, clientKeyFile: clientKeyFile)
+            : nil
     }
 }
 

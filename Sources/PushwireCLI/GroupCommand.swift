@@ -35,7 +35,7 @@ enum GroupCommand: Equatable {
     ]
 
     /// The global options that take a value; skipped when looking for the command name.
-    private static let globalValueOptions: Set<String> = ["--server", "-s", "--token", "--timeout", "--admin-token", "--data-dir", "--ca-file", "--server-name"]
+    private static let globalValueOptions: Set<String> = ["--server", "-s", "--token", "--timeout", "--admin-token", "--data-dir", "--ca-file", "--server-name", "--client-cert", "--client-key"]
 
     /// The group named by `arguments`, if its first word is one.
     static func group(in arguments: [String]) -> String? {

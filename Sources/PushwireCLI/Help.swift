@@ -23,6 +23,10 @@ enum Help {
       --ca-file <file>          trust these PEM CA certificates instead (implies --tls)
       --server-name <name>      the name the certificate must carry, e.g. when dialling an
                                 IP address (implies --tls)
+      --client-cert <file>      a PEM client certificate (chain) presented when the server asks:
+                                pushwired --tls-client-ca needs one for the Admin service
+                                (implies --tls)
+      --client-key <file>       the PEM key of --client-cert (default: in --client-cert's file)
       --token <token>           sent as "authorization: Bearer <token>" (default: $PUSHWIRE_TOKEN)
       --admin-token <token>     the admin token for app and demo (default: $PUSHWIRE_ADMIN_TOKEN,
                                 then <data-dir>/admin-token)
@@ -37,8 +41,8 @@ enum Help {
 
     /// What a subcommand's help says instead of repeating the global options.
     static let globalPointer = """
-    Global options (--server, --tls, --ca-file, --server-name, --token, --admin-token, --data-dir,
-    --timeout, --json) and exit codes: see 'pushwire --help'.
+    Global options (--server, --tls, --ca-file, --server-name, --client-cert, --client-key, --token,
+    --admin-token, --data-dir, --timeout, --json) and exit codes: see 'pushwire --help'.
     """
 
     static let overview = """

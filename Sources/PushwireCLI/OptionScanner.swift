@@ -101,6 +101,8 @@ enum OptionScanner {
             case "--tls": options.tls = true
             case "--ca-file": options.caFile = try value(name, inline: inline)
             case "--server-name": options.serverName = try value(name, inline: inline)
+            case "--client-cert": options.clientCertificateFile = try value(name, inline: inline)
+            case "--client-key": options.clientKeyFile = try value(name, inline: inline)
             case "--admin-token": options.adminToken = try value(name, inline: inline)
             case "--":
                 scanned.words += arguments[(index + 1)...]
@@ -118,6 +120,9 @@ enum OptionScanner {
                 }
             }
             index += 1
+        }
+        if options.clientKeyFile != nil, options.clientCertificateFile == nil {
+            throw UsageError(message: "--client-key needs --client-cert", command: command)
         }
         return scanned
     }

@@ -17,11 +17,11 @@ extension Options {
                                          the Pushwoosh API, the console at /console/, /healthz,
                                          /metrics); off disables it
                                          (default: 127.0.0.1, port --listen's + 1, i.e. 7356; a
-                                         free port when --listen's port is 0)
+                                         free port when --listen's port is 0); https with --tls-cert
           --tls-cert <file>              PEM certificate chain, leaf first (an ACME client's
-                                         fullchain.pem): --listen then speaks TLS only (TLS 1.2 or
-                                         later, ALPN pwire/1); needs --tls-key. Re-read with the key
-                                         on SIGHUP
+                                         fullchain.pem): --listen and --http-listen then speak TLS
+                                         only (TLS 1.2 or later, ALPN pwire/1 and http/1.1); needs
+                                         --tls-key. Re-read with the key on SIGHUP
           --tls-key <file>               the PEM private key of --tls-cert's certificate
           --tls-client-ca <file>         ask TLS clients for a certificate; the Admin service then
                                          needs one that leads to these PEM CAs, besides the admin
@@ -29,6 +29,10 @@ extension Options {
           --tls-handshake-timeout <dur>  time allowed to complete the TLS handshake (default: 10s)
           --plaintext-listen <address>   with --tls-cert, a second RPC listener in clear text (for
                                          loopback or a private network), e.g. 127.0.0.1:7354
+          --http-plaintext-listen <address>
+                                         with --tls-cert, a second HTTP door listener in clear text
+                                         (for local tools or a scraper on a private network), e.g.
+                                         127.0.0.1:7357
           --http-max-body <bytes>        largest HTTP request body accepted (default: 4194304)
           --http-request-timeout <dur>   time allowed to send one HTTP request (default: 10s)
           --http-idle-timeout <duration> close HTTP keep-alive connections idle this long
@@ -107,8 +111,7 @@ extension Options {
         SIGTERM or SIGINT drains gracefully and exits 0; a second signal exits at once (status 1).
         SIGHUP reopens the sink file and reloads --tls-cert and --tls-key (open connections are
         kept; a pair that does not load is logged and the old one kept). pushwired warns when it
-        listens in clear text on an address other than loopback. The HTTP door speaks clear text
-        only: keep it on loopback or put a TLS proxy in front of it. Under systemd (Type=notify), pushwired reports READY=1 on
+        listens in clear text on an address other than loopback (either door). Under systemd (Type=notify), pushwired reports READY=1 on
         $NOTIFY_SOCKET once it listens. The log goes to stderr.
         """
 }

@@ -8,7 +8,7 @@ extension Options {
     /// The options that take a value, as `apply` knows them (and the config file's keys): the
     /// parser checks a flag's name against it before taking the next argument as its value.
     static let names: Set<String> = [
-        "listen", "http-listen", "tls-cert", "tls-key", "tls-client-ca", "tls-handshake-timeout", "plaintext-listen",
+        "listen", "http-listen", "tls-cert", "tls-key", "tls-client-ca", "tls-handshake-timeout", "plaintext-listen", "http-plaintext-listen",
         "call-metrics", "http-max-body", "http-request-timeout", "http-idle-timeout", "threads", "data-dir",
         "database-url", "sink", "max-frame-size", "max-calls-per-connection", "max-connections",
         "max-connections-per-peer", "max-output-buffer", "max-buffered-bytes", "socket-send-buffer", "idle-timeout",
@@ -53,6 +53,12 @@ extension Options {
         case "tls-handshake-timeout":
             tlsHandshakeTimeout = try Self.duration(name, value)
             guard tlsHandshakeTimeout > .zero else { throw UsageError(message: "--tls-handshake-timeout must be more than 0") }
+        case "http-plaintext-listen":
+            do {
+                httpPlaintextListen = try SocketAddress(parsing: value)
+            } catch {
+                throw UsageError(message: "--http-plaintext-listen: \(error)")
+            }
         case "plaintext-listen":
             do {
                 configuration.plaintextListen = try SocketAddress(parsing: value)

@@ -43,6 +43,9 @@ struct Options {
     var tlsClientCAFile: String?
     /// `--tls-handshake-timeout`: how long a TLS handshake may take.
     var tlsHandshakeTimeout: Duration = .seconds(10)
+    /// `--http-plaintext-listen`: a clear-text HTTP listener beside the TLS door (applied to
+    /// `configuration.http` once every option is read, as `--http-listen` may come after it).
+    var httpPlaintextListen: SocketAddress?
 
     /// A usage error: printed with the usage text, exit status 64.
     struct UsageError: Error {
@@ -113,6 +116,13 @@ struct Options {
                 throw UsageError(message: "--plaintext-listen needs --tls-cert and --tls-key (without them --listen is clear text already)")
             }
             if options.tlsClientCAFile != nil { throw UsageError(message: "--tls-client-ca needs --tls-cert and --tls-key") }
+            if options.httpPlaintextListen != nil {
+                throw UsageError(message: "--http-plaintext-listen needs --tls-cert and --tls-key (without them the HTTP door is clear text already)")
+            }
+        }
+        if let plaintext = options.httpPlaintextListen {
+            guard options.configuration.http != nil else { throw UsageError(message: "--http-plaintext-listen needs the HTTP door (--http-listen is off)") }
+            options.configuration.http?.plaintextListen = plaintext
         }
         if !options.httpAddressGiven, let http = options.configuration.http {
             // Loopback whatever --listen says: the door is opened wider only on request.

@@ -232,13 +232,19 @@ case .run(let options):
             logger.warning("--plaintext-listen is a non-loopback address: its calls cross the network in clear text",
                            ["address": plaintext.description])
         }
-        if let http = server.httpAddress, !http.isLoopback {
-            logger.warning("the HTTP door listens in clear text on a non-loopback address", ["address": http.description])
+        if tls == nil, let http = server.httpAddress, !http.isLoopback {
+            logger.warning("the HTTP door listens in clear text on a non-loopback address; use --tls-cert and --tls-key",
+                           ["address": http.description])
+        }
+        if let plaintext = server.httpPlaintextAddress, !plaintext.isLoopback {
+            logger.warning("--http-plaintext-listen is a non-loopback address: its requests cross the network in clear text",
+                           ["address": plaintext.description])
         }
         printLine("listening on \(address)")
         if let plaintext = server.plaintextAddress { printLine("plaintext listening on \(plaintext)") }
         SystemdNotify.send("READY=1\nSTATUS=listening on \(address)\nMAINPID=\(getpid())")
         if let http = server.httpAddress { printLine("HTTP listening on \(http)") }
+        if let plaintext = server.httpPlaintextAddress { printLine("HTTP plaintext listening on \(plaintext)") }
     } catch {
         logger.critical("cannot start", ["error": "\(error)", "listen": options.configuration.listen.description])
         exit(1)

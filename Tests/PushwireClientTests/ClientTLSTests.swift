@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import PushwireClient
+@testable import PushwireClient
 import PushwireWire
 import XCTest
 
@@ -120,6 +120,43 @@ final class ClientTLSTests: XCTestCase {
                                                    "--server-name", "elsewhere.invalid", "health"])
         XCTAssertEqual(wrong.status, 1)
         XCTAssertTrue(wrong.stderr.contains("certificate verification failed for elsewhere.invalid"), wrong.stderr)
+    }
+
+    func testTheCLIPresentsAClientCertificateForAdmin() throws {
+        let server = try startServer(extra: ["--tls-client-ca", Self.file("ca.pem")])
+        defer { server.stop(); server.remove() }
+        let common = ["--server", "pwires://\(server.address)", "--ca-file", Self.file("ca.pem"), "--admin-token", adminToken]
+        let refused = try runExecutable("pushwire", common + ["app", "list"])
+        XCTAssertEqual(refused.status, 1, refused.stdout + refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("PERMISSION_DENIED") && refused.stderr.contains("client certificate"), refused.stderr)
+        let admitted = try runExecutable("pushwire", common + ["--client-cert", Self.file("client.pem"), "--client-key", Self.file("client.key"),
+                                                               "app", "list"])
+        XCTAssertEqual(admitted.status, 0, admitted.stdout + admitted.stderr)
+        // A key without its certificate is a usage error.
+        let usage = try runExecutable("pushwire", common + ["--client-key", Self.file("client.key"), "app", "list"])
+        XCTAssertEqual(usage.status, 64)
+        XCTAssertTrue(usage.stderr.contains("--client-key needs --client-cert"), usage.stderr)
+    }
+
+    func testAClosedConnectionFreesItsTLSContext() async throws {
+        let server = try startServer()
+        defer { server.stop(); server.remove() }
+        // Options of this test only, so that no other connection shares the context.
+        let options = ClientTLSOptions(caFile: Self.file("ca.pem"), serverName: "localhost")
+        let before = ClientTLSContext.alive.load(ordering: .relaxed)
+        let connection = try await ClientConnection.connect(to: server.address, timeout: .seconds(10), tls: options)
+        let status = try await connection.health.check(HealthCheckRequest()).status
+        XCTAssertEqual(status, .serving)
+        XCTAssertEqual(ClientTLSContext.alive.load(ordering: .relaxed), before + 1)
+        connection.close()
+        // The reader thread closes the socket and the session; the context goes with the session,
+        // while the caller still holds the connection.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ClientTLSContext.alive.load(ordering: .relaxed) > before, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        XCTAssertEqual(ClientTLSContext.alive.load(ordering: .relaxed), before, "the SSL_CTX outlived its last connection")
+        withExtendedLifetime(connection) {}
     }
 
     func testSIGHUPReloadsThePairAndKeepsOpenConnections() async throws {

@@ -16,14 +16,24 @@ extension PushwiredProcessTests {
 
     /// `withPushwiredHTTPDoor` that also gives the binary door's address (its "listening on" line).
     func withPushwiredDoors(adminToken: String, watchdogSeconds: Int, _ body: (SocketAddress, SocketAddress) throws -> Void) throws {
+        try withPushwiredDoors(adminToken: adminToken, watchdogSeconds: watchdogSeconds, arguments: []) { rpc, http, _ in try body(rpc, http) }
+    }
+
+    /// `withPushwiredDoors` with more `arguments`; `body` also gets every line printed up to the
+    /// HTTP door's (and the one after it, when the door has a clear-text listener) and stderr's path.
+    func withPushwiredDoors(adminToken: String, watchdogSeconds: Int, arguments: [String],
+                            _ body: (SocketAddress, SocketAddress, PushwiredOutput) throws -> Void) throws {
         let dataDirectory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dataDirectory) }
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", adminToken]
+        process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", adminToken] + arguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let stderrPath = dataDirectory + ".stderr"
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: stderrPath) }
+        process.standardError = FileHandle(forWritingAtPath: stderrPath) ?? FileHandle.nullDevice
         try process.run()
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
@@ -36,7 +46,8 @@ extension PushwiredProcessTests {
         var text = ""
         var address: SocketAddress?
         var rpcAddress: SocketAddress?
-        while address == nil {
+        let wantsPlaintext = arguments.contains("--http-plaintext-listen")
+        while address == nil || (wantsPlaintext && !text.contains("HTTP plaintext listening on ")) {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
@@ -48,6 +59,23 @@ extension PushwiredProcessTests {
                 address = try SocketAddress(parsing: String(line.dropFirst("HTTP listening on ".count)))
             }
         }
-        try body(try XCTUnwrap(rpcAddress, "no 'listening on' line in: \(text)"), try XCTUnwrap(address, "no 'HTTP listening on' line in: \(text)"))
+        try body(try XCTUnwrap(rpcAddress, "no 'listening on' line in: \(text)"), try XCTUnwrap(address, "no 'HTTP listening on' line in: \(text)"),
+                 PushwiredOutput(stdout: text, stderrPath: stderrPath))
     }
+}
+
+/// What a pushwired launched by `withPushwiredDoors` printed up to its HTTP door's line, and where
+/// its stderr (the log) goes.
+struct PushwiredOutput {
+    var stdout: String
+    var stderrPath: String
+
+    /// The address printed after `prefix` (e.g. "HTTP plaintext listening on "), if any.
+    func address(after prefix: String) throws -> SocketAddress? {
+        guard let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
+        return try SocketAddress(parsing: String(line.dropFirst(prefix.count)))
+    }
+
+    /// The log so far.
+    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 }

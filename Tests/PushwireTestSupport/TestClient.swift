@@ -162,8 +162,9 @@ public final class TestClient {
     /// `TLSv1.3`, `TLSv1.2`; nil in clear text.
     public var tlsVersion: String? { ssl.map { String(cString: SSL_get_version($0)) } }
 
-    /// One read of at most `buffer.count` bytes: recv(2), or SSL_read under TLS; < 0 on failure.
-    private func receive(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    /// One read of at most `buffer.count` bytes: recv(2), or SSL_read under TLS; 0 at the end of
+    /// the stream, < 0 on failure.
+    public func receive(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let ssl else { return recv(fd, buffer.baseAddress, buffer.count, 0) }
         let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
         if n > 0 { return Int(n) }
@@ -173,7 +174,7 @@ public final class TestClient {
     }
 
     /// Whether a read would find bytes now: decrypted ones waiting in OpenSSL, or the socket's.
-    private func waitReadable(milliseconds: Int32) -> Bool {
+    public func waitReadable(milliseconds: Int32) -> Bool {
         if let ssl, SSL_pending(ssl) > 0 { return true }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&poller, 1, milliseconds) > 0

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import PushwireOpenSSL
 import Foundation
 
 /// The throw-away CA of Scripts/tls/make-test-ca, made once per test process, and a small
@@ -90,24 +91,11 @@ public enum TestTLS {
             timeout = timeval(tv_sec: 0, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             guard result == 1 else {
-                let reason = TestTLS.reason()
+                let reason = openSSLErrors()
                 SSL_free(ssl)
                 throw Failure(description: "TLS handshake failed: \(reason)")
             }
             return ssl
         }
-    }
-
-    /// OpenSSL's error queue as one line (emptied).
-    static func reason() -> String {
-        var reasons: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var text = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &text, text.count)
-            reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return reasons.isEmpty ? "no reason given by OpenSSL" : reasons.joined(separator: "; ")
     }
 }

@@ -17,6 +17,7 @@ final class PushwiredOptionsTests: XCTestCase {
         "fcm-url": "https://127.0.0.1:8444", "fcm-ca-file": "/nonexistent/ca.pem", "config": "",
         "tls-cert": "/nonexistent/fullchain.pem", "tls-key": "/nonexistent/key.pem", "tls-client-ca": "/nonexistent/ca.pem",
         "tls-handshake-timeout": "5s", "outbox-lease": "5s", "fanout-batch": "5000", "plaintext-listen": "127.0.0.1:0",
+        "http-plaintext-listen": "127.0.0.1:0",
     ]
 
     private func pushwired(_ arguments: [String], environment: [String: String] = [:]) throws -> ExecutableRun {

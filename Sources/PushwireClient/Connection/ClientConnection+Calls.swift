@@ -156,6 +156,9 @@ extension ClientConnection {
         if s.readerExited && !s.flushing && !s.fdClosed {
             s.fdClosed = true
             Syscall.close(fd)
+            // The session and the reference to its context go now, not with the last reference
+            // to the connection (a pool or a caller may keep one long after).
+            tls?.release()
         }
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import PushwireOpenSSL
 import PushwireSystem
 import Synchronization
 
@@ -18,8 +19,12 @@ final class ClientTLS: @unchecked Sendable {
         var description: String
     }
 
-    private let context: ClientTLSContext
-    private let ssl: OpaquePointer
+    /// The shared context this session was made on; nil once `release()`d, so that the context
+    /// (and its CA store) is freed when the program's last connection on it closes.
+    private var context: ClientTLSContext?
+    /// Implicitly unwrapped for the methods below, which run only while the connection is open:
+    /// `release()` is the last use, made once the reader has exited and no write is in flight.
+    private var ssl: OpaquePointer!
     /// OpenSSL reads ciphertext from here (we write into it) …
     private let input: OpaquePointer
     /// … and writes ciphertext here (we drain it).
@@ -56,7 +61,16 @@ final class ClientTLS: @unchecked Sendable {
         }
     }
 
-    deinit { SSL_free(ssl) }
+    deinit { release() }
+
+    /// Frees the session and lets go of the context, once; nothing may use the session after it.
+    /// Called by the connection when it closes its socket (`closeDescriptorIfDone`).
+    func release() {
+        guard let session = ssl else { return }
+        ssl = nil
+        SSL_free(session)
+        context = nil
+    }
 
     /// Runs the handshake on the blocking socket `fd` (reads bounded by the caller's SO_RCVTIMEO).
     /// - Throws: `Failure` saying why: the certificate did not verify for the name, the server
@@ -91,7 +105,7 @@ final class ClientTLS: @unchecked Sendable {
 
     /// Hands ciphertext read from the socket to OpenSSL.
     func feed(_ cipher: UnsafeRawBufferPointer) {
-        guard let base = cipher.baseAddress, !cipher.isEmpty else { return }
+        guard ssl != nil, let base = cipher.baseAddress, !cipher.isEmpty else { return }
         _ = BIO_write(input, base, Int32(cipher.count))
     }
 
@@ -106,33 +120,36 @@ final class ClientTLS: @unchecked Sendable {
 
     /// Decrypts what has been fed, into `buffer`.
     func open(into buffer: UnsafeMutableRawBufferPointer) throws(Failure) -> Opened {
+        guard ssl != nil else { return .closed }
         ERR_clear_error()
         let result = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         if result > 0 { return .bytes(Int(result)) }
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ: return .needsInput
         case SSL_ERROR_ZERO_RETURN: return .closed
-        default: throw Failure(description: "TLS: \(Self.reason())")
+        default: throw Failure(description: "TLS: \(openSSLErrors())")
         }
     }
 
     /// Encrypts `plain` and appends the records (and anything else OpenSSL has to send) to `cipher`.
     func seal(_ plain: UnsafeRawBufferPointer, appendingTo cipher: inout [UInt8]) throws(Failure) {
+        guard ssl != nil else { throw Failure(description: "TLS: the connection is closed") }
         var offset = 0
         while offset < plain.count {
             ERR_clear_error()
             let written = SSL_write(ssl, plain.baseAddress! + offset, Int32(clamping: plain.count - offset))
-            guard written > 0 else { throw Failure(description: "TLS: \(Self.reason())") }
+            guard written > 0 else { throw Failure(description: "TLS: \(openSSLErrors())") }
             offset += Int(written)
         }
         drain(appendingTo: &cipher)
     }
 
     /// Whether OpenSSL has ciphertext waiting to be sent (e.g. an answer it owes the server).
-    var hasPendingOutput: Bool { BIO_ctrl_pending(output) > 0 }
+    var hasPendingOutput: Bool { ssl != nil && BIO_ctrl_pending(output) > 0 }
 
     /// Moves OpenSSL's waiting ciphertext to `cipher`.
     func drain(appendingTo cipher: inout [UInt8]) {
+        guard ssl != nil else { return }
         let pending = Int(BIO_ctrl_pending(output))
         guard pending > 0 else { return }
         let start = cipher.count
@@ -175,58 +192,61 @@ final class ClientTLS: @unchecked Sendable {
         if verify != X509_V_OK {
             return "TLS: certificate verification failed for \(verifiedName): \(String(cString: X509_verify_cert_error_string(verify)))"
         }
-        return "TLS handshake failed: \(Self.reason())"
-    }
-
-    static func reason() -> String {
-        var reasons: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var text = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &text, text.count)
-            reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return reasons.isEmpty ? "no reason given by OpenSSL" : reasons.joined(separator: "; ")
+        return "TLS handshake failed: \(openSSLErrors())"
     }
 }
 
-/// One OpenSSL client context per distinct `ClientTLSOptions`, made once and kept: loading the
-/// system's CA store takes milliseconds, too much for every connection of a pool or a benchmark.
+/// One OpenSSL client context per distinct `ClientTLSOptions`, shared by the connections open on
+/// it: loading the system's CA store takes milliseconds, too much for every connection of a pool
+/// or a benchmark. The cache holds it weakly, so the `SSL_CTX` is freed when the last connection
+/// using it closes (a CLI that made one connection holds none by the time it exits).
 final class ClientTLSContext: @unchecked Sendable {
     let pointer: OpaquePointer
-    private static let cache = Mutex<[ClientTLSOptions: ClientTLSContext]>([:])
+    private static let cache = Mutex<[ClientTLSOptions: WeakContext]>([:])
+    /// Contexts alive in the process (for tests: each closed connection gives its context back).
+    static let alive = Atomic<Int>(0)
 
-    private init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    private init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+        Self.alive.add(1, ordering: .relaxed)
+    }
 
-    deinit { SSL_CTX_free(pointer) }
+    deinit {
+        SSL_CTX_free(pointer)
+        Self.alive.subtract(1, ordering: .relaxed)
+    }
+
+    /// A weak cache entry; `@unchecked Sendable`: read and written only under `cache`'s lock.
+    private final class WeakContext: @unchecked Sendable {
+        weak var context: ClientTLSContext?
+        init(_ context: ClientTLSContext) { self.context = context }
+    }
 
     static func shared(for options: ClientTLSOptions) throws(ClientTLS.Failure) -> ClientTLSContext {
-        if let made = cache.withLock({ $0[options] }) { return made }
+        if let made = cache.withLock({ $0[options]?.context }) { return made }
         let made = try make(options)
         return cache.withLock { cache in
-            if let raced = cache[options] { return raced }
-            // A program uses a handful of option sets; a bound keeps a pathological one finite.
-            if cache.count >= 64 { cache.removeAll() }
-            cache[options] = made
+            if let raced = cache[options]?.context { return raced }
+            cache = cache.filter { $0.value.context != nil }
+            cache[options] = WeakContext(made)
             return made
         }
     }
 
     private static func make(_ options: ClientTLSOptions) throws(ClientTLS.Failure) -> ClientTLSContext {
         ERR_clear_error()
-        guard let pointer = SSL_CTX_new(TLS_client_method()) else { throw ClientTLS.Failure(description: "TLS: \(ClientTLS.reason())") }
+        guard let pointer = SSL_CTX_new(TLS_client_method()) else { throw ClientTLS.Failure(description: "TLS: \(openSSLErrors())") }
         let context = ClientTLSContext(pointer)
         _ = cossl_set_min_tls12(pointer)
         SSL_CTX_set_verify(pointer, SSL_VERIFY_PEER, nil)
         let loaded = options.caFile.map { SSL_CTX_load_verify_locations(pointer, $0, nil) } ?? SSL_CTX_set_default_verify_paths(pointer)
         guard loaded == 1 else {
-            throw ClientTLS.Failure(description: "TLS: cannot load the CA certificates \(options.caFile ?? "(system store)"): \(ClientTLS.reason())")
+            throw ClientTLS.Failure(description: "TLS: cannot load the CA certificates \(options.caFile ?? "(system store)"): \(openSSLErrors())")
         }
         if let certificate = options.clientCertificateFile {
             guard SSL_CTX_use_certificate_chain_file(pointer, certificate) == 1,
                   SSL_CTX_use_PrivateKey_file(pointer, options.clientKeyFile ?? certificate, SSL_FILETYPE_PEM) == 1 else {
-                throw ClientTLS.Failure(description: "TLS: cannot load the client certificate \(certificate): \(ClientTLS.reason())")
+                throw ClientTLS.Failure(description: "TLS: cannot load the client certificate \(certificate): \(openSSLErrors())")
             }
         }
         let alpn: [UInt8] = [7] + Array("pwire/1".utf8)

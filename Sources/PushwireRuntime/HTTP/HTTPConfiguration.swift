@@ -1,8 +1,12 @@
 /// The HTTP door's address and limits (`pushwired --http-listen`). Each limit has a clear
 /// outcome for the client, documented on its property.
 public struct HTTPConfiguration: Sendable {
-    /// Where to listen, e.g. `127.0.0.1:7356`; port 0 picks a free port.
+    /// Where to listen, e.g. `127.0.0.1:7356`; port 0 picks a free port. TLS (ALPN `http/1.1`)
+    /// on the RPC port's certificate when the server has one (`ServerConfiguration.tls`).
     public var listen: SocketAddress
+    /// A second HTTP listener in clear text beside a TLS `listen` (for loopback tools or a
+    /// private network); ignored when the server has no certificate. nil: none.
+    public var plaintextListen: SocketAddress? = nil
     /// The largest request body accepted; a longer one is answered 413 and the connection closed
     /// (refused from its Content-Length before the body is read, when it has one).
     public var maxBodyBytes: Int

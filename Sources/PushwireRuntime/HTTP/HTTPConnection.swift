@@ -21,7 +21,8 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         case closed
     }
 
-    private var fd: FileDescriptor
+    /// The socket, with TLS over it when the door speaks TLS.
+    private var stream: ByteStream
     let peer: SocketAddress
     // unowned(unsafe): the loop's HTTP server holds every connection until it closes.
     unowned(unsafe) let owner: HTTPLoopServer
@@ -47,26 +48,28 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
     private var requestStartedAt: UInt64?
     private var lingerDeadline: UInt64 = 0
 
-    init(fd: consuming FileDescriptor, peer: SocketAddress, owner: HTTPLoopServer, now: UInt64) {
-        self.fd = fd
+    init(stream: consuming ByteStream, peer: SocketAddress, owner: HTTPLoopServer, now: UInt64) {
+        self.stream = stream
         self.peer = peer
         self.owner = owner
         parser = HTTPRequestParser(limits: owner.door.configuration, peer: peer)
         lastActivity = now
     }
 
-    var rawFD: Int32 { fd.raw }
+    var rawFD: Int32 { stream.raw }
 
     func register() throws(SystemError) {
         interest = CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLET
-        try owner.loop.register(fd: fd.raw, events: interest, handler: self)
+        try owner.loop.register(fd: stream.raw, events: interest, handler: self)
     }
 
     // MARK: Events
 
     func handleEvents(_ events: UInt32) {
         if events & CPW_EPOLLOUT != 0 { flush() }
-        if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 { readAvailable() }
+        // A TLS read that waited for the socket to take a handshake message goes on once it does.
+        let tlsReadWaited = events & CPW_EPOLLOUT != 0 && stream.readWantsWrite
+        if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 || tlsReadWaited { readAvailable() }
         if case .closed = state { return }
         if outputStart < output.count { flush() }
     }
@@ -85,24 +88,24 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
                 continue
             }
             let scratch = owner.scratch
-            let result: IOResult<Int>
-            do {
-                result = try Syscall.read(fd.raw, into: scratch)
-            } catch {
-                close(reason: "\(error)")
-                return
-            }
-            switch result {
+            switch receive(into: scratch) {
             case .wouldBlock:
                 return
-            case .processed(0):
+            case .end, .bytes(0):
                 peerClosed()
                 return
-            case .processed(let count):
+            case .failed(let reason):
+                if stream.isTLS, !stream.isHandshakeDone {
+                    owner.door.logger.debug("TLS handshake failed; closing", ["peer": peer.description, "error": reason])
+                }
+                close(reason: reason)
+                return
+            case .bytes(let count):
                 owner.door.metrics.http.received(count)
                 lastActivity = monotonicNanos()
                 parse(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
-                if count < scratch.count { return }
+                // A short read drained the socket, except under TLS (one record per read).
+                if count < scratch.count, !stream.shortReadMayLeaveMore { return }
             }
         }
         if case .open = state, !readingPaused {
@@ -113,6 +116,16 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
                 if self.outputStart < self.output.count { self.flush() }
             }
         }
+    }
+
+    /// One read from the byte stream; asks for writability when TLS needs it to read on.
+    private func receive(into buffer: UnsafeMutableRawBufferPointer) -> StreamRead {
+        let result = stream.receive(into: buffer)
+        if stream.readWantsWrite, !wantsWritable {
+            wantsWritable = true
+            updateInterest()
+        }
+        return result
     }
 
     private func parse(_ bytes: UnsafeRawBufferPointer) {
@@ -170,9 +183,9 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         let door = owner.door
         let exchange = HTTPExchange(loop: loop, deliver: { [self] response in
             loop.execute { self.complete(number, response) }
-        }, invoke: { [peer] path, message, metadata, cancellation, deadline, done in
+        }, invoke: { [peer, verified = stream.clientCertificateVerified] path, message, metadata, cancellation, deadline, done in
             MethodInvoker.invoke(door.table, loop: loop, path: path, message: message, metadata: metadata, peer: peer,
-                                 deadline: deadline, cancellation: cancellation, completion: done)
+                                 clientCertificateVerified: verified, deadline: deadline, cancellation: cancellation, completion: done)
         })
         exchanges[number] = exchange
         door.router.route(request, exchange)
@@ -225,16 +238,15 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
     }
 
     private func discardInput() -> Bool {
-        switch try? Syscall.read(fd.raw, into: owner.scratch) {
-        case .processed(let count)?:
-            if count == 0 {
-                if case .lingering = state { close(reason: "peer closed") } else { peerClosedWhileFinishing() }
-                return false
-            }
-            return true
-        case .wouldBlock?:
+        switch receive(into: owner.scratch) {
+        case .bytes(0), .end:
+            if case .lingering = state { close(reason: "peer closed") } else { peerClosedWhileFinishing() }
             return false
-        case nil:
+        case .bytes:
+            return true
+        case .wouldBlock:
+            return false
+        case .failed:
             close(reason: "read failed")
             return false
         }
@@ -259,33 +271,30 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         if case .closed = state { return }
         while outputStart < output.count {
             let start = outputStart
-            let fd = self.fd.raw
-            let result = output.withUnsafeBytes { bytes in
-                Result { () throws(SystemError) in try Syscall.write(fd, from: UnsafeRawBufferPointer(rebasing: bytes[start...])) }
-            }
+            let result = output.withUnsafeBytes { bytes in stream.send(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
             switch result {
-            case .success(.processed(let count)):
+            case .bytes(let count):
                 outputStart += count
                 owner.door.metrics.http.sent(count)
-            case .success(.wouldBlock):
+            case .wouldBlock:
                 if !wantsWritable {
                     wantsWritable = true
                     updateInterest()
                 }
                 return
-            case .failure(let error):
-                close(reason: "\(error)")
+            case .failed(let reason):
+                close(reason: reason)
                 return
             }
         }
         if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
         outputStart = 0
-        if wantsWritable {
+        if wantsWritable, !stream.readWantsWrite {
             wantsWritable = false
             updateInterest()
         }
         if case .finishing = state, pending.isEmpty {
-            Syscall.shutdownWrite(fd.raw)
+            stream.shutdownWrite()
             state = .lingering
             lingerDeadline = monotonicNanos() &+ 2_000_000_000
             readingPaused = false
@@ -306,7 +315,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         guard events != interest else { return }
         interest = events
         do {
-            try owner.loop.modify(fd: fd.raw, events: events)
+            try owner.loop.modify(fd: stream.raw, events: events)
         } catch {
             close(reason: "\(error)")
         }
@@ -317,6 +326,10 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
     /// Housekeeping: the request, idle and linger timeouts.
     func checkTimeouts(now: UInt64) {
         let configuration = owner.door
+        if stream.handshakeExpired(now: now) {
+            close(reason: "TLS handshake timeout")
+            return
+        }
         switch state {
         case .open:
             if let started = requestStartedAt, now &- started > configuration.requestTimeoutNanos {
@@ -351,8 +364,8 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         if case .closed = state { return }
         state = .closed
         owner.door.logger.trace("HTTP connection closed", ["peer": peer.description, "reason": reason])
-        owner.loop.deregister(fd: fd.raw)
-        fd.close()
+        owner.loop.deregister(fd: stream.raw)
+        stream.close()
         for exchange in exchanges.values { exchange.cancellation.set() }
         exchanges.removeAll()
         pending.removeAll()

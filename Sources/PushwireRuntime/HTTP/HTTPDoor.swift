@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CPushwireLinux
 import PushwireWire
+import PushwireOpenSSL
 
 /// What every loop's HTTP side shares: the configuration, the method table (the binary door's),
 /// the router and the metrics.
@@ -26,25 +27,23 @@ final class HTTPDoor: Sendable {
     }
 }
 
-/// The HTTP side of one event loop: its listening socket (SO_REUSEPORT on the HTTP port) and
-/// its HTTP connections, with their timeouts checked on the loop's tick.
+/// The HTTP side of one event loop: its listening sockets (SO_REUSEPORT on the HTTP port, TLS
+/// when the server has a certificate, and the optional clear-text one) and its HTTP connections,
+/// with their timeouts checked on the loop's tick.
 ///
 /// `@unchecked Sendable`: created before the loop's thread runs, then touched only on it.
-final class HTTPLoopServer: EventHandler, @unchecked Sendable {
+final class HTTPLoopServer: @unchecked Sendable {
     let loop: EventLoop
     let door: HTTPDoor
     let scratch: UnsafeMutableRawBufferPointer
-    private var listener: FileDescriptor
+    private var listeners: [HTTPListener] = []
     private var connections: [ObjectIdentifier: HTTPConnection] = [:]
-    private var needsRetry = false
-    private var draining = false
+    private(set) var draining = false
 
-    init(loop: EventLoop, door: HTTPDoor, listenerFD: consuming FileDescriptor) throws(SystemError) {
+    init(loop: EventLoop, door: HTTPDoor) {
         self.loop = loop
         self.door = door
-        listener = listenerFD
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-        try loop.register(fd: listener.raw, events: CPWEvents.input, handler: self)
         loop.onTick { [unowned self] in self.tick() }
     }
 
@@ -52,49 +51,38 @@ final class HTTPLoopServer: EventHandler, @unchecked Sendable {
         scratch.deallocate()
     }
 
-    func handleEvents(_ events: UInt32) {
-        acceptAll()
+    /// Listens on one more socket; its connections speak TLS on `tls` when given. Before the
+    /// loop's thread starts.
+    func addListener(_ fd: consuming FileDescriptor, tls: TLSServerContext?) throws(SystemError) {
+        let listener = HTTPListener(fd: fd, owner: self, tls: tls)
+        try loop.register(fd: listener.rawFD, events: CPWEvents.input, handler: listener)
+        listeners.append(listener)
     }
 
-    private func acceptAll() {
-        needsRetry = false
-        while listener.isOpen {
-            let accepted: IOResult<(Int32, SocketAddress)>
-            do {
-                accepted = try Syscall.accept(listener.raw)
-            } catch {
-                switch error.errno {
-                case ECONNABORTED, EPROTO:
-                    continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    door.logger.warning("HTTP accept failed; retrying shortly", ["error": "\(error)"])
-                    needsRetry = true
-                    return
-                default:
-                    door.logger.error("HTTP accept failed", ["error": "\(error)"])
-                    return
-                }
-            }
-            guard case .processed(let (client, peer)) = accepted else { return }
-            var socket = FileDescriptor(client)
-            let open = door.metrics.http.openConnections.add(1, ordering: .relaxed).newValue
-            if open > door.configuration.maxConnections || draining {
+    /// Takes a connection its listener accepted (and counted in `openConnections`).
+    func adopt(_ socket: consuming FileDescriptor, peer: SocketAddress, tls: TLSServerContext?) {
+        try? Syscall.setOption(socket.raw, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+        let now = monotonicNanos()
+        let stream: ByteStream
+        if let tls {
+            guard let made = ByteStream(tls: tls, application: .http1, fd: socket, now: now) else {
+                door.logger.error("could not start a TLS session", ["peer": peer.description, "error": openSSLErrors()])
                 door.metrics.http.openConnections.subtract(1, ordering: .relaxed)
-                socket.close()
-                continue
+                return
             }
-            door.metrics.http.connectionAccepted()
-            try? Syscall.setOption(socket.raw, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
-            let connection = HTTPConnection(fd: socket, peer: peer, owner: self, now: monotonicNanos())
-            do {
-                try connection.register()
-            } catch {
-                door.logger.error("could not register an HTTP connection", ["error": "\(error)"])
-                door.metrics.http.openConnections.subtract(1, ordering: .relaxed)
-                continue
-            }
-            connections[ObjectIdentifier(connection)] = connection
+            stream = made
+        } else {
+            stream = ByteStream(clearText: socket)
         }
+        let connection = HTTPConnection(stream: stream, peer: peer, owner: self, now: now)
+        do {
+            try connection.register()
+        } catch {
+            door.logger.error("could not register an HTTP connection", ["error": "\(error)"])
+            door.metrics.http.openConnections.subtract(1, ordering: .relaxed)
+            return
+        }
+        connections[ObjectIdentifier(connection)] = connection
     }
 
     func connectionClosed(_ connection: HTTPConnection) {
@@ -104,7 +92,7 @@ final class HTTPLoopServer: EventHandler, @unchecked Sendable {
     }
 
     private func tick() {
-        if needsRetry { acceptAll() }
+        for listener in listeners where listener.needsRetry { listener.acceptAll() }
         let now = monotonicNanos()
         for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
     }
@@ -112,19 +100,18 @@ final class HTTPLoopServer: EventHandler, @unchecked Sendable {
     /// Stops accepting; idle connections close now, the others after the answers they are owed.
     func beginDrain() {
         draining = true
-        closeListener()
+        closeListeners()
         for connection in Array(connections.values) { connection.beginDrain() }
     }
 
     /// Closes everything at once.
     func closeAll() {
-        closeListener()
+        closeListeners()
         for connection in Array(connections.values) { connection.close(reason: "server stopped") }
     }
 
-    private func closeListener() {
-        guard listener.isOpen else { return }
-        loop.deregister(fd: listener.raw)
-        listener.close()
+    private func closeListeners() {
+        for listener in listeners { listener.close() }
+        listeners = []
     }
 }

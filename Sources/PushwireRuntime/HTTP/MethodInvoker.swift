@@ -6,14 +6,14 @@ import PushwireWire
 enum MethodInvoker {
     static func invoke(
         _ table: MethodTable, loop: EventLoop, path: String, message: [UInt8], metadata: [Metadata], peer: SocketAddress,
-        deadline: UInt64?, cancellation: CancellationFlag, completion: @escaping @Sendable (CallOutcome) -> Void
+        clientCertificateVerified: Bool, deadline: UInt64?, cancellation: CancellationFlag, completion: @escaping @Sendable (CallOutcome) -> Void
     ) {
         guard let method = table.methods[path] else {
             completion(.failure(RPCError(.unimplemented, "unknown method \(path)")))
             return
         }
-        // The HTTP door is clear text: no client certificate.
-        if let refusal = table.clientCertificateRefusal(method) {
+        // Only a TLS connection whose client certificate verified reaches the services behind one.
+        if !clientCertificateVerified, let refusal = table.clientCertificateRefusal(method) {
             completion(.failure(refusal))
             return
         }

@@ -23,8 +23,14 @@ extension Server {
     }
 
     /// The HTTP door's bound address once started (with the real port when asked for 0), if any.
+    /// It speaks TLS when the server has a certificate (`ServerConfiguration.tls`).
     public var httpAddress: SocketAddress? {
         extensions.state.withLock { $0.httpAddress }
+    }
+
+    /// The HTTP door's clear-text listener beside a TLS one (`HTTPConfiguration.plaintextListen`), if any.
+    public var httpPlaintextAddress: SocketAddress? {
+        extensions.state.withLock { $0.httpPlaintextAddress }
     }
 
     /// What `GET /metrics` would answer now (for tests and diagnostics); nil before `start()`.
@@ -42,6 +48,7 @@ final class ServerExtensions: Sendable {
         var metrics: MetricsRegistry?
         var httpLoops: [HTTPLoopServerReference] = []
         var httpAddress: SocketAddress?
+        var httpPlaintextAddress: SocketAddress?
     }
 
     /// `@unchecked Sendable`: the loop server is only touched through its loop's `execute`.
@@ -65,27 +72,37 @@ final class ServerExtensions: Sendable {
         }
     }
 
-    /// Opens one SO_REUSEPORT socket per loop on the HTTP address, before the loops run.
+    /// Opens one SO_REUSEPORT socket per loop on the HTTP address (TLS on `tls` when given), and
+    /// one on the clear-text address when asked for, before the loops run.
     func openHTTPDoor(
-        _ configuration: HTTPConfiguration?, loops: [LoopServer], table: MethodTable, metrics: MetricsRegistry,
-        shared: ServerShared, logger: Logger
+        _ configuration: HTTPConfiguration?, tls: TLSServerContext?, loops: [LoopServer], table: MethodTable,
+        metrics: MetricsRegistry, shared: ServerShared, logger: Logger
     ) throws(SystemError) {
         guard var configuration else { return }
         let (routes, checks) = state.withLock { ($0.routes, $0.healthChecks) }
         let router = HTTPRouter(table: table, routes: routes, healthChecks: checks,
                                 isDraining: { [weak shared] in shared?.isDraining ?? true }, metrics: metrics)
         configuration.listen = try ListeningSocket.reserve(configuration.listen)
+        // A clear-text listener beside clear text would be the same door twice.
+        let plaintext = tls == nil ? nil : try configuration.plaintextListen.map { (given) throws(SystemError) in
+            try ListeningSocket.reserve(given)
+        }
+        configuration.plaintextListen = plaintext
         let door = HTTPDoor(configuration: configuration, table: table, logger: logger, metrics: metrics, router: router)
         var servers: [HTTPLoopServerReference] = []
         for loopServer in loops {
-            let fd = try ListeningSocket.open(on: configuration.listen)
-            servers.append(HTTPLoopServerReference(server: try HTTPLoopServer(loop: loopServer.loop, door: door, listenerFD: fd)))
+            let server = HTTPLoopServer(loop: loopServer.loop, door: door)
+            servers.append(HTTPLoopServerReference(server: server))
+            try server.addListener(try ListeningSocket.open(on: configuration.listen), tls: tls)
+            if let plaintext { try server.addListener(try ListeningSocket.open(on: plaintext), tls: nil) }
         }
         state.withLock { state in
             state.httpLoops = servers
             state.httpAddress = configuration.listen
+            state.httpPlaintextAddress = plaintext
         }
-        logger.info("HTTP listening", ["address": configuration.listen.description])
+        logger.info("HTTP listening", ["address": configuration.listen.description, "tls": tls == nil ? "off" : "on"])
+        if let plaintext { logger.info("HTTP listening in clear text", ["address": plaintext.description]) }
     }
 
     func drainHTTPDoor() {
@@ -105,6 +122,7 @@ final class ServerExtensions: Sendable {
         state.withLock { state in
             state.httpLoops = []
             state.httpAddress = nil
+            state.httpPlaintextAddress = nil
         }
     }
 

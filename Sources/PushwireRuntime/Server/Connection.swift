@@ -19,9 +19,10 @@ final class InFlightCall: Sendable {
 /// One client connection: the preface, the frame decoder, the calls in flight, and one output
 /// buffer that every response of a read batch or loop iteration is appended to before one write.
 ///
-/// This file holds the socket side (preface, reads, output, the byte budget, closing);
-/// Connection+Calls.swift holds the frames and calls, Connection+BlockingCalls.swift the queue of
-/// calls waiting for the blocking threads.
+/// This file holds the state and the reading side (events, reads, the preface, the byte budget's
+/// figures); Connection+Output.swift the output buffer, flushing and backpressure;
+/// Connection+Ending.swift GoAway, closing and the timeouts; Connection+Calls.swift the frames and
+/// calls, Connection+BlockingCalls.swift the queue of calls waiting for the blocking threads.
 ///
 /// `@unchecked Sendable`: every property is touched only on the owning loop's thread. Other
 /// threads only carry a reference back to that loop inside `EventLoop.execute`.
@@ -37,18 +38,15 @@ final class Connection: EventHandler, @unchecked Sendable {
         case closed
     }
 
-    private var fd: FileDescriptor
-    /// TLS under the byte stream, for a connection accepted on a TLS listener; nil: clear text.
-    private(set) var tls: TLSSession?
-    /// When an unfinished TLS handshake is given up (monotonic nanoseconds); 0 without TLS.
-    private let handshakeDeadline: UInt64
+    /// The socket, with TLS over it for a connection accepted on a TLS listener.
+    var stream: ByteStream
     let peer: SocketAddress
     // unowned(unsafe): the loop server holds every connection it owns until the connection
     // closes, so it always outlives it; this skips an atomic check on every access.
     unowned(unsafe) let owner: LoopServer
     var shared: ServerShared { owner.shared }
 
-    private(set) var state = State.awaitingPreface
+    var state = State.awaitingPreface
     /// Whether the TLS client presented a certificate leading to the server's client CA; set once
     /// the handshake is done (`ServerConfiguration.clientCertificateServices`).
     private(set) var clientCertificateVerified = false
@@ -60,13 +58,12 @@ final class Connection: EventHandler, @unchecked Sendable {
     var highestCallID: UInt32 = 0
     var goAwaySent = false
     var closeWhenFlushed = false
-    private var writeShutDown = false
-    private var lingerDeadline: UInt64 = 0
+    var lingerDeadline: UInt64 = 0
 
-    private var interest: UInt32 = 0
+    var interest: UInt32 = 0
     var readingPaused = false
-    private var wantsWritable = false
-    private var flushScheduled = false
+    var wantsWritable = false
+    var flushScheduled = false
     private var readChunk = 2048
     /// Set when `processFrames` stopped after its turn's share of frames with more buffered: the
     /// rest is decoded from a task queued behind the loop's other ready connections.
@@ -101,15 +98,12 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// calls go on while large ones wait.
     static let smallFootprint = 64 * 1024
 
-    private let openedAt: UInt64
+    let openedAt: UInt64
     var lastFrameAt: UInt64
     var partialFrameSince: UInt64?
 
-    init(fd: consuming FileDescriptor, peer: SocketAddress, owner: LoopServer, now: UInt64, tls: TLSSession? = nil,
-         handshakeTimeoutNanos: UInt64 = 0) {
-        self.fd = fd
-        self.tls = tls
-        self.handshakeDeadline = tls == nil ? 0 : now &+ handshakeTimeoutNanos
+    init(stream: consuming ByteStream, peer: SocketAddress, owner: LoopServer, now: UInt64) {
+        self.stream = stream
         self.peer = peer
         self.owner = owner
         self.decoder = FrameDecoder(maxFrameSize: owner.shared.configuration.maxFrameSize, expectsPreface: false)
@@ -117,7 +111,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         self.lastFrameAt = now
     }
 
-    var rawFD: Int32 { fd.raw }
+    var rawFD: Int32 { stream.raw }
     var hasCallsInFlight: Bool { !inFlight.isEmpty }
 
     /// Bytes the connection makes the server hold: unsent output plus `heldBytes`.
@@ -125,7 +119,7 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// What the connection holds in memory: its input buffer, its output buffer, `heldBytes`
     /// and what OpenSSL holds for it (`TLSSession.footprint`).
-    var footprint: Int { decoder.allocatedByteCount + output.capacity + heldBytes + (tls?.footprint ?? 0) }
+    var footprint: Int { decoder.allocatedByteCount + output.capacity + heldBytes + stream.footprint }
 
     /// Adds the change in `footprint` to the server's total, when it moved by 16 KiB or more (or
     /// to 0): one atomic add per read batch at most, and a total exact to 16 KiB per connection.
@@ -157,7 +151,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// Registers with the loop for input (edge-triggered).
     func register() throws(SystemError) {
         interest = CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLET
-        try owner.loop.register(fd: fd.raw, events: interest, handler: self)
+        try owner.loop.register(fd: stream.raw, events: interest, handler: self)
     }
 
     // MARK: Events
@@ -174,7 +168,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             return
         }
         // A TLS read that waited for the socket to take a handshake message goes on once it does.
-        let tlsReadWaited = events & CPW_EPOLLOUT != 0 && tls?.readWantsWrite == true
+        let tlsReadWaited = events & CPW_EPOLLOUT != 0 && stream.readWantsWrite
         if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 || tlsReadWaited {
             // When the peer has closed its side, read to the end even after a short read: the
             // end of stream raises no further edge.
@@ -186,7 +180,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         publishFootprint()
     }
 
-    private func readAvailable(toTheEnd: Bool = false) {
+    func readAvailable(toTheEnd: Bool = false) {
         // A fixed budget of reads per wake-up keeps one busy peer from starving the loop's others.
         var budget = 16
         while budget > 0 {
@@ -255,7 +249,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                 if readingPaused || turnYielded { return }
                 // A short read drained the socket; with edge triggering, more data raises a new
                 // event. Not so under TLS: a read returns one record, the socket may hold more.
-                if !filled && !toTheEnd && tls == nil { return }
+                if !filled && !toTheEnd && !stream.shortReadMayLeaveMore { return }
             }
         }
         // Budget used up with data maybe left: come back after the other ready descriptors.
@@ -270,30 +264,12 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// One read from the byte stream: the socket, or the TLS session over it.
     private func receive(into buffer: UnsafeMutableRawBufferPointer) -> StreamRead {
-        if let tls {
-            let result = tls.read(into: buffer)
-            if tls.readWantsWrite, !wantsWritable {
-                wantsWritable = true
-                updateInterest()
-            }
-            return result
+        let result = stream.receive(into: buffer)
+        if stream.readWantsWrite, !wantsWritable {
+            wantsWritable = true
+            updateInterest()
         }
-        switch Result(catching: { () throws(SystemError) in try Syscall.read(fd.raw, into: buffer) }) {
-        case .success(.processed(0)): return .end
-        case .success(.processed(let count)): return .bytes(count)
-        case .success(.wouldBlock): return .wouldBlock
-        case .failure(let error): return .failed("\(error)")
-        }
-    }
-
-    /// One write to the byte stream.
-    private func send(_ buffer: UnsafeRawBufferPointer) -> StreamWrite {
-        if let tls { return tls.write(from: buffer) }
-        switch Result(catching: { () throws(SystemError) in try Syscall.write(fd.raw, from: buffer) }) {
-        case .success(.processed(let count)): return .bytes(count)
-        case .success(.wouldBlock): return .wouldBlock
-        case .failure(let error): return .failed("\(error)")
-        }
+        return result
     }
 
     /// Reads into the loop's scratch buffer until the 8 preface bytes are in; returns whether to
@@ -304,7 +280,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         // session) for the decoder.
         switch receive(into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(8 - prefaceMatched)])) {
         case .failed(let reason):
-            if tls != nil { shared.logger.debug("TLS handshake failed; closing", ["peer": peer.description, "error": reason]) }
+            if stream.isTLS { shared.logger.debug("TLS handshake failed; closing", ["peer": peer.description, "error": reason]) }
             close(reason: reason)
             return false
         case .wouldBlock:
@@ -323,7 +299,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             prefaceMatched += count
             if prefaceMatched == 8 {
                 state = .open
-                if let tls { clientCertificateVerified = tls.clientCertificateVerified }
+                clientCertificateVerified = stream.clientCertificateVerified
                 lastFrameAt = monotonicNanos()
                 output.append(contentsOf: shared.greeting)
                 if shared.isDraining { sendGoAway(status: .ok, message: "server is shutting down") }
@@ -349,225 +325,6 @@ final class Connection: EventHandler, @unchecked Sendable {
         case .failed:
             close(reason: "read failed while closing")
             return false
-        }
-    }
-
-    // MARK: Ending
-
-    func protocolError(_ error: FramingError) {
-        // docs/PROTOCOL.md: an oversized frame is RESOURCE_EXHAUSTED, any other broken framing
-        // INVALID_ARGUMENT; the message is the framing error's own sentence.
-        let status: StatusCode
-        switch error {
-        case .frameTooLarge: status = .resourceExhausted
-        case .badPreface, .undecodableFrame, .emptyFrame: status = .invalidArgument
-        }
-        shared.logger.debug("protocol error; closing", ["peer": peer.description, "error": error.description])
-        goAwayAndClose(status: status, message: error.description)
-    }
-
-    /// Queues a GoAway that ends the connection, stops taking input and closes once it is sent.
-    func goAwayAndClose(status: StatusCode, message: String) {
-        guard case .open = state else {
-            close(reason: message)
-            return
-        }
-        Frame.goAway(lastCallID: highestCallID, status: status, message: message)
-            .encode(appendingTo: &output, lengthPrefixed: true)
-        goAwaySent = true
-        state = .closing
-        for call in inFlight.values { call.cancellation.set() }
-        inFlight.removeAll()
-        dropQueuedCalls()
-        closeWhenFlushed = true
-        lingerDeadline = monotonicNanos() &+ 2_000_000_000
-        // Input is discarded from now on, so reading resumes even if it was paused.
-        readingPaused = false
-        updateInterest()
-        scheduleFlush()
-    }
-
-    /// Graceful shutdown: tell the client the last call that will be answered; calls in flight
-    /// finish, then the connection closes.
-    func sendGoAway(status: StatusCode, message: String) {
-        switch state {
-        case .awaitingPreface:
-            close(reason: "shutting down")
-            return
-        case .closing, .closed:
-            return
-        case .open:
-            break
-        }
-        if goAwaySent { return }
-        goAwaySent = true
-        Frame.goAway(lastCallID: highestCallID, status: status, message: message)
-            .encode(appendingTo: &output, lengthPrefixed: true)
-        if inFlight.isEmpty { closeWhenFlushed = true }
-        scheduleFlush()
-    }
-
-    /// Closes the descriptor now; calls in flight are cancelled and their results dropped.
-    func close(reason: String) {
-        if case .closed = state { return }
-        state = .closed
-        shared.logger.trace("connection closed", ["peer": peer.description, "reason": reason])
-        owner.loop.deregister(fd: fd.raw)
-        fd.close()
-        // OpenSSL's session and buffers go back now, not when the last reference to the connection does.
-        tls = nil
-        for call in inFlight.values { call.cancellation.set() }
-        inFlight.removeAll()
-        dropQueuedCalls()
-        output = []
-        decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
-        heldBytes = 0
-        publishFootprint()
-        owner.connectionClosed(self)
-    }
-
-    /// Housekeeping: preface, idle, incomplete-frame and linger timeouts, and resuming a
-    /// connection held back for the server's total.
-    func checkTimeouts(now: UInt64) {
-        if pausedForServer, case .open = state,
-           shared.bufferedBytes.load(ordering: .relaxed) <= shared.configuration.maxBufferedBytes / 8 * 7 {
-            pausedForServer = false
-            budgetChanged()
-        }
-        switch state {
-        case .awaitingPreface:
-            if let tls, !tls.isHandshakeDone, now > handshakeDeadline {
-                close(reason: "TLS handshake timeout")
-            } else if now &- openedAt > shared.prefaceTimeoutNanos {
-                close(reason: "preface timeout")
-            }
-        case .open:
-            // An idle connection gives its buffers back; the next frame allocates them again.
-            if now &- lastFrameAt > 1_000_000_000, inFlight.isEmpty, decoder.bufferedByteCount == 0,
-               decoder.allocatedByteCount > 0 || output.capacity > 0, outputStart == output.count {
-                decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
-                output = []
-                outputStart = 0
-                publishFootprint()
-            }
-            if let since = partialFrameSince, now &- since > shared.incompleteFrameTimeoutNanos {
-                goAwayAndClose(status: .deadlineExceeded, message: "a frame stayed incomplete for too long")
-            } else if shared.idleTimeoutNanos > 0, inFlight.isEmpty, now &- lastFrameAt > shared.idleTimeoutNanos {
-                goAwayAndClose(status: .ok, message: "idle timeout")
-            }
-        case .closing:
-            if now > lingerDeadline { close(reason: "linger timeout") }
-        case .closed:
-            break
-        }
-    }
-
-    // MARK: Output
-
-    func scheduleFlush() {
-        if flushScheduled { return }
-        flushScheduled = true
-        owner.scheduleFlush(self)
-    }
-
-    /// Writes as much of the output buffer as the socket takes, in one call when it takes it all.
-    func flush() {
-        flushScheduled = false
-        if case .closed = state { return }
-        while outputStart < output.count {
-            let start = outputStart
-            let result = output.withUnsafeBytes { bytes in send(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
-            switch result {
-            case .bytes(let count):
-                outputStart += count
-                shared.rpcBytes?.add(1, UInt64(count))
-            case .wouldBlock:
-                if !wantsWritable {
-                    wantsWritable = true
-                    updateInterest()
-                }
-                budgetChanged()
-                return
-            case .failed(let reason):
-                close(reason: reason)
-                return
-            }
-        }
-        // Drained. Big buffers (a burst for a slow reader) are given back rather than kept per connection.
-        if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
-        outputStart = 0
-        if wantsWritable, tls?.readWantsWrite != true {
-            wantsWritable = false
-            updateInterest()
-        }
-        budgetChanged()
-        if closeWhenFlushed, !writeShutDown {
-            writeShutDown = true
-            tls?.shutdown()
-            Syscall.shutdownWrite(fd.raw)
-            if case .open = state {
-                state = .closing
-                lingerDeadline = monotonicNanos() &+ 2_000_000_000
-            }
-        }
-    }
-
-    /// Decodes what is buffered and reads on: after a pause or a yielded turn.
-    private func resumeAfterBackpressure() {
-        guard case .open = state, !readingPaused else { return }
-        processFrames()
-        if !readingPaused, !turnYielded { readAvailable(toTheEnd: true) }
-        if case .closed = state { return }
-        if outputStart < output.count { flush() }
-    }
-
-    /// Ends `processFrames`' turn with frames still buffered: they are decoded from a task that
-    /// runs after the loop's other ready connections have had theirs.
-    func yieldTurn() {
-        if turnYielded { return }
-        turnYielded = true
-        owner.loop.execute { [self] in
-            self.turnYielded = false
-            self.resumeAfterBackpressure()
-        }
-    }
-
-    func pauseReading() {
-        shared.peakPausedOutputBytes.max(output.count - outputStart, ordering: .relaxed)
-        shared.backpressurePauses.add(1, ordering: .relaxed)
-        notePressure()
-        readingPaused = true
-        updateInterest()
-    }
-
-    /// After the connection's held bytes went down (output written, a call's work ended, a
-    /// queued call dropped): starts queued blocking calls that now fit, and resumes reading once
-    /// the connection holds at most half its budget (so that it does not pause and resume on
-    /// every answer).
-    func budgetChanged() {
-        guard case .open = state else { return }
-        publishFootprint()
-        if blockingWaitingHead < blockingWaiting.count { startQueuedCalls() }
-        guard readingPaused, !pausedForServer, heldTotal <= shared.configuration.maxOutputBufferBytes / 2 else { return }
-        readingPaused = false
-        updateInterest()
-        // Frames may be waiting in the decoder with nothing left in the socket to raise an event:
-        // decode them after this iteration.
-        owner.loop.execute { [self] in self.resumeAfterBackpressure() }
-    }
-
-    private func updateInterest() {
-        var events = CPW_EPOLLRDHUP | CPW_EPOLLET
-        if !readingPaused { events |= CPW_EPOLLIN }
-        if wantsWritable { events |= CPW_EPOLLOUT }
-        guard events != interest else { return }
-        interest = events
-        // Re-arming EPOLLIN with EPOLL_CTL_MOD raises an event if input is already waiting, so a
-        // paused connection resumes without a lost wake-up.
-        do {
-            try owner.loop.modify(fd: fd.raw, events: events)
-        } catch {
-            close(reason: "\(error)")
         }
     }
 }

@@ -7,6 +7,11 @@ import Synchronization
 /// leaving a core idle while the other is saturated. A loop that accepts a connection therefore
 /// hands it to whichever loop has the fewest open connections (itself when tied), once, at accept
 /// time; after that the connection stays on its loop for life.
+///
+/// A loop holding fewer than `handOverFrom` connections keeps the new one: a hand-over costs a
+/// cross-thread wake-up of the other loop, which for short-lived connections arriving one after
+/// another (each new TLS handshake while the previous connection's close is still being read, a
+/// CLI's one call) cost more than the imbalance (docs/BENCHMARKS.md, TLS, new connections).
 final class ConnectionBalancer: Sendable {
     /// Weak: the loops own the server's shared state, which owns the balancer.
     private struct LoopReference: @unchecked Sendable {
@@ -16,6 +21,8 @@ final class ConnectionBalancer: Sendable {
     }
 
     private let loops = Mutex<[LoopReference]>([])
+    /// The connections a loop must hold before it hands a new one to a less busy loop.
+    static let handOverFrom = 2
 
     /// Sets the loops to balance over; called once, before any of them runs.
     func install(_ servers: [LoopServer]) {
@@ -29,7 +36,8 @@ final class ConnectionBalancer: Sendable {
         loops.withLock { loops in
             var chosen = acceptor
             var fewest = acceptor.openConnections.load(ordering: .relaxed)
-            for reference in loops {
+            let handsOver = fewest >= Self.handOverFrom
+            for reference in loops where handsOver {
                 guard let server = reference.server, server !== acceptor, !server.isStopping else { continue }
                 let count = server.openConnections.load(ordering: .relaxed)
                 if count < fewest { (chosen, fewest) = (server, count) }

@@ -4,6 +4,7 @@ import Glibc
 import CPushwireLinux
 import PushwireWire
 import Synchronization
+import PushwireOpenSSL
 
 /// The server's state on one event loop: its listener, its connections, the connections waiting
 /// for a flush at the end of the iteration, and the drain on shutdown.
@@ -68,20 +69,21 @@ final class LoopServer: @unchecked Sendable {
         if let bytes = shared.configuration.socketSendBufferBytes {
             try? Syscall.setOption(socket.raw, level: SOL_SOCKET, name: SO_SNDBUF, value: Int32(clamping: bytes))
         }
-        var session: TLSSession?
+        let now = monotonicNanos()
+        let stream: ByteStream
         if let tls {
-            guard let made = TLSSession(context: tls, fd: socket.raw) else {
-                shared.logger.error("could not start a TLS session", ["peer": peer.description, "error": openSSLError()])
-                socket.close()
+            guard let made = ByteStream(tls: tls, application: .pwire, fd: socket, now: now) else {
+                shared.logger.error("could not start a TLS session", ["peer": peer.description, "error": openSSLErrors()])
                 openConnections.subtract(1, ordering: .relaxed)
                 shared.connectionCount.subtract(1, ordering: .relaxed)
                 shared.peers.release(PeerConnections.host(of: peer))
                 return
             }
-            session = made
+            stream = made
+        } else {
+            stream = ByteStream(clearText: socket)
         }
-        let connection = Connection(fd: socket, peer: peer, owner: self, now: monotonicNanos(), tls: session,
-                                    handshakeTimeoutNanos: tls?.handshakeTimeout.nanoseconds ?? 0)
+        let connection = Connection(stream: stream, peer: peer, owner: self, now: now)
         do {
             try connection.register()
         } catch {

@@ -177,7 +177,7 @@ public final class Server: Sendable {
             }
             boundPlaintextAddress.withLock { $0 = plaintext }
             shared.balancer.install(loops)
-            try extensions.openHTTPDoor(configuration.http, loops: loops, table: table, metrics: metrics, shared: shared, logger: logger)
+            try extensions.openHTTPDoor(configuration.http, tls: configuration.tls, loops: loops, table: table, metrics: metrics, shared: shared, logger: logger)
             for loopServer in loops {
                 try loopServer.loop.start()
                 started += 1

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import PushwireOpenSSL
 import Synchronization
 
 /// Why a server certificate, key or client CA could not be loaded: the file and OpenSSL's reason.
@@ -60,22 +61,22 @@ public final class TLSServerContext: Sendable {
 
     private static func load(certificateFile: String, keyFile: String, clientCAFile: String?) throws(TLSSetupError) -> ContextBox {
         ERR_clear_error()
-        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSSetupError(description: "cannot make a TLS context: \(openSSLError())") }
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSSetupError(description: "cannot make a TLS context: \(openSSLErrors())") }
         let box = ContextBox(context)
-        guard cossl_configure_server(context) == 1 else { throw TLSSetupError(description: "cannot configure TLS: \(openSSLError())") }
+        guard cossl_configure_server(context) == 1 else { throw TLSSetupError(description: "cannot configure TLS: \(openSSLErrors())") }
         guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
-            throw TLSSetupError(description: "cannot load the certificate chain \(certificateFile): \(openSSLError())")
+            throw TLSSetupError(description: "cannot load the certificate chain \(certificateFile): \(openSSLErrors())")
         }
         guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw TLSSetupError(description: "cannot load the private key \(keyFile): \(openSSLError())")
+            throw TLSSetupError(description: "cannot load the private key \(keyFile): \(openSSLErrors())")
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
-            throw TLSSetupError(description: "the private key \(keyFile) does not match the certificate \(certificateFile): \(openSSLError())")
+            throw TLSSetupError(description: "the private key \(keyFile) does not match the certificate \(certificateFile): \(openSSLErrors())")
         }
         if let clientCAFile {
             guard SSL_CTX_load_verify_locations(context, clientCAFile, nil) == 1,
                   let names = SSL_load_client_CA_file(clientCAFile) else {
-                throw TLSSetupError(description: "cannot load the client CA file \(clientCAFile): \(openSSLError())")
+                throw TLSSetupError(description: "cannot load the client CA file \(clientCAFile): \(openSSLErrors())")
             }
             SSL_CTX_set_client_CA_list(context, names)
             // Asked for, not required: a client without one still reaches the methods that need
@@ -93,17 +94,4 @@ private final class ContextBox: @unchecked Sendable {
     init(_ context: OpaquePointer) { self.context = context }
 
     deinit { SSL_CTX_free(context) }
-}
-
-/// OpenSSL's error queue as one line (emptied), or a generic phrase when it is empty.
-func openSSLError() -> String {
-    var reasons: [String] = []
-    while true {
-        let code = ERR_get_error()
-        if code == 0 { break }
-        var text = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &text, text.count)
-        reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-    }
-    return reasons.isEmpty ? "no reason given by OpenSSL" : reasons.joined(separator: "; ")
 }

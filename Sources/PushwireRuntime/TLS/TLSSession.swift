@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import PushwireOpenSSL
 
 /// What one read from a connection's byte stream gave.
 enum StreamRead {
@@ -21,6 +22,14 @@ enum StreamWrite {
     case failed(String)
 }
 
+/// The protocol a TLS listener's connections speak, which decides the ALPN answer.
+enum TLSApplication {
+    /// The binary RPC door: ALPN `pwire/1`.
+    case pwire
+    /// The HTTP door: ALPN `http/1.1` (HTTP/2 is not served).
+    case http1
+}
+
 /// TLS on one accepted, non-blocking socket: OpenSSL reads and writes the descriptor itself, and
 /// the handshake runs inside the first reads (accept state), so it never blocks a loop and needs
 /// no thread. The connection sees plain bytes through `read`/`write`; this is the whole seam.
@@ -35,14 +44,16 @@ final class TLSSession {
     private(set) var writePending = false
     private var shutDown = false
 
-    /// A session for `fd` on the context's current certificate; nil when OpenSSL cannot make one.
-    init?(context: TLSServerContext, fd: Int32) {
+    /// A session for `fd` on the context's current certificate, answering ALPN for
+    /// `application`; nil when OpenSSL cannot make one.
+    init?(context: TLSServerContext, fd: Int32, application: TLSApplication = .pwire) {
         guard let ssl = context.makeSession() else { return nil }
         self.ssl = ssl
         guard SSL_set_fd(ssl, fd) == 1 else {
             SSL_free(ssl)
             return nil
         }
+        if application == .http1 { cossl_serve_http(ssl) }
         SSL_set_accept_state(ssl)
     }
 
@@ -116,8 +127,8 @@ final class TLSSession {
 
     private func failure(during operation: String) -> String {
         let stage = isHandshakeDone ? "TLS \(operation) failed" : "TLS handshake failed"
-        let reason = openSSLError()
-        if reason == "no reason given by OpenSSL", errno != 0 {
+        let reason = openSSLErrors()
+        if reason == noOpenSSLReason, errno != 0 {
             return "\(stage): \(SystemError(operation, errno: errno))"
         }
         return "\(stage): \(reason)"

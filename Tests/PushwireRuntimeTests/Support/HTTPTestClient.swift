@@ -4,8 +4,8 @@ import Glibc
 import Foundation
 @testable import PushwireRuntime
 
-/// A tiny blocking HTTP/1.1 client over a raw socket, for tests: sends any bytes (pipelined
-/// requests, broken ones, a slow drip) and reads responses framed by Content-Length.
+/// A tiny blocking HTTP/1.1 client over a raw socket (or TLS over it), for tests: sends any bytes
+/// (pipelined requests, broken ones, a slow drip) and reads responses framed by Content-Length.
 final class HTTPTestClient {
     struct Response {
         var status: Int
@@ -15,13 +15,18 @@ final class HTTPTestClient {
         func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
 
-    private let socket: TestClient
+    let socket: TestClient
     private var buffer: [UInt8] = []
     private var closed = false
 
-    init(_ address: SocketAddress) throws {
-        socket = try TestClient(address, handshake: false)
+    /// Connects to `address`; with `tls`, does the TLS handshake first (by default offering ALPN
+    /// `h2` and `http/1.1`, as curl does).
+    init(_ address: SocketAddress, tls: TestTLS.Client? = nil) throws {
+        socket = try TestClient(address, handshake: false, tls: tls)
     }
+
+    /// A TLS client of the test CA offering what curl offers in ALPN.
+    static var https: TestTLS.Client { TestTLS.Client(alpn: ["h2", "http/1.1"]) }
 
     func send(_ text: String) throws { try socket.sendRaw(Array(text.utf8)) }
     func send(_ bytes: [UInt8]) throws { try socket.sendRaw(bytes) }
@@ -43,10 +48,9 @@ final class HTTPTestClient {
     /// Reads more bytes, waiting up to `timeout` seconds; false at end of stream or timeout.
     private func fill(timeout: Double) -> Bool {
         if closed { return false }
-        var descriptor = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, Int32(timeout * 1000)) > 0 else { return false }
+        guard socket.waitReadable(milliseconds: Int32(timeout * 1000)) else { return false }
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, 0) }
+        let count = chunk.withUnsafeMutableBytes { socket.receive($0) }
         if count <= 0 {
             closed = true
             return false

@@ -2,10 +2,12 @@
 subprocess for the integration tests (skipped, with the reason, when the binary is missing)."""
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import secrets
 import shutil
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -47,6 +49,9 @@ def find_pushwired() -> Path | None:
 
 
 class RunningServer:
+    #: The client arguments that trust the server's TLS certificate; empty: clear text.
+    tls: dict = {}
+
     def __init__(self, binary: Path, extra_args: list[str] | None = None):
         self.admin_token = secrets.token_hex(16)
         self.data_dir = tempfile.mkdtemp(prefix="pushwire-clients-")
@@ -91,6 +96,18 @@ class RunningServer:
             log = self.stderr_path.read_text(errors="replace")[-2000:] if self.stderr_path.exists() else ""
             raise RuntimeError(f"pushwired printed no 'listening on' line within {deadline:.0f} s; stderr:\n{log}")
         self.host, self.port = found[0]
+
+    @property
+    def http_url(self) -> str:
+        """The HTTP door's base URL: https when the server has a certificate (the door then speaks TLS)."""
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.http_port}"
+
+    def http_connection(self, timeout: float = 10) -> http.client.HTTPConnection:
+        """A connection to the HTTP door: over TLS trusting the test CA when the server has a certificate."""
+        if self.tls:
+            context = ssl.create_default_context(cafile=self.tls["ca_file"])
+            return http.client.HTTPSConnection(self.host, self.http_port, timeout=timeout, context=context)
+        return http.client.HTTPConnection(self.host, self.http_port, timeout=timeout)
 
     def stop(self) -> None:
         if self.process.poll() is None:

@@ -5,7 +5,6 @@ refuses, and a second application seeing none of the first one's categories. Scr
 docs/console/ when PUSHWIRE_CONSOLE_SCREENSHOTS is set."""
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import shutil
@@ -25,7 +24,7 @@ SHOTS = Path(__file__).resolve().parents[3] / "docs" / "console"
 
 
 def admin_call(server, method, body):
-    connection = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
+    connection = server.http_connection()
     connection.request("POST", f"/pushwire.v1.{method}", body=json.dumps(body),
                        headers={"Content-Type": "application/json", "Authorization": f"Bearer {server.admin_token}"})
     response = connection.getresponse()
@@ -45,6 +44,8 @@ def browser(server):
         pytest.skip("Debian's chromium and chromium-driver are not installed (Scripts/install-deps --test)")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
+    # Over TLS the door's certificate is the throw-away test CA's, which Chromium's store does not hold.
+    options.accept_insecure_certs = bool(server.tls)
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
@@ -67,7 +68,7 @@ def shot(driver, name):
 
 
 def sign_in(driver, server, token):
-    driver.get(f"http://127.0.0.1:{server.http_port}/console/")
+    driver.get(f"{server.http_url}/console/")
     field = wait(driver, lambda d: d.find_element(By.ID, "token"))
     field.send_keys(token)
     driver.find_element(By.CSS_SELECTOR, "#sign-in-form button[type=submit]").click()
@@ -80,7 +81,7 @@ def preview_labels(driver, which):
 def test_console_headers(server):
     if server.http_port is None:
         pytest.skip("no HTTP door")
-    connection = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
+    connection = server.http_connection()
     connection.request("GET", "/console/")
     response = connection.getresponse()
     body = response.read().decode()
@@ -181,7 +182,7 @@ def admin_call_as(server, token, method, body=None):
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    connection = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
+    connection = server.http_connection()
     connection.request("POST", f"/pushwire.v1.{method}", body=json.dumps(body or {}), headers=headers)
     response = connection.getresponse()
     reply = json.loads(response.read() or b"{}")

@@ -227,8 +227,7 @@ def test_admin_creates_rotates_and_sets_apns_without_showing_the_key(server, bro
     assert listed["hasApnsKey"] is True and listed["apns"].get("privateKeyP8", "") == ""
     assert browser.find_element(By.ID, "apns-team").get_attribute("value") == "TEAM123456"
     # The old token stopped working at once; the new one works.
-    import http.client
-    connection = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
+    connection = server.http_connection()
     connection.request("POST", "/pushwire.v1.Categories/ListCategories", body="{}",
                        headers={"Content-Type": "application/json", "Authorization": f"Bearer {first}"})
     assert connection.getresponse().status == 401

@@ -3,7 +3,6 @@ as binary protobuf, their errors and HTTP statuses, auth, keep-alive, /healthz a
 (checked with Debian's promtool when installed)."""
 from __future__ import annotations
 
-import http.client
 import json
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ PUSH_TOKEN = "ab" * 32
 def door(server):
     if server.http_port is None:
         pytest.skip("pushwired printed no 'HTTP listening on' line")
-    connection = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
+    connection = server.http_connection()
     yield connection
     connection.close()
 

@@ -4,7 +4,6 @@ and get the seed's iosCategories, set and read tags, send a message with a categ
 the sink, report an open and a tap, read the statistics, and the refusals."""
 from __future__ import annotations
 
-import http.client
 import json
 import time
 from pathlib import Path
@@ -19,19 +18,23 @@ PUSH_TOKEN = "cd" * 32
 
 
 @pytest.fixture
-def client(server):
+def client(server, monkeypatch):
     if server.http_port is None:
         pytest.skip("pushwired printed no 'HTTP listening on' line")
+    if server.tls:
+        # The client is unchanged: `requests` is told to trust the test CA, as a real deployment's
+        # certificate from a public CA needs nothing.
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", server.tls["ca_file"])
 
     class LocalPushwoosh(PushwooshClient):
-        scheme = "http"
+        scheme = "https" if server.tls else "http"
         hostname = f"{server.host}:{server.http_port}"
 
     return LocalPushwoosh(timeout=10)
 
 
 def connect(server, method, body, token):
-    connection = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
+    connection = server.http_connection()
     connection.request("POST", f"/pushwire.v1.{method}", body=json.dumps(body),
                        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
     response = connection.getresponse()
@@ -133,7 +136,7 @@ def test_message_with_a_category_reaches_the_sink_and_is_counted(server, client,
     assert json.loads(payload["u"]) == {"order": 42}
 
     # The delivery is counted for /metrics by gateway, platform and outcome.
-    metrics = http.client.HTTPConnection(server.host, server.http_port, timeout=10)
+    metrics = server.http_connection()
     metrics.request("GET", "/metrics")
     text = metrics.getresponse().read().decode()
     metrics.close()
