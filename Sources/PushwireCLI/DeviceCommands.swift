@@ -1,13 +1,22 @@
+import Foundation
 import PushwireClient
 import PushwireWire
 
 /// `pushwire device register|track|unregister|tags` and `pushwire category sync`: what a device does,
-/// by application code (no token needed).
+/// by application code (no token needed); `pushwire device get`: what the application knows of
+/// one device (Messages/GetDevice, with the application's access token).
 enum DeviceCommands {
     /// Turns the options of `device (and `category sync`) <subcommand>` into its request.
     /// - Throws: `UsageError` (exit 64) for a missing, repeated, unknown or malformed option.
     static func parse(_ subcommand: String, _ scanned: ScannedArguments, command: String) throws(UsageError) -> GroupCommand {
         _ = try scanned.positionals([], command: command)
+        if subcommand == "get" {
+            // The application is the access token's (--token), as for `message`.
+            try scanned.allow(["--hwid"], command: command)
+            var request = GetDeviceRequest()
+            request.hwid = try scanned.required("--hwid", command: command)
+            return .getDevice(request)
+        }
         let application = try scanned.required("--app", command: command)
         switch subcommand {
         case "register":
@@ -117,6 +126,37 @@ enum DeviceCommands {
         return request
     }
 
+    /// `device get`'s report: registration, badge, tags and the token state (a refused token
+    /// with since when, UTC).
+    static func describe(_ device: GetDeviceResponse) -> String {
+        var lines = ["device \(device.hwid)"]
+        lines.append("  platform:  \(MessageCommands.platformName(device.deviceType))")
+        lines.append("  language:  \(device.language.isEmpty ? "unknown" : device.language)")
+        lines.append("  user:      \(device.userID.isEmpty ? "none" : device.userID)")
+        lines.append("  token:     \(tokenState(device))")
+        if !device.pushToken.isEmpty { lines.append("  push token: \(device.pushToken)") }
+        lines.append("  badge:     \(device.badge)")
+        lines.append("  tags:\n" + Render.tags(device.tags))
+        return lines.joined(separator: "\n")
+    }
+
+    /// "live", "none", or "dead since <UTC time>" / "invalid since …" (not targeted until the
+    /// device registers another token).
+    static func tokenState(_ device: GetDeviceResponse) -> String {
+        let refused: String
+        switch device.tokenState {
+        case .live: return "live (targeted)"
+        case .noToken: return "none (not targeted)"
+        case .dead: refused = "dead (the push service said it is no longer valid)"
+        case .invalid: refused = "invalid (the push service said it was never valid for this app)"
+        default: return "unknown"
+        }
+        let since = device.tokenRefusedAtMS > 0
+            ? "since " + ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(device.tokenRefusedAtMS) / 1000))
+            : "since an unknown time"
+        return "\(refused) \(since); not targeted until the device registers another token"
+    }
+
     /// `category sync --json` prints SyncCategoriesResponse's `version` and `notModified` as
     /// `categoriesVersion` and `categoriesNotModified`, the names of `device register --json`
     /// (RegisterDeviceResponse): a script reads the categories version under one name. The proto
@@ -180,6 +220,10 @@ enum DeviceCommands {
             let response = try await session.call(Methods.Devices.getTags, request, token: nil)
             if json { return Session.printJSON(response) }
             print("tags of \(request.hwid):\n" + Render.tags(response.tags))
+        case .getDevice(let request):
+            let response = try await session.call(Methods.Messages.getDevice, request, token: session.options.token)
+            if json { return Session.printJSON(response) }
+            print(describe(response))
         case .syncCategories(let request):
             let response = try await session.call(Methods.Devices.syncCategories, request, token: nil)
             // RegisterDevice's names for the same two things (the wire's own stay: `pushwire call`).

@@ -14,6 +14,8 @@ enum GroupCommand: Equatable {
     case setTags(SetTagsRequest)
     /// `device tags` without changes: shows the tags.
     case getTags(GetTagsRequest)
+    /// `device get`: the application's view of one device (access token).
+    case getDevice(GetDeviceRequest)
     case upsertCategory(UpsertCategoryRequest)
     case deleteCategory(DeleteCategoryRequest)
     case listCategories
@@ -28,7 +30,7 @@ enum GroupCommand: Equatable {
     /// The group commands and their subcommands, for dispatch and `--help`.
     static let groups: [String: [String]] = [
         "app": ["create", "list", "update"],
-        "device": ["register", "track", "unregister", "tags"],
+        "device": ["register", "track", "unregister", "tags", "get"],
         "category": ["upsert", "delete", "list", "sync"],
         "message": ["send", "details", "cancel", "delete"],
         "demo": [],
@@ -88,11 +90,12 @@ enum GroupCommand: Equatable {
         return .operation(operation)
     }
 
-    /// Category and message methods need the application's access token; saying so before
+    /// Category and message methods (and `device get`) need the application's access token; saying so before
     /// connecting beats an UNAUTHENTICATED from the server.
     private func checkCredentials(_ options: GlobalOptions, command: String) throws(UsageError) {
         switch self {
-        case .upsertCategory, .deleteCategory, .listCategories, .createMessage, .createMessageNamingCategory, .getMessageDetails, .deleteMessage:
+        case .upsertCategory, .deleteCategory, .listCategories, .createMessage, .createMessageNamingCategory, .getMessageDetails, .deleteMessage,
+             .getDevice:
             if options.token == nil {
                 throw UsageError(message: "needs the application's access token: --token or $PUSHWIRE_TOKEN", command: command)
             }

@@ -73,12 +73,15 @@ extension Help {
         case "device":
             return page("""
             USAGE: pushwire device <register|track|unregister|tags> --app <code> --hwid <hwid> [options]
+                   pushwire device get --token <token> --hwid <hwid>
 
             Does what a device does, by application code (no token needed).
               register     pushwire device register --app <code> --hwid <hwid> --push-token <hex> [options]
               track        pushwire device track --app <code> --hwid <hwid> --message <code> [--button <id> --category <id>]
               unregister   pushwire device unregister --app <code> --hwid <hwid>
               tags         pushwire device tags --app <code> --hwid <hwid> [--set …] [--increment …] [--remove …]
+            Shows what the application knows of a device (with its access token).
+              get          pushwire device get --token <token> --hwid <hwid>
             See 'pushwire device <subcommand> --help'.
             """)
         case "device register":
@@ -121,6 +124,19 @@ extension Help {
 
             EXAMPLE:
               pushwire device track --app A1B2C-3D4E5 --hwid phone-1 --message <code> --button 0 --category 65
+            """)
+        case "device get":
+            return page("""
+            USAGE: pushwire device get --token <token> --hwid <hwid> [global options]
+
+            Prints one device of the token's application (Messages/GetDevice): platform, language,
+            user id, its token state, push token, badge and tags. The token state is live
+            (targeted), none (no push token), dead (the push service said it is no longer valid:
+            APNs 410 Unregistered, FCM UNREGISTERED) or invalid (never valid for this app: APNs
+            BadDeviceToken or DeviceTokenNotForTopic, FCM INVALID_ARGUMENT), with since when (UTC:
+            APNs' timestamp of its 410, else the time of the answer). A dead or invalid token is
+            not targeted until the device registers another one.
+            With --json, prints GetDeviceResponse (tokenState, tokenRefusedAtMs in ms since 1970).
             """)
         case "device unregister":
             return page("""

@@ -17,7 +17,7 @@ func runGroupCommand(_ operation: GroupCommand, options: GlobalOptions) async th
     switch operation {
     case .createApplication, .listApplications, .updateApplication:
         try await AppCommands.run(operation, session: session, adminToken: adminToken)
-    case .registerDevice, .trackAction, .unregisterDevice, .setTags, .getTags, .syncCategories:
+    case .registerDevice, .trackAction, .unregisterDevice, .setTags, .getTags, .getDevice, .syncCategories:
         try await DeviceCommands.run(operation, session: session)
     case .upsertCategory, .deleteCategory, .listCategories:
         try await CategoryCommands.run(operation, session: session)

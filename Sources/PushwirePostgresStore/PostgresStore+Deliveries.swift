@@ -103,6 +103,19 @@ extension PostgresStore {
         }
     }
 
+    public func tokenRefusal(applicationID: Int64, hwid: String) async throws(StoreError) -> RefusedToken? {
+        try await read { connection throws(StoreError) in
+            let rows = try pg { () throws(PGError) in
+                try connection.query("""
+                    SELECT dead_token, dead_token_state, dead_token_since_ms FROM devices
+                    WHERE app_id = $1 AND hwid = $2 AND push_token <> '' AND push_token = dead_token
+                    """, [String(applicationID), hwid])
+            }
+            guard rows.count > 0 else { return nil }
+            return RefusedToken(token: rows.text(0, 0), state: RefusedToken.State(rawValue: rows.int(0, 1)) ?? .dead, sinceMS: rows.int(0, 2))
+        }
+    }
+
     public func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord] {
         try await read(snapshot: true) { connection throws(StoreError) in
             // The records handed over last whose outcomes were never recorded, then the retries.
@@ -242,16 +255,18 @@ extension PostgresStore {
             // records it), and the retry-pending records the new attempts replace.
             var stateIDs: [Int64] = [], states: [Int64] = [], reasons: [String] = []
             var failuresByReason: [String: Int64] = [:]
-            var deadHWIDs: [String] = [], deadTokens: [String] = []
+            var deadHWIDs: [String] = [], deadTokens: [String] = [], deadStates: [Int64] = [], deadSince: [Int64] = []
             for result in step.results {
                 switch result.result {
                 case .sent: break
-                case .failed(let reason, _, let deadToken):
+                case .failed(let reason, _, let refused):
                     failuresByReason[reason, default: 0] += 1
                     stateIDs.append(Int64(result.deliveryID)); states.append(DeliveryState.failed.rawValue); reasons.append(reason)
-                    if let deadToken {
+                    if let refused {
                         deadHWIDs.append(result.hwid)
-                        deadTokens.append(deadToken)
+                        deadTokens.append(refused.token)
+                        deadStates.append(refused.state.rawValue)
+                        deadSince.append(refused.sinceMS)
                     }
                 case .retryPending(let reason):
                     stateIDs.append(Int64(result.deliveryID)); states.append(DeliveryState.retryPending.rawValue); reasons.append(reason)
@@ -272,9 +287,11 @@ extension PostgresStore {
             }
             if !deadHWIDs.isEmpty {
                 try connection.query("""
-                    UPDATE devices d SET dead_token = u.token FROM unnest($2::text[], $3::text[]) AS u (hwid, token)
+                    UPDATE devices d SET dead_token = u.token, dead_token_state = u.state, dead_token_since_ms = u.since
+                    FROM unnest($2::text[], $3::text[], $4::integer[], $5::bigint[]) AS u (hwid, token, state, since)
                     WHERE d.app_id = $1 AND d.hwid = u.hwid AND d.push_token = u.token
-                    """, [String(step.applicationID), PGText.textArray(deadHWIDs), PGText.textArray(deadTokens)])
+                    """, [String(step.applicationID), PGText.textArray(deadHWIDs), PGText.textArray(deadTokens),
+                          PGText.intArray(deadStates), PGText.intArray(deadSince)])
             }
             if !step.badges.isEmpty {
                 // The last badge of each device (an UPDATE … FROM with two rows for one device

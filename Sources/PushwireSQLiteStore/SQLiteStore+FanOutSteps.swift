@@ -390,14 +390,17 @@ extension SQLiteStore {
             case .sent:
                 // Left at state 0: moving the open range past it records it as sent.
                 break
-            case .failed(let reason, _, let deadToken):
+            case .failed(let reason, _, let refused):
                 failuresByReason[reason, default: 0] += 1
                 try setState().bind(.int(id), .int(DeliveryState.failed.rawValue), .text(reason)).run()
-                if let deadToken {
+                if let refused {
+                    // Only while it is still the device's token: one registered since stays live.
                     try connection.statement("""
-                        UPDATE devices SET dead_token = ?3 WHERE app_id = ?1 AND hwid = ?2 AND push_token = ?3
+                        UPDATE devices SET dead_token = ?3, dead_token_state = ?4, dead_token_since_ms = ?5
+                        WHERE app_id = ?1 AND hwid = ?2 AND push_token = ?3
                         """)
-                        .bind(.int(step.applicationID), .text(result.hwid), .text(deadToken)).run()
+                        .bind(.int(step.applicationID), .text(result.hwid), .text(refused.token),
+                              .int(refused.state.rawValue), .int(refused.sinceMS)).run()
                 }
             case .retryPending(let reason):
                 try setState().bind(.int(id), .int(DeliveryState.retryPending.rawValue), .text(reason)).run()

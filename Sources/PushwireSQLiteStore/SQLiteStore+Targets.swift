@@ -264,4 +264,19 @@ extension SQLiteStore {
             }
         }
     }
+
+    public func tokenRefusal(applicationID: Int64, hwid: String) async throws(StoreError) -> RefusedToken? {
+        try read { connection throws(StoreError) in
+            try sql { () throws(SQLiteError) in
+                let row = try connection.statement("""
+                    SELECT dead_token, dead_token_state, dead_token_since_ms FROM devices
+                    WHERE app_id = ?1 AND hwid = ?2 AND push_token <> '' AND push_token = dead_token
+                    """)
+                try row.bind(.int(applicationID), .text(hwid))
+                defer { row.reset() }
+                guard try row.step() else { return nil }
+                return RefusedToken(token: row.text(0), state: RefusedToken.State(rawValue: row.int(1)) ?? .dead, sinceMS: row.int(2))
+            }
+        }
+    }
 }

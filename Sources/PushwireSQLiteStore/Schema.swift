@@ -132,6 +132,14 @@ enum Schema {
         """
         CREATE INDEX messages_by_app ON messages (app_id, id);
         """,
+        // 6: how the push service refused a device's dead token (1 dead: APNs 410, FCM
+        // UNREGISTERED; 2 invalid: APNs BadDeviceToken, FCM INVALID_ARGUMENT) and since when (ms
+        // since 1970: APNs' timestamp, else the time of the answer), which Messages/GetDevice
+        // shows. Tokens refused before this version are dead since an unknown time (0).
+        """
+        ALTER TABLE devices ADD COLUMN dead_token_state INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE devices ADD COLUMN dead_token_since_ms INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The newest schema version this binary understands.

@@ -134,7 +134,7 @@ public protocol MessageStore: Sendable {
 
     /// The next `limit` devices the targeting selects, in hwid byte order after `afterHWID`
     /// (keyset pagination: nil starts at the beginning). Devices without a push token, or whose
-    /// push token was declared dead (a failed outcome's `deadToken`) and not replaced since,
+    /// push token was refused (a failed outcome's `refusedToken`) and not replaced since,
     /// are skipped. Selectors combine with AND (`TargetingRecord`): hwids, user ids and platforms
     /// match any of theirs; a tag condition's string value matches a string tag or an element of
     /// a list tag, an int value an int or date tag, a bool a bool tag; `gte`, `lte` and
@@ -147,6 +147,11 @@ public protocol MessageStore: Sendable {
 
     /// One device as a target whatever its state (its token may be empty or dead), or nil.
     func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice?
+
+    /// The refusal of the device's current push token (`RefusedToken`, recorded by a fan-out
+    /// step's failed outcome), or nil: no such device, no push token, or a token no push service
+    /// refused (a device that registered another token since is not refused).
+    func tokenRefusal(applicationID: Int64, hwid: String) async throws(StoreError) -> RefusedToken?
 
     /// The hwids among `hwids` that the application knows (registered at least once), as
     /// stored, each once: compare them by their bytes (a `Set<String>` would take canonically

@@ -103,6 +103,31 @@ final class CLIGroupParseTests: XCTestCase {
                                     + "    Android: targeted 3, sent 1, failed 2 (invalid tokens: 1)\n"), text)
     }
 
+    func testDeviceGetNeedsTheTokenAndPrintsTheTokenState() throws {
+        var request = GetDeviceRequest()
+        request.hwid = "phone-1"
+        XCTAssertEqual(try command(["device", "get", "--hwid", "phone-1"], token: true), .getDevice(request))
+        XCTAssertEqual(usageError(["device", "get", "--hwid", "h"], environment: [:]),
+                       "needs the application's access token: --token or $PUSHWIRE_TOKEN")
+        XCTAssertEqual(usageError(["device", "get"]), "missing --hwid")
+        XCTAssertEqual(usageError(["device", "get", "--hwid", "h", "--app", "A"]), "'device get' does not take --app")
+
+        var device = GetDeviceResponse()
+        device.hwid = "phone-1"
+        device.deviceType = .ios
+        device.pushToken = "abcd"
+        device.tokenState = .dead
+        device.tokenRefusedAtMS = 1_754_000_000_000
+        XCTAssertTrue(DeviceCommands.describe(device).contains(
+            "  token:     dead (the push service said it is no longer valid) since 2025-07-31T22:13:20Z; "
+            + "not targeted until the device registers another token"), DeviceCommands.describe(device))
+        device.tokenState = .invalid
+        device.tokenRefusedAtMS = 0
+        XCTAssertTrue(DeviceCommands.describe(device).contains("  token:     invalid (the push service said it was never valid for this app) since an unknown time"))
+        device.tokenState = .live
+        XCTAssertTrue(DeviceCommands.describe(device).contains("  token:     live (targeted)\n  push token: abcd\n"))
+    }
+
     func testAppFCMServiceAccount() throws {
         let path = NSTemporaryDirectory() + "pushwire-cli-fcm-\(getpid()).json"
         try Data(#"{"type":"service_account"}"#.utf8).write(to: URL(fileURLWithPath: path))
@@ -199,7 +224,7 @@ final class CLIGroupParseTests: XCTestCase {
         XCTAssertEqual(usageError(["device", "tags", "--app", "A", "--hwid", "h", "--set", "d=date:yesterday"]),
                        "--set: 'yesterday' is not a date (2026-11-29, 2026-11-29T18:30:00Z or unix seconds)")
         XCTAssertEqual(usageError(["device", "frobnicate"]), "unknown command 'device frobnicate'")
-        XCTAssertEqual(usageError(["device"]), "missing subcommand: register, track, unregister, tags")
+        XCTAssertEqual(usageError(["device"]), "missing subcommand: register, track, unregister, tags, get")
     }
 
     func testCategoryUpsertFromFlags() throws {

@@ -60,7 +60,7 @@ final class MessageStoreTests: XCTestCase {
         let ids = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id,
                                                              handOver: [NewDeliveryRecord(hwid: "d05", attempt: 1)]))
         _ = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, results: [
-            DeliveryResultRecord(deliveryID: ids[0], hwid: "d05", result: .failed(reason: "Unregistered", invalidToken: true, deadToken: "0005")),
+            DeliveryResultRecord(deliveryID: ids[0], hwid: "d05", result: .failed(reason: "Unregistered", invalidToken: true, refusedToken: RefusedToken(token: "0005", state: .dead, sinceMS: 1_754_000_000_000))),
         ]))
         await asyncAssertNil(try await store.targets(applicationID: app.id, TargetingRecord(hwids: ["d05"]), afterHWID: nil, limit: 10).first)
         try await store.upsertDevice(sampleDevice(app.id, "d05", token: "beef"), tags: [])
@@ -169,7 +169,7 @@ final class MessageStoreTests: XCTestCase {
         })
         func sent(_ ids: [UInt64]) -> [DeliveryResultRecord] { ids.map { DeliveryResultRecord(deliveryID: $0, hwid: "", result: .sent) } }
         var failing = sent(first[3])
-        failing[1].result = .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: nil)
+        failing[1].result = .failed(reason: "BadDeviceToken", invalidToken: true, refusedToken: nil)
         let last = try await store.recordFanOutSteps([
             FanOutStep(messageID: created[0].id, applicationID: app.id, results: sent(first[0]), finish: true),
             FanOutStep(messageID: created[1].id, applicationID: app.id, results: sent(first[1]), finish: true),
@@ -218,7 +218,7 @@ final class MessageStoreTests: XCTestCase {
             DeliveryResultRecord(deliveryID: ids[1], hwid: "h1", result: .sent),
             DeliveryResultRecord(deliveryID: ids[2], hwid: "h2", result: .retryPending(reason: "Busy")),
             DeliveryResultRecord(deliveryID: ids[3], hwid: "h3", result: .sent),
-            DeliveryResultRecord(deliveryID: ids[4], hwid: "h4", result: .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: nil)),
+            DeliveryResultRecord(deliveryID: ids[4], hwid: "h4", result: .failed(reason: "BadDeviceToken", invalidToken: true, refusedToken: nil)),
         ], finish: true))
         await asyncAssertEqual(try await reopened.openDeliveries(messageID: first[0].id).map(\.hwid), ["h2"])
         let stats = try await reopened.statistics(messageID: first[0].id)

@@ -37,7 +37,7 @@ final class PlatformCountsTests: XCTestCase {
             targetedIncrement: 1, startsSending: true, platformCounts: [PlatformCountRecord(deviceType: 1, targeted: 1)]))
         _ = try await store.recordFanOutSteps([
             FanOutStep(messageID: created[0].id, applicationID: app.id, results: [
-                DeliveryResultRecord(deliveryID: ids[0], hwid: "a1", result: .failed(reason: "NoCredentialsForPlatform", invalidToken: false, deadToken: nil)),
+                DeliveryResultRecord(deliveryID: ids[0], hwid: "a1", result: .failed(reason: "NoCredentialsForPlatform", invalidToken: false, refusedToken: nil)),
                 DeliveryResultRecord(deliveryID: ids[1], hwid: "i1", result: .sent),
             ], finish: true, platformCounts: [PlatformCountRecord(deviceType: 1, sent: 1), PlatformCountRecord(deviceType: 3, failed: 1)]),
             FanOutStep(messageID: created[1].id, applicationID: app.id, results: [DeliveryResultRecord(deliveryID: other[0], hwid: "i1", result: .sent)],

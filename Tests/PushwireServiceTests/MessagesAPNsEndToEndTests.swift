@@ -225,6 +225,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
 
     func testEachAnswerHasItsDocumentedEffect() async throws {
         let tokens = (0..<9).map(Self.token)
+        let startedMS = Int64(Date().timeIntervalSince1970 * 1000)
         // Every request with the first provider token is answered 403 ExpiredProviderToken: the
         // gateway signs a new one (once) and sends again. Then the rules: TIMES 1 answers only the
         // first request for that token so, and the retry is accepted.
@@ -285,6 +286,22 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         XCTAssertEqual(statuses(7), [413], "permanent: not retried")
         XCTAssertEqual(statuses(8), [400])
 
+        // GetDevice: the 410's token dead as of the double's `timestamp`, BadDeviceToken's
+        // invalid as of the answer, the others live (a permanent failure is not the token's).
+        func device(_ index: Int) throws -> GetDeviceResponse {
+            var request = GetDeviceRequest()
+            request.hwid = "hw-\(index)"
+            return try server.call(Methods.Messages.getDevice, request, token: token)
+        }
+        let dead = try device(1), invalid = try device(2), live = try device(0), tooLarge = try device(7)
+        XCTAssertEqual(dead.tokenState, .dead)
+        XCTAssertEqual(dead.tokenRefusedAtMS, 1_754_000_000_000, "APNs' timestamp of the 410")
+        XCTAssertEqual(invalid.tokenState, .invalid)
+        XCTAssertGreaterThanOrEqual(invalid.tokenRefusedAtMS, startedMS, "the time of the 400")
+        XCTAssertLessThanOrEqual(invalid.tokenRefusedAtMS, Int64(Date().timeIntervalSince1970 * 1000))
+        XCTAssertEqual([live.tokenState, tooLarge.tokenState], [.live, .live])
+        XCTAssertEqual([live.tokenRefusedAtMS, tooLarge.tokenRefusedAtMS], [0, 0])
+
         // The dead (410) and invalid (400 BadDeviceToken) tokens are no longer targeted.
         var next = PushwireWire.Notification()
         next.content = "After the answers"
@@ -297,6 +314,12 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         XCTAssertEqual(nextTokens.sorted(), [tokens[0], tokens[3]].sorted(), "no request for the dead or invalid token")
         XCTAssertEqual(nextDetails.sent, 2)
         XCTAssertEqual(nextDetails.targeted, 2)
+
+        // The dead device registers a new token: live again, and no refusal time left.
+        try register([tokens[0], "ab" + tokens[1]], application: code, on: &server)
+        let revived = try device(1)
+        XCTAssertEqual(revived.tokenState, .live)
+        XCTAssertEqual(revived.tokenRefusedAtMS, 0)
     }
 
 

@@ -82,6 +82,7 @@ final class CrashingStore: MessageStore, @unchecked Sendable {
         try await store.firstTargets(of: messages, limit: limit)
     }
     func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? { try await store.target(applicationID: applicationID, hwid: hwid) }
+    func tokenRefusal(applicationID: Int64, hwid: String) async throws(StoreError) -> RefusedToken? { try await store.tokenRefusal(applicationID: applicationID, hwid: hwid) }
     func knownDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String] { try await store.knownDevices(applicationID: applicationID, hwids: hwids) }
     func tokenlessDevices(applicationID: Int64, hwids: [String]) async throws(StoreError) -> [String] { try await store.tokenlessDevices(applicationID: applicationID, hwids: hwids) }
     func tapsPerMinute(messageID: Int64, latest: Int) async throws(StoreError) -> [TapMinuteRecord] { try await store.tapsPerMinute(messageID: messageID, latest: latest) }

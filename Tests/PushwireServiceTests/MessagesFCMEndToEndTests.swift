@@ -159,6 +159,7 @@ final class MessagesFCMEndToEndTests: XCTestCase {
 
     func testEachFCMAnswerHasItsDocumentedEffect() throws {
         let tokens = (0..<8).map(Self.androidToken)
+        let startedMS = Int64(Date().timeIntervalSince1970 * 1000)
         // Every send with the first access token is answered 401: the gateway gets a new token
         // once and sends again. Then the rules (TIMES 1: only the first request so).
         let fcm = try FCMDouble([
@@ -207,6 +208,22 @@ final class MessagesFCMEndToEndTests: XCTestCase {
         XCTAssertEqual(statuses(5), [500, 500, 500, 500], "the pipeline's retry limit: 4 attempts")
         XCTAssertEqual(statuses(6), [403])
         XCTAssertEqual(statuses(7), [403], "other errors are permanent")
+
+        // GetDevice: UNREGISTERED dead, INVALID_ARGUMENT on the token and SENDER_ID_MISMATCH
+        // invalid, each as of the answer (FCM gives no time); other failures leave it live.
+        func device(_ index: Int) throws -> GetDeviceResponse {
+            var request = GetDeviceRequest()
+            request.hwid = "hw-\(index)"
+            return try server.call(Methods.Messages.getDevice, request, token: token)
+        }
+        let answered = (0..<8).map { try? device($0) }
+        XCTAssertEqual(answered.map { $0?.tokenState }, [.live, .dead, .invalid, .live, .live, .live, .invalid, .live])
+        let nowMS = Int64(Date().timeIntervalSince1970 * 1000)
+        for index in [1, 2, 6] {
+            let at = answered[index]?.tokenRefusedAtMS ?? 0
+            XCTAssertTrue((startedMS...nowMS).contains(at), "hw-\(index) refused at \(at), not within the test's \(startedMS)…\(nowMS)")
+        }
+        XCTAssertEqual(answered.map { $0?.tokenRefusedAtMS == 0 }, [true, false, false, true, true, true, false, true])
 
         // Dead and invalid tokens are no longer targeted.
         var next = PushwireWire.Notification()

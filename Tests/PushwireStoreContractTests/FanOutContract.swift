@@ -41,7 +41,7 @@ extension StoreContractTests {
             // Batch 1's outcomes, with batch 2 still out: a sent, b failed for good with a dead token.
             _ = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, results: [
                 DeliveryResultRecord(deliveryID: batch1[0], hwid: "a", result: .sent),
-                DeliveryResultRecord(deliveryID: batch1[1], hwid: "b", result: .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: "t-b")),
+                DeliveryResultRecord(deliveryID: batch1[1], hwid: "b", result: .failed(reason: "BadDeviceToken", invalidToken: true, refusedToken: RefusedToken(token: "t-b", state: .invalid, sinceMS: 1_754_000_000_000))),
             ], stillWithGateway: batch2))
             open = try await store.openDeliveries(messageID: message.id)
             XCTAssertEqual(open.map(\.hwid), ["c", "d"], "batch 1 closed, batch 2 still open")
@@ -62,7 +62,7 @@ extension StoreContractTests {
             open = try await store.openDeliveries(messageID: message.id)
             XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: retry[0], hwid: "d", attempt: 2, handedOver: true, deviceType: 1)], "the pending one was replaced")
             _ = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, results: [
-                DeliveryResultRecord(deliveryID: retry[0], hwid: "d", result: .failed(reason: "TooManyRequests", invalidToken: false, deadToken: nil)),
+                DeliveryResultRecord(deliveryID: retry[0], hwid: "d", result: .failed(reason: "TooManyRequests", invalidToken: false, refusedToken: nil)),
             ], finish: true))
             open = try await store.openDeliveries(messageID: message.id)
             XCTAssertEqual(open, [])

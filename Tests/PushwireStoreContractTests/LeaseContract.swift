@@ -97,7 +97,7 @@ extension StoreContractTests {
             XCTAssertTrue(open.allSatisfy(\.handedOver))
             let second = try await store.recordFanOutStep(FanOutStep(
                 messageID: message.id, applicationID: app.id,
-                results: [DeliveryResultRecord(deliveryID: first[0], hwid: "a", result: .failed(reason: "Interrupted", invalidToken: false, deadToken: nil))],
+                results: [DeliveryResultRecord(deliveryID: first[0], hwid: "a", result: .failed(reason: "Interrupted", invalidToken: false, refusedToken: nil))],
                 handOver: [NewDeliveryRecord(hwid: "b", attempt: 1), NewDeliveryRecord(hwid: "c", attempt: 1)], cursor: "c",
                 targetedIncrement: 2, lease: lease("B", at: 2400, for: 5000)))
             XCTAssertEqual(second.count, 2)

@@ -89,7 +89,7 @@ extension StoreContractTests {
             _ = try await store.recordFanOutStep(FanOutStep(
                 messageID: message.id, applicationID: app.id,
                 results: [DeliveryResultRecord(deliveryID: ids[0], hwid: "android", result: .sent),
-                          DeliveryResultRecord(deliveryID: ids[1], hwid: "ios", result: .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: nil))],
+                          DeliveryResultRecord(deliveryID: ids[1], hwid: "ios", result: .failed(reason: "BadDeviceToken", invalidToken: true, refusedToken: nil))],
                 finish: true,
                 platformCounts: [PlatformCountRecord(deviceType: 3, sent: 1), PlatformCountRecord(deviceType: 1, failed: 1, invalidTokens: 1),
                                  PlatformCountRecord(deviceType: 1)]))

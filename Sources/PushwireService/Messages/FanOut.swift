@@ -93,7 +93,7 @@ struct FanOut {
         }
         for open in open {
             if open.handedOver {
-                let result = DeliveryResultRecord.Result.failed(reason: FanOut.interruptedReason, invalidToken: false, deadToken: nil)
+                let result = DeliveryResultRecord.Result.failed(reason: FanOut.interruptedReason, invalidToken: false, refusedToken: nil)
                 pending.append(DeliveryResultRecord(deliveryID: open.deliveryID, hwid: open.hwid, result: result))
                 tally.recorded(open.deviceType, result)
             } else {
@@ -200,7 +200,7 @@ struct FanOut {
                     handOver.append(NewDeliveryRecord(hwid: retry.hwid, attempt: retry.attempt, replaces: retry.replaces))
                     sending.append((retry, target))
                 } else {
-                    let result = DeliveryResultRecord.Result.failed(reason: FanOut.unregisteredReason, invalidToken: false, deadToken: nil)
+                    let result = DeliveryResultRecord.Result.failed(reason: FanOut.unregisteredReason, invalidToken: false, refusedToken: nil)
                     pending.append(DeliveryResultRecord(deliveryID: retry.replaces, hwid: retry.hwid, result: result))
                     tally.recorded(retry.deviceType, result)
                 }
@@ -321,15 +321,15 @@ struct FanOut {
             switch outcome {
             case .sent:
                 result = .sent
-            case .deadToken(let reason, _):
-                result = .failed(reason: reason, invalidToken: true, deadToken: notification.deviceToken)
+            case .deadToken(let reason, let since):
+                result = FanOut.refused(.dead, reason: reason, since: since, token: notification.deviceToken)
             case .invalidToken(let reason):
-                result = .failed(reason: reason, invalidToken: true, deadToken: notification.deviceToken)
+                result = FanOut.refused(.invalid, reason: reason, since: nil, token: notification.deviceToken)
             case .failed(let reason):
-                result = .failed(reason: reason, invalidToken: false, deadToken: nil)
+                result = .failed(reason: reason, invalidToken: false, refusedToken: nil)
             case .retry(let reason, let after):
                 if attempt >= configuration.maxAttempts {
-                    result = .failed(reason: reason, invalidToken: false, deadToken: nil)
+                    result = .failed(reason: reason, invalidToken: false, refusedToken: nil)
                 } else {
                     result = .retryPending(reason: reason)
                     retries.append(Retry(replaces: notification.deliveryID, hwid: hwids[index], attempt: attempt + 1, reason: reason,

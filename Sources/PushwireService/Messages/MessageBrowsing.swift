@@ -86,21 +86,24 @@ extension MessagesService {
     }
 
     /// One device of the application: its registration, tags and whether the fan-out reaches it
-    /// (asked of `store.targets` with its hwid, the fan-out's own test).
+    /// (asked of `store.targets` with its hwid, the fan-out's own test); a token it does not
+    /// reach is dead or invalid as the push service last answered (`store.tokenRefusal`), with
+    /// since when.
     public func getDevice(_ request: GetDeviceRequest, caller: Caller) async throws(RPCError) -> GetDeviceResponse {
         let application = try registry.authorizeApplication(caller)
         if request.hwid.isEmpty { throw RPCError(.invalidArgument, "hwid is empty") }
         if request.hwid.utf8.count > Limits.maxHWIDBytes { throw RPCError(.invalidArgument, "hwid is longer than \(Limits.maxHWIDBytes) bytes") }
         let registry = registry
         let store = store
-        let found = try await storeCall { () async throws(StoreError) -> (DeviceRecord, [TagRecord], Bool)? in
+        let found = try await storeCall { () async throws(StoreError) -> (DeviceRecord, [TagRecord], Bool, RefusedToken?)? in
             guard let device = try await registry.store.device(applicationID: application.id, hwid: request.hwid) else { return nil }
             let tags = try await registry.store.tags(applicationID: application.id, hwid: request.hwid) ?? []
             let live = try await store.targets(applicationID: application.id, TargetingRecord(hwids: [request.hwid]),
                                                afterHWID: nil, limit: 1)
-            return (device, tags, !live.isEmpty)
+            let refusal = live.isEmpty ? try await store.tokenRefusal(applicationID: application.id, hwid: request.hwid) : nil
+            return (device, tags, !live.isEmpty, refusal)
         }
-        guard let (device, tags, live) = found else {
+        guard let (device, tags, live, refusal) = found else {
             throw RPCError(.notFound, "device \(RPCError.echo(request.hwid)) not found")
         }
         var response = GetDeviceResponse()
@@ -110,7 +113,16 @@ extension MessagesService {
         response.userID = device.userID
         response.tags = tags.map(WireConversions.tag)
         response.pushToken = device.pushToken
-        response.tokenState = live ? .live : (device.pushToken.isEmpty ? .noToken : .dead)
+        if live {
+            response.tokenState = .live
+        } else if device.pushToken.isEmpty {
+            response.tokenState = .noToken
+        } else {
+            // Not targeted with a token: refused (no refusal read means it was refused and the
+            // row changed between the two reads; dead is what the selection said).
+            response.tokenState = refusal?.state == .invalid ? .invalid : .dead
+            response.tokenRefusedAtMS = refusal?.sinceMS ?? 0
+        }
         if let target = try await storeCall({ () async throws(StoreError) in
             try await store.target(applicationID: application.id, hwid: request.hwid)
         }) {

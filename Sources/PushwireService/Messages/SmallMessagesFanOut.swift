@@ -158,13 +158,15 @@ struct SmallMessagesFanOut {
                 switch outcome {
                 case .sent:
                     result = .sent
-                case .deadToken(let reason, _), .invalidToken(let reason):
-                    result = .failed(reason: reason, invalidToken: true, deadToken: target.pushToken)
+                case .deadToken(let reason, let since):
+                    result = FanOut.refused(.dead, reason: reason, since: since, token: target.pushToken)
+                case .invalidToken(let reason):
+                    result = FanOut.refused(.invalid, reason: reason, since: nil, token: target.pushToken)
                 case .failed(let reason):
-                    result = .failed(reason: reason, invalidToken: false, deadToken: nil)
+                    result = .failed(reason: reason, invalidToken: false, refusedToken: nil)
                 case .retry(let reason, let after):
                     if maxAttempts <= 1 {
-                        result = .failed(reason: reason, invalidToken: false, deadToken: nil)
+                        result = .failed(reason: reason, invalidToken: false, refusedToken: nil)
                     } else {
                         result = .retryPending(reason: reason)
                         let wait = max(after ?? .zero, FanOut.backoff(attempt: 1, pipeline.configuration))

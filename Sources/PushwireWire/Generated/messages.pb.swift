@@ -229,16 +229,20 @@ public enum TokenState: RawRepresentable, CaseIterable, Sendable, Hashable {
     case unspecified
     /// Has a push token that no push service has refused: targeted.
     case live
-    /// The push service refused the token (APNs 410 Unregistered or 400 BadDeviceToken, FCM
-    /// UNREGISTERED): not targeted until the device registers another token.
+    /// The push service said the token is no longer valid (APNs 410 Unregistered or ExpiredToken,
+    /// FCM UNREGISTERED or 404): not targeted until the device registers another token.
     case dead
     /// No push token (never given, or unregistered): not targeted.
     case noToken
+    /// The push service said the token was never valid for this app (APNs 400 BadDeviceToken or
+    /// DeviceTokenNotForTopic, FCM INVALID_ARGUMENT on the token or SENDER_ID_MISMATCH): not
+    /// targeted until the device registers another token.
+    case invalid
     /// A value this version does not know.
     case unrecognized(Int32)
 
     /// The known values.
-    public static let allCases: [TokenState] = [.unspecified, .live, .dead, .noToken]
+    public static let allCases: [TokenState] = [.unspecified, .live, .dead, .noToken, .invalid]
 
     /// The default: `.unspecified`.
     public init() { self = .unspecified }
@@ -250,6 +254,7 @@ public enum TokenState: RawRepresentable, CaseIterable, Sendable, Hashable {
         case 1: self = .live
         case 2: self = .dead
         case 3: self = .noToken
+        case 4: self = .invalid
         default: self = .unrecognized(rawValue)
         }
     }
@@ -261,11 +266,12 @@ public enum TokenState: RawRepresentable, CaseIterable, Sendable, Hashable {
         case .live: return 1
         case .dead: return 2
         case .noToken: return 3
+        case .invalid: return 4
         case .unrecognized(let value): return value
         }
     }
 
-    /// Equal when the wire values are: `.unrecognized(3)` equals `.noToken`.
+    /// Equal when the wire values are: `.unrecognized(4)` equals `.invalid`.
     public static func == (lhs: TokenState, rhs: TokenState) -> Bool { lhs.rawValue == rhs.rawValue }
 
     /// Hashes the wire value.
@@ -1980,6 +1986,10 @@ public struct GetDeviceResponse: WireMessage, Hashable {
     public var pushToken: String = ""
     /// The badge Pushwire last set on it.
     public var badge: Int64 = 0
+    /// For a dead or invalid token, since when (ms since 1970): APNs' `timestamp` of its 410, or
+    /// else the time the push service answered; 0 otherwise, and for tokens refused before the
+    /// store kept the time.
+    public var tokenRefusedAtMS: Int64 = 0
 
     /// The message with every field at its default.
     public init() {}
@@ -1993,7 +2003,8 @@ public struct GetDeviceResponse: WireMessage, Hashable {
         tags: [Tag] = [],
         tokenState: TokenState = .init(),
         pushToken: String = "",
-        badge: Int64 = 0
+        badge: Int64 = 0,
+        tokenRefusedAtMS: Int64 = 0
     ) {
         self.hwid = hwid
         self.deviceType = deviceType
@@ -2003,6 +2014,7 @@ public struct GetDeviceResponse: WireMessage, Hashable {
         self.tokenState = tokenState
         self.pushToken = pushToken
         self.badge = badge
+        self.tokenRefusedAtMS = tokenRefusedAtMS
     }
 
     /// `pushwire.v1.GetDeviceResponse`.
@@ -2043,6 +2055,7 @@ extension GetDeviceResponse: CStructBacked {
         tokenState = TokenState(rawValue: Int32(truncatingIfNeeded: c.pointee.token_state.rawValue))
         pushToken = WireLift.string(c.pointee.push_token)
         badge = c.pointee.badge
+        tokenRefusedAtMS = c.pointee.token_refused_at_ms
     }
 
     func lower(_ arena: ArenaRef) -> UnsafeMutablePointer<Pushwire__V1__GetDeviceResponse> {
@@ -2056,6 +2069,7 @@ extension GetDeviceResponse: CStructBacked {
         c.pointee.token_state = .init(rawValue: .init(truncatingIfNeeded: tokenState.rawValue))
         c.pointee.push_token = arena.string(pushToken)
         c.pointee.badge = badge
+        c.pointee.token_refused_at_ms = tokenRefusedAtMS
         return c
     }
 }

@@ -2787,7 +2787,7 @@ const ProtobufCMessageDescriptor pushwire__v1__get_device_request__descriptor =
   (ProtobufCMessageInit) pushwire__v1__get_device_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushwire__v1__get_device_response__field_descriptors[8] =
+static const ProtobufCFieldDescriptor pushwire__v1__get_device_response__field_descriptors[9] =
 {
   {
     "hwid",
@@ -2885,6 +2885,18 @@ static const ProtobufCFieldDescriptor pushwire__v1__get_device_response__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "token_refused_at_ms",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushwire__V1__GetDeviceResponse, token_refused_at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushwire__v1__get_device_response__field_indices_by_name[] = {
   7,   /* field[7] = badge */
@@ -2893,13 +2905,14 @@ static const unsigned pushwire__v1__get_device_response__field_indices_by_name[]
   2,   /* field[2] = language */
   6,   /* field[6] = push_token */
   4,   /* field[4] = tags */
+  8,   /* field[8] = token_refused_at_ms */
   5,   /* field[5] = token_state */
   3,   /* field[3] = user_id */
 };
 static const ProtobufCIntRange pushwire__v1__get_device_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor pushwire__v1__get_device_response__descriptor =
 {
@@ -2909,7 +2922,7 @@ const ProtobufCMessageDescriptor pushwire__v1__get_device_response__descriptor =
   "Pushwire__V1__GetDeviceResponse",
   "pushwire.v1",
   sizeof(Pushwire__V1__GetDeviceResponse),
-  8,
+  9,
   pushwire__v1__get_device_response__field_descriptors,
   pushwire__v1__get_device_response__field_indices_by_name,
   1,  pushwire__v1__get_device_response__number_ranges,
@@ -3050,19 +3063,21 @@ const ProtobufCEnumDescriptor pushwire__v1__message_status__descriptor =
   pushwire__v1__message_status__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue pushwire__v1__token_state__enum_values_by_number[4] =
+static const ProtobufCEnumValue pushwire__v1__token_state__enum_values_by_number[5] =
 {
   { "TOKEN_STATE_UNSPECIFIED", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_UNSPECIFIED", 0 },
   { "TOKEN_STATE_LIVE", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_LIVE", 1 },
   { "TOKEN_STATE_DEAD", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_DEAD", 2 },
   { "TOKEN_STATE_NO_TOKEN", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_NO_TOKEN", 3 },
+  { "TOKEN_STATE_INVALID", "PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_INVALID", 4 },
 };
 static const ProtobufCIntRange pushwire__v1__token_state__value_ranges[] = {
-{0, 0},{0, 4}
+{0, 0},{0, 5}
 };
-static const ProtobufCEnumValueIndex pushwire__v1__token_state__enum_values_by_name[4] =
+static const ProtobufCEnumValueIndex pushwire__v1__token_state__enum_values_by_name[5] =
 {
   { "TOKEN_STATE_DEAD", 2 },
+  { "TOKEN_STATE_INVALID", 4 },
   { "TOKEN_STATE_LIVE", 1 },
   { "TOKEN_STATE_NO_TOKEN", 3 },
   { "TOKEN_STATE_UNSPECIFIED", 0 },
@@ -3074,9 +3089,9 @@ const ProtobufCEnumDescriptor pushwire__v1__token_state__descriptor =
   "TokenState",
   "Pushwire__V1__TokenState",
   "pushwire.v1",
-  4,
+  5,
   pushwire__v1__token_state__enum_values_by_number,
-  4,
+  5,
   pushwire__v1__token_state__enum_values_by_name,
   1,
   pushwire__v1__token_state__value_ranges,

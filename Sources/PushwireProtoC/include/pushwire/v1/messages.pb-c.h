@@ -135,14 +135,20 @@ typedef enum _Pushwire__V1__TokenState {
    */
   PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_LIVE = 1,
   /*
-   * The push service refused the token (APNs 410 Unregistered or 400 BadDeviceToken, FCM
-   * UNREGISTERED): not targeted until the device registers another token.
+   * The push service said the token is no longer valid (APNs 410 Unregistered or ExpiredToken,
+   * FCM UNREGISTERED or 404): not targeted until the device registers another token.
    */
   PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_DEAD = 2,
   /*
    * No push token (never given, or unregistered): not targeted.
    */
-  PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_NO_TOKEN = 3
+  PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_NO_TOKEN = 3,
+  /*
+   * The push service said the token was never valid for this app (APNs 400 BadDeviceToken or
+   * DeviceTokenNotForTopic, FCM INVALID_ARGUMENT on the token or SENDER_ID_MISMATCH): not
+   * targeted until the device registers another token.
+   */
+  PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_INVALID = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHWIRE__V1__TOKEN_STATE)
 } Pushwire__V1__TokenState;
 
@@ -711,10 +717,16 @@ struct  Pushwire__V1__GetDeviceResponse
    * The badge Pushwire last set on it.
    */
   int64_t badge;
+  /*
+   * For a dead or invalid token, since when (ms since 1970): APNs' `timestamp` of its 410, or
+   * else the time the push service answered; 0 otherwise, and for tokens refused before the
+   * store kept the time.
+   */
+  int64_t token_refused_at_ms;
 };
 #define PUSHWIRE__V1__GET_DEVICE_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushwire__v1__get_device_response__descriptor) \
-    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__DEVICE_TYPE__DEVICE_TYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, PUSHWIRE__V1__DEVICE_TYPE__DEVICE_TYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, PUSHWIRE__V1__TOKEN_STATE__TOKEN_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /* Pushwire__V1__Badge methods */
