@@ -21,9 +21,10 @@ function normalized(category) {
 }
 
 /** Loads and shows the categories and their version. */
-export async function showCategories() {
+export async function showCategories(listed) {
   $("categories").hidden = false;
-  const reply = await call("Categories/ListCategories");
+  // `listed`: a ListCategories answer already asked for (the page's first load shares one with the composer).
+  const reply = await (listed || call("Categories/ListCategories"));
   $("categories-version").textContent = reply.categoriesVersion || "0";
   const rows = $("category-rows");
   rows.replaceChildren();

@@ -160,9 +160,10 @@ function changed(event) {
 }
 
 /** Loads the categories into the composer and draws its preview, payload and count. */
-export async function showComposer() {
+export async function showComposer(listed) {
   $("compose").hidden = false;
-  const reply = await call("Categories/ListCategories");
+  // `listed`: a ListCategories answer already asked for (the page's first load shares one with the category list).
+  const reply = await (listed || call("Categories/ListCategories"));
   categories = reply.categories || [];
   const select = $("compose-category");
   const chosen = select.value;
