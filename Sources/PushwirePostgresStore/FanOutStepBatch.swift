@@ -148,7 +148,7 @@ enum FanOutStepBatch {
                                      on connection: PGConnection) throws(StoreError) {
         var stateIDs: [Int64] = [], states: [Int64] = [], reasons: [String] = []
         var failures: [FailureKey: Int64] = [:]
-        var deadApps: [Int64] = [], deadHWIDs: [String] = [], deadTokens: [String] = []
+        var deadApps: [Int64] = [], deadHWIDs: [String] = [], deadTokens: [String] = [], deadStates: [Int64] = [], deadSince: [Int64] = []
         var badgeApps: [Int64] = [], badgeHWIDs: [String] = [], badges: [Int64] = []
         var newIDs: [Int64] = [], newMessages: [Int64] = [], newHWIDs: [String] = [], newAttempts: [Int64] = []
         var platforms: [PlatformKey: (targeted: Int64, sent: Int64, failed: Int64, invalid: Int64)] = [:]
@@ -157,12 +157,13 @@ enum FanOutStepBatch {
             for result in step.results {
                 switch result.result {
                 case .sent: break  // keeps state 0: moving the open range past it records it
-                case .failed(let reason, _, let deadToken):
+                case .failed(let reason, _, let refused):
                     failures[FailureKey(messageID: step.messageID, reason: reason), default: 0] += 1
                     stateIDs.append(Int64(result.deliveryID)); states.append(PostgresStore.DeliveryState.failed.rawValue)
                     reasons.append(reason)
-                    if let deadToken {
-                        deadApps.append(step.applicationID); deadHWIDs.append(result.hwid); deadTokens.append(deadToken)
+                    if let refused {
+                        deadApps.append(step.applicationID); deadHWIDs.append(result.hwid); deadTokens.append(refused.token)
+                        deadStates.append(refused.state.rawValue); deadSince.append(refused.sinceMS)
                     }
                 case .retryPending(let reason):
                     stateIDs.append(Int64(result.deliveryID)); states.append(PostgresStore.DeliveryState.retryPending.rawValue)
@@ -203,9 +204,11 @@ enum FanOutStepBatch {
             if !deadHWIDs.isEmpty {
                 // Only rows whose token is still the dead one join, so two for one device set one value.
                 try connection.query("""
-                    UPDATE devices d SET dead_token = u.token FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u (app_id, hwid, token)
+                    UPDATE devices d SET dead_token = u.token, dead_token_state = u.state, dead_token_since_ms = u.since
+                    FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::bigint[]) AS u (app_id, hwid, token, state, since)
                     WHERE d.app_id = u.app_id AND d.hwid = u.hwid AND d.push_token = u.token
-                    """, [PGText.intArray(deadApps), PGText.textArray(deadHWIDs), PGText.textArray(deadTokens)])
+                    """, [PGText.intArray(deadApps), PGText.textArray(deadHWIDs), PGText.textArray(deadTokens),
+                          PGText.intArray(deadStates), PGText.intArray(deadSince)])
             }
             if !failures.isEmpty {
                 let keys = Array(failures.keys)

@@ -124,8 +124,8 @@ final class PostgresRoundTripTests: XCTestCase {
         for (index, message) in created.enumerated() where index != 5 {
             let results = zip(ids[index], targets[index]).enumerated().map { position, pair in
                 DeliveryResultRecord(deliveryID: pair.0, hwid: pair.1.hwid, result: position == 0
-                    ? .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: pair.1.pushToken)
-                    : position == 1 ? .failed(reason: "TooBig", invalidToken: false, deadToken: nil) : .sent)
+                    ? .failed(reason: "BadDeviceToken", invalidToken: true, refusedToken: RefusedToken(token: pair.1.pushToken, state: .invalid, sinceMS: 1_754_000_000_000))
+                    : position == 1 ? .failed(reason: "TooBig", invalidToken: false, refusedToken: nil) : .sent)
             }
             finishing.append(FanOutStep(messageID: message.id, applicationID: app.id, results: results, finish: true,
                                         platformCounts: [PlatformCountRecord(deviceType: 1, sent: 8, failed: 2, invalidTokens: 1)],
@@ -149,6 +149,9 @@ final class PostgresRoundTripTests: XCTestCase {
         let again = try await store.firstTargets(of: [created[7]], limit: 100)
         XCTAssertEqual(again[0].map(\.hwid), (1..<10).map { String(format: "hw-%03d", 70 + $0) })
         XCTAssertEqual(again[0].map(\.badge), [Int64](repeating: 7, count: 9))
+        let refusal = try await store.tokenRefusal(applicationID: app.id, hwid: "hw-070")
+        XCTAssertEqual(refusal?.state, .invalid, "the batched steps keep how the token was refused")
+        XCTAssertEqual(refusal?.sinceMS, 1_754_000_000_000)
         let stillOpen = try await store.openDeliveries(messageID: created[7].id)
         XCTAssertEqual(stillOpen, [])
     }
