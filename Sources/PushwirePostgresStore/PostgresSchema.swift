@@ -149,9 +149,9 @@ enum PostgresSchema {
             PRIMARY KEY (message_id, batch)
         );
         CREATE INDEX message_batches_open ON message_batches (message_id, batch) WHERE NOT done;
-        // 6: what SQLite's version 6 added —
-        // how the push service refused a device's dead token (1 dead, 2 invalid) and since when
-        // (ms since 1970; 0 for tokens refused before this version).
+        """,
+        // 6: what SQLite's version 6 added — how the push service refused a device's dead token
+        // (1 dead, 2 invalid) and since when (ms since 1970; 0 for tokens refused before this version).
         """
         ALTER TABLE devices ADD COLUMN dead_token_state integer NOT NULL DEFAULT 1;
         ALTER TABLE devices ADD COLUMN dead_token_since_ms bigint NOT NULL DEFAULT 0;

@@ -117,7 +117,7 @@ extension StoreContractTests {
             _ = try await store.recordFanOutStep(FanOutStep(
                 messageID: message.id, applicationID: app.id,
                 results: [DeliveryResultRecord(deliveryID: second[0], hwid: "c", result: .sent),
-                          DeliveryResultRecord(deliveryID: second[1], hwid: "d", result: .failed(reason: "BadDeviceToken", invalidToken: true, deadToken: nil))],
+                          DeliveryResultRecord(deliveryID: second[1], hwid: "d", result: .failed(reason: "BadDeviceToken", invalidToken: true, refusedToken: nil))],
                 finish: true, platformCounts: [PlatformCountRecord(deviceType: 1, sent: 1, failed: 1, invalidTokens: 1)],
                 lease: lease("B", at: 1200, for: 60_000), batch: 1))
             var stored = try await store.message(id: message.id)
