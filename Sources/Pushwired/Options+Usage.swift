@@ -65,7 +65,9 @@ extension Options {
           --sink-keep <n>                rotated sink files kept (default: 5)
           --max-frame-size <bytes>       largest frame accepted (default: 4194304)
           --max-calls-per-connection <n> calls in flight per connection (default: 1024)
-          --max-connections <n>          open connections (default: 100000)
+          --max-connections <n>          open connections (default: 100000); whatever it says,
+                                         connections stop an eighth (16-256) under the open-file
+                                         limit (ulimit -n), the rest refused and counted
           --max-connections-per-peer <n> open connections from one IPv4 address or IPv6 /64
                                          (default: 1000)
           --idle-timeout <duration>      close connections idle this long; 0 = never (default: 300s)

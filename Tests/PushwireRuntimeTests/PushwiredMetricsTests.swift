@@ -34,7 +34,7 @@ extension PushwiredProcessTests {
                          "pushwire_store_queued_writes", "pushwire_gateway_notifications_in_flight",
                          #"pushwire_delivery_running_messages{size="small"}"#, "pushwire_delivery_waiting_messages",
                          #"pushwire_deliveries_total{gateway="apns",platform="ios",outcome="sent"}"#,
-                         #"pushwire_rpc_bytes_total{direction="received"}"#] {
+                         #"pushwire_rpc_bytes_total{direction="received"}"#, "pushwire_connections_refused_descriptors_total"] {
                 XCTAssertNotNil(before.values[name], "\(name) in:\n\(before.text)")
             }
 

@@ -28,13 +28,18 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             "outcomes differ with reads of \(cuts) bytes: \(whole.outcomes) vs \(pieces.outcomes); stream \(hex(stream))")
     require(whole.buffered == pieces.buffered, "buffered bytes differ: \(whole.buffered) vs \(pieces.buffered)")
 
+    // One decoder for every re-encoded frame of the input, each decoded alone (the decoder is
+    // drained before the next is appended): a decoder per frame allocated and zeroed a 16 KiB
+    // buffer for each frame of the stream.
+    var again = FrameDecoder(maxFrameSize: WireProtocol.defaultMaxFrameSize, expectsPreface: false)
+    var encoded: [UInt8] = []
     for case .frame(let frame) in whole.outcomes {
-        var encoded: [UInt8] = []
+        encoded.removeAll(keepingCapacity: true)
         frame.encode(appendingTo: &encoded, lengthPrefixed: true)
-        var again = FrameDecoder(maxFrameSize: WireProtocol.defaultMaxFrameSize, expectsPreface: false)
         again.append(encoded)
         let decoded = Result { () throws(FramingError) in try again.nextFrame() }
         require(decoded == .success(frame), "frame \(frame) re-encoded as \(hex(encoded)) decodes as \(decoded)")
+        require(again.bufferedByteCount == 0, "frame \(frame) re-encoded as \(hex(encoded)) leaves \(again.bufferedByteCount) bytes")
     }
     return 0
 }

@@ -15,8 +15,13 @@ final class HTTPDoor: Sendable {
     let router: HTTPRouter
     let requestTimeoutNanos: UInt64
     let idleTimeoutNanos: UInt64
+    /// The binary door's shared state, for the descriptor ceiling both doors' connections count
+    /// against (`ServerShared.admitsDescriptor`).
+    let shared: ServerShared
 
-    init(configuration: HTTPConfiguration, table: MethodTable, logger: Logger, metrics: MetricsRegistry, router: HTTPRouter) {
+    init(configuration: HTTPConfiguration, table: MethodTable, logger: Logger, metrics: MetricsRegistry, router: HTTPRouter,
+         shared: ServerShared) {
+        self.shared = shared
         self.configuration = configuration
         self.table = table
         self.logger = logger

@@ -49,6 +49,10 @@ final class HTTPListener: EventHandler {
             }
             guard case .processed(let (client, peer)) = accepted else { return }
             var socket = FileDescriptor(client)
+            if !door.shared.admitsDescriptor(client, peer: peer, door: "http") {
+                socket.close()
+                continue
+            }
             let open = door.metrics.http.openConnections.add(1, ordering: .relaxed).newValue
             if open > door.configuration.maxConnections || owner.draining {
                 door.metrics.http.openConnections.subtract(1, ordering: .relaxed)

@@ -65,7 +65,8 @@ final class ServerExtensions: Sendable {
                 return BinaryDoorFigures(
                     connections: shared.connectionCount.load(ordering: .relaxed), bytesReceived: shared.rpcBytes?.value(0) ?? 0,
                     bytesSent: shared.rpcBytes?.value(1) ?? 0, blockingQueued: shared.blockingPool.queuedJobs,
-                    largeRequestQueued: shared.largeRequestPool.queuedJobs)
+                    largeRequestQueued: shared.largeRequestPool.queuedJobs,
+                    descriptorRefusals: shared.descriptors.refusals.load(ordering: .relaxed))
             }
             state.metrics = metrics
             return metrics
@@ -88,7 +89,7 @@ final class ServerExtensions: Sendable {
             try ListeningSocket.reserve(given)
         }
         configuration.plaintextListen = plaintext
-        let door = HTTPDoor(configuration: configuration, table: table, logger: logger, metrics: metrics, router: router)
+        let door = HTTPDoor(configuration: configuration, table: table, logger: logger, metrics: metrics, router: router, shared: shared)
         var servers: [HTTPLoopServerReference] = []
         for loopServer in loops {
             let server = HTTPLoopServer(loop: loopServer.loop, door: door)

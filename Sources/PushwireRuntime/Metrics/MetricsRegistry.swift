@@ -27,6 +27,9 @@ final class MetricsRegistry: Sendable {
         out.family("pushwire_connections", "gauge", help: "Open client connections, by door.")
         out.sample("pushwire_connections", [("door", "rpc")], Double(door.connections))
         out.sample("pushwire_connections", [("door", "http")], Double(http.openConnections.load(ordering: .relaxed)))
+        out.counter("pushwire_connections_refused_descriptors_total",
+                    help: "Connections (either door) accepted and closed at once because their descriptor was within the reserve under the process's open-file limit.",
+                    UInt64(door.descriptorRefusals))
         out.family("pushwire_rpc_bytes_total", "counter", help: "Bytes through the binary door, by direction.")
         out.sample("pushwire_rpc_bytes_total", [("direction", "received")], door.bytesReceived)
         out.sample("pushwire_rpc_bytes_total", [("direction", "sent")], door.bytesSent)
@@ -49,6 +52,7 @@ struct BinaryDoorFigures: Sendable {
     var bytesSent: UInt64 = 0
     var blockingQueued = 0
     var largeRequestQueued = 0
+    var descriptorRefusals = 0
 }
 
 /// The HTTP door's own counters: connections, requests by status, bytes each way.

@@ -65,6 +65,10 @@ final class Listener: EventHandler {
             guard case .processed(let (client, peer)) = accepted else { return }
             retryDelay = Self.minimumRetryDelay
             var socket = FileDescriptor(client)
+            if !shared.admitsDescriptor(client, peer: peer, door: "rpc") {
+                socket.close()
+                continue
+            }
             let count = shared.connectionCount.add(1, ordering: .relaxed).newValue
             if count > shared.configuration.maxConnections || shared.isDraining {
                 shared.connectionCount.subtract(1, ordering: .relaxed)

@@ -199,7 +199,9 @@ public final class Server: Sendable {
             throw error
         }
         phase.withLock { $0 = .running(shared: shared, loops: loops, address: address) }
-        logger.info("listening", ["address": address.description, "threads": "\(threads)", "tls": configuration.tls == nil ? "off" : "on"])
+        logger.info("listening", ["address": address.description, "threads": "\(threads)", "tls": configuration.tls == nil ? "off" : "on",
+                                  "descriptor_limit": shared.descriptors.limit.map { "\($0)" } ?? "unlimited",
+                                  "descriptor_reserve": "\(shared.descriptors.reserve)"])
         if let plaintext = plaintextAddress { logger.info("listening in clear text", ["address": plaintext.description]) }
         return address
     }
@@ -256,6 +258,13 @@ public final class Server: Sendable {
             return (shared.bufferedBytes.load(ordering: .relaxed), shared.peakBufferedBytes.load(ordering: .relaxed))
         }
         return (0, 0)
+    }
+
+    /// Connections (either door) closed at once because their descriptor fell within the reserve
+    /// under the open-file limit (`ServerConfiguration.descriptorReserve`), since start.
+    public var descriptorRefusals: Int {
+        if case .running(let shared, _, _) = phase.withLock({ $0 }) { return shared.descriptors.refusals.load(ordering: .relaxed) }
+        return 0
     }
 
     /// Whether a graceful shutdown has begun (Health answers NOT_SERVING from then on).

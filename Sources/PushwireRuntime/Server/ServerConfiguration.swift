@@ -50,6 +50,12 @@ public struct ServerConfiguration: Sendable {
     /// stopped. 256 KiB by default: small answers still leave at once, large ones at up to this
     /// much per round trip.
     public var socketSendBufferBytes: Int?
+    /// Descriptors kept free of connections under the process's limit on open files
+    /// (`RLIMIT_NOFILE`, read at start): a connection accepted as a descriptor numbered at or
+    /// above limit − reserve is closed at once, so that the store's files, the gateways' sockets
+    /// and libdispatch's reads of /proc (which trap the process when they fail) always find one.
+    /// nil: an eighth of the limit, at least 16 and at most 256.
+    public var descriptorReserve: Int? = nil
     /// Blocking calls (store reads, large requests' checks) one connection may have running or
     /// queued on the server's blocking threads; its further ones wait in the connection, where
     /// a Cancel or deadline drops them before they start.

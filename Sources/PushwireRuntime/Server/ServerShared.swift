@@ -41,6 +41,8 @@ final class ServerShared: Sendable {
     let peers = PeerConnections()
     /// Accept failures for lack of descriptors or memory: logged at most once per interval.
     let acceptFailures = RateLimitedWarning(intervalNanos: 10_000_000_000)
+    /// The descriptor numbers connections may hold (both doors): under the limit by a reserve.
+    let descriptors: DescriptorCeiling
 
     // Limits in the units the hot path compares against.
     let prefaceTimeoutNanos: UInt64
@@ -52,6 +54,7 @@ final class ServerShared: Sendable {
         self.configuration = configuration
         self.table = table
         self.logger = logger
+        descriptors = DescriptorCeiling(limit: (try? Syscall.descriptorLimit()) ?? nil, reserve: configuration.descriptorReserve)
         self.callLog = logger.level <= .debug ? CallLog(logger: logger, describe: describeCall) : nil
         blockingPool = BlockingPool(threads: configuration.blockingThreads)
         rpcBytes = configuration.recordsCallMetrics ? ShardedCounters(count: 2) : nil
@@ -73,6 +76,19 @@ final class ServerShared: Sendable {
     }
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Whether a connection accepted as `fd` (by either door) may stay open; when not, counts
+    /// and (at most once per interval) logs the refusal. The caller closes the descriptor.
+    func admitsDescriptor(_ fd: Int32, peer: SocketAddress, door: String) -> Bool {
+        if descriptors.admits(fd) { return true }
+        if let count = descriptors.refused(now: monotonicNanos()) {
+            logger.warning("connection refused: too close to the descriptor limit", [
+                "door": door, "peer": peer.description, "descriptor_limit": "\(descriptors.limit ?? 0)",
+                "reserve": "\(descriptors.reserve)", "refused_since_last_warning": "\(count)",
+            ])
+        }
+        return false
+    }
 
     /// Whether the connections together hold more than `maxBufferedBytes`.
     var isOverBufferedBytes: Bool { bufferedBytes.load(ordering: .relaxed) > configuration.maxBufferedBytes }
