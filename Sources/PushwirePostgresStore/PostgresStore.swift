@@ -1,5 +1,6 @@
 import Foundation
 import PushwireStore
+import PushwireSystem
 import Synchronization
 
 /// The networked engine: a PostgreSQL database reached with libpq. One writer connection runs
@@ -70,32 +71,41 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         listener = try PGListener(url: url, origin: origin)
         var workers: [PGWorker] = []
         let (writerHealth, counters) = (self.writerHealth, self.counters)
-        workers.append(PGWorker(name: "pushwire-pg-writer", url: url, connection: connection, queue: writeQueue, batchLimit: 4096,
-                                health: writerHealth) { connection, jobs in
-            connection.roundTrips = counters.writerRoundTrips
-            return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
-        })
-        // Every write keyed by one device (registrations, grouped into one statement and its own
-        // transaction when alone; tags, badge, unregistration), committing side by side. A
-        // device's writes always go to the same one (`deviceQueue`), so they commit in the order
-        // they came, as on the one writer, and the writers of one server never share a device's
-        // row (the writer's fan-out bookkeeping still may: a deadlock is retried, PGGroupCommit).
         let registrationQueues = (0..<max(0, registrationWriters)).map { _ in PGJobQueue() }
-        self.registrationQueues = registrationQueues
-        for (index, queue) in registrationQueues.enumerated() {
-            workers.append(PGWorker(name: "pushwire-pg-registrar-\(index)", url: url, connection: nil, queue: queue,
-                                    batchLimit: 4096, health: writerHealth) { connection, jobs in
+        let queues = [writeQueue, readQueue] + registrationQueues
+        do throws(SystemError) {
+            workers.append(try PGWorker(name: "pw-pg-writer", url: url, connection: connection, queue: writeQueue, batchLimit: 4096,
+                                    health: writerHealth) { connection, jobs in
                 connection.roundTrips = counters.writerRoundTrips
                 return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
             })
+            // Every write keyed by one device (registrations, grouped into one statement and its own
+            // transaction when alone; tags, badge, unregistration), committing side by side. A
+            // device's writes always go to the same one (`deviceQueue`), so they commit in the order
+            // they came, as on the one writer, and the writers of one server never share a device's
+            // row (the writer's fan-out bookkeeping still may: a deadlock is retried, PGGroupCommit).
+            for (index, queue) in registrationQueues.enumerated() {
+                workers.append(try PGWorker(name: "pw-pg-reg-\(index)", url: url, connection: nil, queue: queue,
+                                        batchLimit: 4096, health: writerHealth) { connection, jobs in
+                    connection.roundTrips = counters.writerRoundTrips
+                    return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
+                })
+            }
+            for index in 0..<max(1, readers) {
+                workers.append(try PGWorker(name: "pw-pg-read-\(index)", url: url, connection: nil, queue: readQueue, batchLimit: 1,
+                                        health: readerHealth, idleCheck: 5) { connection, jobs in
+                    connection.roundTrips = counters.readerRoundTrips
+                    return PostgresStore.runReads(jobs, on: connection)
+                })
+            }
+        } catch {
+            // Out of threads: the ones started end once their queues close.
+            for queue in queues { queue.close() }
+            listener.close()
+            for worker in workers { worker.join() }
+            throw .openFailure(location, "cannot start the store's threads: \(error)")
         }
-        for index in 0..<max(1, readers) {
-            workers.append(PGWorker(name: "pushwire-pg-reader-\(index)", url: url, connection: nil, queue: readQueue, batchLimit: 1,
-                                    health: readerHealth, idleCheck: 5) { connection, jobs in
-                connection.roundTrips = counters.readerRoundTrips
-                return PostgresStore.runReads(jobs, on: connection)
-            })
-        }
+        self.registrationQueues = registrationQueues
         self.workers = workers
     }
 
@@ -145,7 +155,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         listener.close()
         // A store released by a completion runs its deinit on a worker's thread: that worker
         // cannot wait for itself (the workers still finish their queues and stop).
-        if Thread.current.name?.hasPrefix("pushwire-pg-") == true { return }
+        if listener.isCurrentThread || workers.contains(where: \.isCurrentThread) { return }
         for worker in workers { worker.join() }
     }
 
