@@ -108,7 +108,7 @@ let package = Package(
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", swiftSettings: swiftSettings),
         .target(name: "PushwireSQLiteStore", dependencies: ["PushwireStore", "CSQLite", "PushwireJSON", "PushwireSystem"], swiftSettings: swiftSettings),
-        .target(name: "PushwirePostgresStore", dependencies: ["PushwireStore", "CLibPQ"], swiftSettings: swiftSettings),
+        .target(name: "PushwirePostgresStore", dependencies: ["PushwireStore", "PushwireSystem", "CLibPQ"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
         .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "PushwireOpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(

@@ -34,6 +34,12 @@ final class PGConnection {
     /// Where the round trips made on this connection (statements, preparations) are counted;
     /// set by the worker that owns it.
     var roundTrips: PGRoundTrips?
+    /// The SQLSTATE of the last statement that failed on this connection, so that the writer can
+    /// tell a deadlock or serialization failure (worth running again) once `pg` has turned the
+    /// error into a `StoreError`. Cleared by `clearLastError()`.
+    private(set) var lastErrorState: String?
+
+    func clearLastError() { lastErrorState = nil }
 
     /// Connects to `url` (a `postgresql://` URI or a libpq keyword string; its `sslmode` and
     /// other parameters go to libpq as written), waiting at most `connectTimeout` seconds;
@@ -119,6 +125,7 @@ final class PGConnection {
             PQclear(result)
             // No SQLSTATE: libpq's own failure, which is the connection's.
             let sqlstate = state ?? (isBroken ? "08006" : "XX000")
+            lastErrorState = sqlstate
             throw PGError(sqlstate: sqlstate, message: message, context: PGConnection.head(sql))
         }
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import PushwireStore
 import Synchronization
 
@@ -13,15 +14,38 @@ import Synchronization
 /// costs nothing while writes succeed, unlike a SAVEPOINT and a RELEASE (two more round trips)
 /// around each. Every caller is answered only after COMMIT returned; when the connection breaks
 /// the batch's callers get `.unavailable` (nothing of it is acknowledged).
+///
+/// A transaction PostgreSQL aborted as a deadlock victim (40P01) or for a serialization failure
+/// (40001) did nothing and is run again whole, up to `maximumRetries` times after a short
+/// jittered pause, before its callers get `.unavailable`; nobody was answered before, so
+/// nothing is acknowledged twice.
 enum PGGroupCommit {
+    /// Re-runs of one transaction after a deadlock or serialization failure.
+    static let maximumRetries = 3
+
+    /// Whether the connection's last failure is one PostgreSQL asks to retry (the transaction
+    /// was aborted as a whole and did nothing).
+    static func isRetryable(_ connection: PGConnection) -> Bool {
+        connection.lastErrorState == "40P01" || connection.lastErrorState == "40001"
+    }
+
+    /// A pause before the `attempt`th re-run (1-based): 2–10 ms doubling per attempt, jittered so
+    /// that the two sides of a deadlock do not meet again in step.
+    private static func pause(before attempt: Int) {
+        let base = 2_000 << min(attempt - 1, 4)
+        usleep(UInt32(Int.random(in: base...(base * 5))))
+    }
+
     /// Runs `jobs` as described, completing each once; returns them uncompleted instead when the
     /// connection is found lost at the first BEGIN (nothing was sent: they may run again).
     static func run(_ jobs: [PGJob], on connection: PGConnection, health: PGHealth, statistics: PGCounters) -> [PGJob] {
         var pending = units(jobs)
+        var retries = 0
+        connection.clearLastError()
         // A batch of registrations only (RegisterDevice under load) is one statement: run alone
         // it is its own transaction, one round trip instead of three (BEGIN, it, COMMIT). If it
         // fails, nothing was written and the registrations go the usual way, one by one.
-        if pending.count == 1, let group = pending[0] as? DeviceUpsertGroup {
+        while pending.count == 1, let group = pending[0] as? DeviceUpsertGroup {
             do throws(StoreError) {
                 // Its own transaction: the statement's time includes its COMMIT, counted as such.
                 let started = DispatchTime.now().uptimeNanoseconds
@@ -38,6 +62,13 @@ enum PGGroupCommit {
                 // Connection lost: whether it committed is unknown, but an upsert of these values
                 // is idempotent, so it may run again on a new connection.
                 if connection.isBroken { return jobs }
+                if isRetryable(connection), retries < maximumRetries {
+                    retries += 1
+                    count(retry: statistics)
+                    connection.clearLastError()
+                    pause(before: retries)
+                    continue
+                }
                 if error.isUnavailable {
                     group.complete(error)
                     return []
@@ -47,6 +78,7 @@ enum PGGroupCommit {
                     return []
                 }
                 pending = group.writes.map { DeviceUpsertGroup([$0]) as PGUnit }
+                break
             }
         }
         var first = true
@@ -69,7 +101,16 @@ enum PGGroupCommit {
                 }
             }
             if let (index, error) = failure {
+                let retryable = isRetryable(connection)
                 try? connection.execute("ROLLBACK")
+                if !connection.isBroken, retryable, retries < maximumRetries {
+                    // Aborted whole by PostgreSQL (deadlock victim): the same writes again.
+                    retries += 1
+                    count(retry: statistics)
+                    connection.clearLastError()
+                    pause(before: retries)
+                    continue
+                }
                 if connection.isBroken || error.isUnavailable {
                     fail(pending, connection.isBroken ? health.unavailableAfterLoss : error)
                     return []
@@ -87,6 +128,15 @@ enum PGGroupCommit {
             do {
                 try connection.execute("COMMIT")
             } catch {
+                // A serialization failure at COMMIT also undid the whole transaction.
+                if !error.isConnectionLost, error.sqlstate == "40001" || error.sqlstate == "40P01", retries < maximumRetries {
+                    if connection.inTransaction { try? connection.execute("ROLLBACK") }
+                    retries += 1
+                    count(retry: statistics)
+                    connection.clearLastError()
+                    pause(before: retries)
+                    continue
+                }
                 fail(pending, error.isConnectionLost ? health.unavailableAfterLoss : error.store(health))
                 return []
             }
@@ -101,6 +151,10 @@ enum PGGroupCommit {
             return []
         }
         return []
+    }
+
+    private static func count(retry statistics: PGCounters) {
+        statistics.value.withLock { $0.retriedTransactions += 1 }
     }
 
     private static func fail(_ units: [PGUnit], _ error: StoreError) {

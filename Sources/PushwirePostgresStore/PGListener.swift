@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PushwireStore
+import PushwireSystem
 import Synchronization
 
 /// The change feed's receiving side: a thread with a connection of its own that `LISTEN`s on
@@ -33,7 +34,9 @@ final class PGListener: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var connection: PGConnection?
-    private let done = DispatchSemaphore(value: 0)
+    private let thread = WorkerThread(name: "pw-pg-listener")
+    /// The thread's `pthread_self()` once it runs (0 before): `close` on it does not wait for itself.
+    private let threadID = Atomic<UInt>(0)
 
     /// Changes kept for an observer not set yet; past it they collapse into `.everything`.
     static let pendingLimit = 10_000
@@ -60,14 +63,20 @@ final class PGListener: @unchecked Sendable {
             connection = opened
             state.withLock { $0.backendPID = opened.backendPID }
         } catch {
-            Glibc.close(fds[0])
-            Glibc.close(fds[1])
+            // Every stored property is set: `deinit` runs and closes the pipe (closing it here
+            // too would close whatever file took its numbers meanwhile).
             throw .openFailure(PostgresStore.redacted(url), error.message)
         }
-        let thread = Thread { [self] in loop() }
-        thread.name = "pushwire-pg-listener"
-        thread.start()
+        do {
+            try thread.start { [self] in loop() }
+        } catch {
+            connection = nil
+            throw .openFailure(PostgresStore.redacted(url), "cannot start the change feed's thread: \(error)")
+        }
     }
+
+    /// Whether the caller runs on the listener's thread (which cannot wait for itself).
+    var isCurrentThread: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
 
     /// The application_name of listening connections, so that an operator (or a test) can
     /// tell them apart in `pg_stat_activity`: with the server's pid.
@@ -108,8 +117,8 @@ final class PGListener: @unchecked Sendable {
         if wasClosed { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        if Thread.current.name == "pushwire-pg-listener" { return }
-        done.wait()
+        if isCurrentThread { return }
+        thread.join()
     }
 
     deinit {
@@ -135,10 +144,8 @@ final class PGListener: @unchecked Sendable {
     private var isClosed: Bool { state.withLock { $0.closed } }
 
     private func loop() {
-        defer {
-            connection = nil
-            done.signal()
-        }
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
+        defer { connection = nil }
         var backoff: TimeInterval = 0.05
         var lastTraffic = Date()
         var checkSentAt: Date?

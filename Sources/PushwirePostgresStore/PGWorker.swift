@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import PushwireStore
+import PushwireSystem
 import Synchronization
 
 /// Whether the database can be reached, as the workers last found it.
@@ -39,7 +41,9 @@ final class PGWorker: @unchecked Sendable {
     private let health: PGHealth
     private let idleCheck: TimeInterval
     private let handler: (PGConnection, [PGJob]) -> [PGJob]
-    private let done = DispatchSemaphore(value: 0)
+    private let thread: WorkerThread
+    /// The thread's `pthread_self()` once it runs (0 before): how `close` tells it is on it.
+    private let threadID = Atomic<UInt>(0)
     private var connection: PGConnection?
     private var backoff: TimeInterval = 0.05
     private var nextAttempt = Date.distantPast
@@ -48,8 +52,10 @@ final class PGWorker: @unchecked Sendable {
     static let connectTimeout = 5
 
     /// Starts the worker's thread with an open `connection` (or nil: it connects by itself).
+    /// - Parameter name: the thread's name, at most 15 bytes (what Linux keeps).
+    /// - Throws: `SystemError` when the thread cannot be started.
     init(name: String, url: String, connection: PGConnection?, queue: PGJobQueue, batchLimit: Int, health: PGHealth,
-         idleCheck: TimeInterval = 1, handler: @escaping (PGConnection, [PGJob]) -> [PGJob]) {
+         idleCheck: TimeInterval = 1, handler: @escaping (PGConnection, [PGJob]) -> [PGJob]) throws(SystemError) {
         self.url = url
         self.queue = queue
         self.batchLimit = batchLimit
@@ -57,16 +63,18 @@ final class PGWorker: @unchecked Sendable {
         self.idleCheck = idleCheck
         self.handler = handler
         self.connection = connection
-        let thread = Thread { [self] in loop() }
-        thread.name = name
-        thread.start()
+        thread = WorkerThread(name: name)
+        try thread.start { [self] in loop() }
     }
 
     /// Waits for the thread to finish (after `queue.close()`).
-    func join() { done.wait() }
+    func join() { thread.join() }
+
+    /// Whether the caller runs on this worker's thread (which cannot wait for itself).
+    var isCurrentThread: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
 
     private func loop() {
-        defer { done.signal() }
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
         while true {
             let waitUntil = connection == nil ? min(nextAttempt, Date(timeIntervalSinceNow: idleCheck)) : Date(timeIntervalSinceNow: idleCheck)
             guard let jobs = queue.take(limit: batchLimit, until: waitUntil) else { return }

@@ -7,7 +7,7 @@ extension PostgresStore {
         // A device that existed may be cached by another server (its fingerprint): tell them.
         // `xmax` is not 0 exactly for a row ON CONFLICT updated rather than inserted.
         let changed = PGChangeFeed.devices(origin: origin, applicationID: device.applicationID, hwids: [device.hwid])
-        _ = try await write { connection throws(StoreError) -> Bool in
+        _ = try await writeDevice(applicationID: device.applicationID, hwid: device.hwid) { connection throws(StoreError) -> Bool in
             try pg { () throws(PGError) in
                 try connection.query("""
                     WITH up AS (
@@ -56,7 +56,7 @@ extension PostgresStore {
 
     public func unregisterDevice(applicationID: Int64, hwid: String) async throws(StoreError) -> Bool {
         let changed = PGChangeFeed.devices(origin: origin, applicationID: applicationID, hwids: [hwid])
-        return try await write { connection throws(StoreError) in
+        return try await writeDevice(applicationID: applicationID, hwid: hwid) { connection throws(StoreError) in
             // One statement: the update and, when it found the device, the other servers told.
             try pg { () throws(PGError) in
                 try connection.query("""
@@ -68,7 +68,7 @@ extension PostgresStore {
     }
 
     public func setBadge(applicationID: Int64, hwid: String, badge: Int64) async throws(StoreError) -> Bool {
-        try await write { connection throws(StoreError) in
+        try await writeDevice(applicationID: applicationID, hwid: hwid) { connection throws(StoreError) in
             try pg { () throws(PGError) in
                 try connection.query("UPDATE devices SET badge = $3 WHERE app_id = $1 AND hwid = $2",
                                      [String(applicationID), hwid, String(badge)]).changes > 0
@@ -78,7 +78,7 @@ extension PostgresStore {
 
     public func updateTags(applicationID: Int64, hwid: String, _ changes: [TagChange]) async throws(StoreError) -> [TagRecord] {
         let changed = PGChangeFeed.devices(origin: origin, applicationID: applicationID, hwids: [hwid])
-        return try await write { connection throws(StoreError) in
+        return try await writeDevice(applicationID: applicationID, hwid: hwid) { connection throws(StoreError) in
             // FOR UPDATE: the device's row lock, held to COMMIT, keeps another server's tag
             // write from passing the limits together with this one.
             guard try PostgresStore.deviceExists(applicationID: applicationID, hwid: hwid, on: connection, locking: true) else {

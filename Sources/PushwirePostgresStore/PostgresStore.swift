@@ -1,10 +1,12 @@
 import Foundation
 import PushwireStore
+import PushwireSystem
 import Synchronization
 
 /// The networked engine: a PostgreSQL database reached with libpq. One writer connection runs
-/// every write, group-committing concurrent ones (`PGGroupCommit`), except new registrations,
-/// which registration writers group-commit side by side; a bounded pool of reader connections
+/// every write, group-committing concurrent ones (`PGGroupCommit`), except the writes of one
+/// device (registrations, tags, badge, unregistration), which registration writers — one per
+/// device, by a hash — group-commit side by side; a bounded pool of reader connections
 /// serves reads. Each connection is owned by a thread of its own (`PGWorker`) and is
 /// re-established with backoff when lost; meanwhile calls fail with `.unavailable` and `health`
 /// is `.notServing`, and service resumes by itself when the database returns.
@@ -69,31 +71,41 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         listener = try PGListener(url: url, origin: origin)
         var workers: [PGWorker] = []
         let (writerHealth, counters) = (self.writerHealth, self.counters)
-        workers.append(PGWorker(name: "pushwire-pg-writer", url: url, connection: connection, queue: writeQueue, batchLimit: 4096,
-                                health: writerHealth) { connection, jobs in
-            connection.roundTrips = counters.writerRoundTrips
-            return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
-        })
-        // Registration groups only (each one statement, its own transaction), committing side by
-        // side. A device's registrations always go to the same one (`submitRegistration`), so
-        // they commit in the order they came, as on the one writer; groups of different writers
-        // share no rows.
         let registrationQueues = (0..<max(0, registrationWriters)).map { _ in PGJobQueue() }
-        self.registrationQueues = registrationQueues
-        for (index, queue) in registrationQueues.enumerated() {
-            workers.append(PGWorker(name: "pushwire-pg-registrar-\(index)", url: url, connection: nil, queue: queue,
-                                    batchLimit: 4096, health: writerHealth) { connection, jobs in
+        let queues = [writeQueue, readQueue] + registrationQueues
+        do throws(SystemError) {
+            workers.append(try PGWorker(name: "pw-pg-writer", url: url, connection: connection, queue: writeQueue, batchLimit: 4096,
+                                    health: writerHealth) { connection, jobs in
                 connection.roundTrips = counters.writerRoundTrips
                 return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
             })
+            // Every write keyed by one device (registrations, grouped into one statement and its own
+            // transaction when alone; tags, badge, unregistration), committing side by side. A
+            // device's writes always go to the same one (`deviceQueue`), so they commit in the order
+            // they came, as on the one writer, and the writers of one server never share a device's
+            // row (the writer's fan-out bookkeeping still may: a deadlock is retried, PGGroupCommit).
+            for (index, queue) in registrationQueues.enumerated() {
+                workers.append(try PGWorker(name: "pw-pg-reg-\(index)", url: url, connection: nil, queue: queue,
+                                        batchLimit: 4096, health: writerHealth) { connection, jobs in
+                    connection.roundTrips = counters.writerRoundTrips
+                    return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
+                })
+            }
+            for index in 0..<max(1, readers) {
+                workers.append(try PGWorker(name: "pw-pg-read-\(index)", url: url, connection: nil, queue: readQueue, batchLimit: 1,
+                                        health: readerHealth, idleCheck: 5) { connection, jobs in
+                    connection.roundTrips = counters.readerRoundTrips
+                    return PostgresStore.runReads(jobs, on: connection)
+                })
+            }
+        } catch {
+            // Out of threads: the ones started end once their queues close.
+            for queue in queues { queue.close() }
+            listener.close()
+            for worker in workers { worker.join() }
+            throw .openFailure(location, "cannot start the store's threads: \(error)")
         }
-        for index in 0..<max(1, readers) {
-            workers.append(PGWorker(name: "pushwire-pg-reader-\(index)", url: url, connection: nil, queue: readQueue, batchLimit: 1,
-                                    health: readerHealth, idleCheck: 5) { connection, jobs in
-                connection.roundTrips = counters.readerRoundTrips
-                return PostgresStore.runReads(jobs, on: connection)
-            })
-        }
+        self.registrationQueues = registrationQueues
         self.workers = workers
     }
 
@@ -143,7 +155,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         listener.close()
         // A store released by a completion runs its deinit on a worker's thread: that worker
         // cannot wait for itself (the workers still finish their queues and stop).
-        if Thread.current.name?.hasPrefix("pushwire-pg-") == true { return }
+        if listener.isCurrentThread || workers.contains(where: \.isCurrentThread) { return }
         for worker in workers { worker.join() }
     }
 
@@ -191,12 +203,31 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// Queues a registration for the registration writer of its device (the writer when there
     /// are none).
     func submitRegistration(_ job: DeviceUpsertJob) {
-        guard !registrationQueues.isEmpty else { return submit(job, to: writeQueue) }
+        submit(job, to: deviceQueue(applicationID: job.device.applicationID, hwid: job.device.hwid))
+    }
+
+    /// Runs a write of one device's rows (registration with tags, tags, badge, unregistration)
+    /// on that device's registration writer, the one its registrations go to: so one device's
+    /// writes commit in the order they were queued, and two writers never wait for one
+    /// device's row lock inside one server.
+    func writeDevice<T: Sendable>(applicationID: Int64, hwid: String,
+                                  _ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T) async throws(StoreError) -> T {
+        let queue = deviceQueue(applicationID: applicationID, hwid: hwid)
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            submit(ClosureJob(body, completion: { continuation.resume(returning: $0) }), to: queue)
+        }
+        return try result.get()
+    }
+
+    /// The queue of the writer that writes the device's rows: a registration writer chosen by a
+    /// hash of application and hwid (the writer's when there are none). `Hasher` is seeded per
+    /// process, which is enough: the order that matters is that of one server's queues.
+    private func deviceQueue(applicationID: Int64, hwid: String) -> PGJobQueue {
+        guard !registrationQueues.isEmpty else { return writeQueue }
         var hasher = Hasher()
-        hasher.combine(job.device.applicationID)
-        hasher.combine(job.device.hwid)
-        let index = Int(UInt(bitPattern: hasher.finalize()) % UInt(registrationQueues.count))
-        submit(job, to: registrationQueues[index])
+        hasher.combine(applicationID)
+        hasher.combine(hwid)
+        return registrationQueues[Int(UInt(bitPattern: hasher.finalize()) % UInt(registrationQueues.count))]
     }
 
     private func submit(_ job: PGJob, to queue: PGJobQueue) {

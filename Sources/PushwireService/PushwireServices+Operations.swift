@@ -29,6 +29,9 @@ extension PushwireServices {
             out.family("pushwire_store_commit_batch_writes", "summary", help: "Writes per committed transaction (group commit batch size).")
             out.sample("pushwire_store_commit_batch_writes_sum", [], UInt64(statistics.writes))
             out.sample("pushwire_store_commit_batch_writes_count", [], UInt64(statistics.transactions))
+            out.family("pushwire_store_transaction_retries_total", "counter",
+                       help: "Transactions run again after the database aborted them as a deadlock victim or for a serialization failure.")
+            out.sample("pushwire_store_transaction_retries_total", [], UInt64(statistics.retriedTransactions))
             out.gauge("pushwire_store_queued_writes", help: "Writes queued for the store's writer, not yet in a transaction.",
                       Double(statistics.queuedWrites))
             out.family("pushwire_deliveries_total", "counter",

@@ -21,12 +21,17 @@ public struct StoreStatistics: Sendable, Equatable {
     /// Writes queued for the writer and not yet taken into a transaction, at the moment read
     /// (0 where an engine does not know it).
     public var queuedWrites: Int
+    /// Transactions run again because the database aborted them as a deadlock victim or for a
+    /// serialization failure (0 where an engine never retries).
+    public var retriedTransactions: Int
 
     /// Creates statistics.
-    public init(transactions: Int, writes: Int, commitNanoseconds: UInt64 = 0, queuedWrites: Int = 0) {
+    public init(transactions: Int, writes: Int, commitNanoseconds: UInt64 = 0, queuedWrites: Int = 0,
+                retriedTransactions: Int = 0) {
         self.transactions = transactions
         self.writes = writes
         self.commitNanoseconds = commitNanoseconds
         self.queuedWrites = queuedWrites
+        self.retriedTransactions = retriedTransactions
     }
 }
