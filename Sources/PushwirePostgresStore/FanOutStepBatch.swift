@@ -100,19 +100,10 @@ enum FanOutStepBatch {
 
         var sent: [Int64] = [], failed: [Int64] = [], invalid: [Int64] = []
         for step in steps {
-            var counts: (sent: Int64, failed: Int64, invalid: Int64) = (0, 0, 0)
-            for result in step.results {
-                switch result.result {
-                case .sent: counts.sent += 1
-                case .failed(_, let invalidToken, _):
-                    counts.failed += 1
-                    if invalidToken { counts.invalid += 1 }
-                case .retryPending: break
-                }
-            }
+            let counts = FanOutOutcomeCounts(step.results)
             sent.append(counts.sent)
             failed.append(counts.failed)
-            invalid.append(counts.invalid)
+            invalid.append(counts.invalidTokens)
         }
         let updated = try pg { () throws(PGError) in
             try connection.query(updateSQL, [

@@ -199,16 +199,8 @@ extension PostgresStore {
             throw .invalidChange("a step of a batch of message \(step.messageID) needs its lease and cannot start the message")
         }
         let (ids, changed) = try pg { () throws(PGError) -> ([Int64], Bool) in
-            var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
-            for result in step.results {
-                switch result.result {
-                case .sent: sent += 1
-                case .failed(_, let invalidToken, _):
-                    failed += 1
-                    if invalidToken { invalid += 1 }
-                case .retryPending: break
-                }
-            }
+            let outcomes = FanOutOutcomeCounts(step.results)
+            let (sent, failed, invalid) = (outcomes.sent, outcomes.failed, outcomes.invalidTokens)
             var ids: [Int64] = []
             if !step.handOver.isEmpty {
                 let rows = try connection.query("SELECT nextval('deliveries_ids') FROM generate_series(1, $1)", [String(step.handOver.count)])
@@ -314,17 +306,9 @@ extension PostgresStore {
                 // After the records: the message row is what every server's steps of this
                 // message share, so it is locked only from here to the COMMIT.
                 if step.finish { try connection.query("SELECT 1 FROM messages WHERE id = $1 FOR UPDATE", [String(step.messageID)]) }
-                var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
-                for result in step.results {
-                    switch result.result {
-                    case .sent: sent += 1
-                    case .failed(_, let invalidToken, _):
-                        failed += 1
-                        if invalidToken { invalid += 1 }
-                    case .retryPending: break
-                    }
-                }
-                try connection.query(batchMessageUpdateSQL, [String(step.messageID), String(sent), String(failed), String(invalid),
+                let outcomes = FanOutOutcomeCounts(step.results)
+                try connection.query(batchMessageUpdateSQL, [String(step.messageID), String(outcomes.sent), String(outcomes.failed),
+                                                             String(outcomes.invalidTokens),
                                                              String(step.targetedIncrement), PGText.bool(step.finish)])
             }
             if !failuresByReason.isEmpty {

@@ -319,16 +319,8 @@ extension SQLiteStore {
     /// records are added to `records` (inserted at the end of the job).
     private static func apply(_ step: FanOutStep, on connection: SQLiteConnection,
                               records: inout NewRecords, batches: BatchTable) throws(SQLiteError) -> [UInt64] {
-        var sent: Int64 = 0, failed: Int64 = 0, invalid: Int64 = 0
-        for result in step.results {
-            switch result.result {
-            case .sent: sent += 1
-            case .failed(_, let invalidToken, _):
-                failed += 1
-                if invalidToken { invalid += 1 }
-            case .retryPending: break
-            }
-        }
+        let outcomes = FanOutOutcomeCounts(step.results)
+        let (sent, failed, invalid) = (outcomes.sent, outcomes.failed, outcomes.invalidTokens)
         let count = Int64(step.handOver.count)
         let firstID = count == 0 ? 0 : try records.reserve(step.handOver.count, on: connection)
         // The outcomes recorded here close the older records: the open range is now this batch's,

@@ -39,9 +39,10 @@ final class SQLiteStoreTests: XCTestCase {
                 return XCTFail("unexpected \(error)")
             }
             XCTAssertEqual(found, 99)
-            // 2: messages (issue 6); 3: messages_due partial; 4: FCM, per-platform counts; 5: messages_by_app (issue 20)
-            XCTAssertEqual(supported, 5)
-            XCTAssertTrue("\(error)".contains("99") && "\(error)".contains("version 5"), "\(error)")
+            // 2: messages (issue 6); 3: messages_due partial; 4: FCM, per-platform counts; 5: messages_by_app (issue 20);
+            // 6: a refused token's state and time (issue 20)
+            XCTAssertEqual(supported, 6)
+            XCTAssertTrue("\(error)".contains("99") && "\(error)".contains("version 6"), "\(error)")
         }
     }
 

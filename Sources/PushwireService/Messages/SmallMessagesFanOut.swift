@@ -194,18 +194,10 @@ struct SmallMessagesFanOut {
         if pipeline.log.enabled(.info) {
             // A small message goes out in this one step: its counts are this step's results.
             for (step, entry) in zip(finishing, finishingEntries) where step.finish {
-                var sent: UInt64 = 0, failed: UInt64 = 0, invalid: UInt64 = 0
-                for result in step.results {
-                    switch result.result {
-                    case .sent: sent += 1
-                    case .failed(_, let invalidToken, _):
-                        failed += 1
-                        if invalidToken { invalid += 1 }
-                    case .retryPending: break
-                    }
-                }
-                pipeline.logDelivered(code: entry.fanOut.message.code, targeted: UInt64(entry.targets.count), sent: sent,
-                                      failed: failed, invalidTokens: invalid)
+                let outcomes = FanOutOutcomeCounts(step.results)
+                pipeline.logDelivered(code: entry.fanOut.message.code, targeted: UInt64(entry.targets.count),
+                                      sent: UInt64(outcomes.sent), failed: UInt64(outcomes.failed),
+                                      invalidTokens: UInt64(outcomes.invalidTokens))
             }
         }
         return alone + retrying
