@@ -75,7 +75,8 @@ extension Options {
           --frame-timeout <duration>     time allowed to complete a started frame (default: 30s)
           --drain-timeout <duration>     time calls in flight get on shutdown (default: 10s)
           --max-output-buffer <bytes>    a connection's byte budget: unsent responses plus the
-                                         requests and answers of its calls at work; above it
+                                         requests and answers of its calls at work; a call's
+                                         work starts only when its answer fits, and above it
                                          its input is paused (default: 4194304)
           --max-buffered-bytes <bytes>   bytes held for all connections together; above it,
                                          connections holding more than 64 KiB wait

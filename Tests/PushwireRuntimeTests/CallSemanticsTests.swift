@@ -47,6 +47,7 @@ final class CallSemanticsTests: XCTestCase {
             "/pushwire.v1.Health/Check", "/pushwire.v1.Reflection/ListMethods", "/pushwire.test.Test/Sleep",
             "/pushwire.test.Test/BlockingSleep", "/pushwire.test.Test/Fail", "/pushwire.test.Test/Big",
             "/pushwire.test.Test/BlockingBig", "/pushwire.test.Test/CountedSleep", "/pushwire.test.Test/Heavy",
+            "/pushwire.test.Test/AsyncBig", "/pushwire.test.Test/RawLaterBig",
         ])
         let health = try XCTUnwrap(methods.first { $0.path == "/pushwire.v1.Health/Check" })
         XCTAssertEqual(health.requestType, "pushwire.v1.HealthCheckRequest")

@@ -53,6 +53,108 @@ final class ConnectionBudgetTests: XCTestCase {
         }
     }
 
+    /// The same for calls whose work starts on the loop and answers from elsewhere: an async
+    /// handler's task (GetTags) and a raw fast path answering later (RegisterDevice's). Before,
+    /// no room was reserved for their answers, so a client that never reads had all 60 calls'
+    /// requests read and all 60 answers made (2.9 MiB against a 256 KiB budget): each
+    /// never-reading connection of Scripts/abuse held 6.8 MB of GetTags answers against its 4 MiB.
+    func testClientThatNeverReadsCannotMakeTheServerHoldAsyncAnswers() throws {
+        try assertNeverReadingClientIsBounded(method: TestMethods.asyncBig)
+    }
+
+    func testClientThatNeverReadsCannotMakeTheServerHoldRawFastPathAnswers() throws {
+        try assertNeverReadingClientIsBounded(method: TestMethods.rawLaterBig)
+    }
+
+    private func assertNeverReadingClientIsBounded(
+        method: MethodDescriptor<HealthCheckRequest, Request>, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let budget = 256 * 1024
+        let (server, address) = try startTestServer {
+            $0.maxOutputBufferBytes = budget
+            $0.socketSendBufferBytes = 32 * 1024
+        }
+        defer { stop(server) }
+        let lazy = try TestClient(address, receiveBuffer: 32 * 1024)
+        var requests: [UInt8] = []
+        for callID in UInt32(1)...60 {
+            Frame.request(callID: callID, method: method.path, message: TestMethods.request("48"))
+                .encode(appendingTo: &requests, lengthPrefixed: true)
+        }
+        try lazy.sendRaw(requests)
+        // Time for the server to do all it will do for the lazy client.
+        usleep(1_000_000)
+        // Each call starts only with room for its answer (48 KiB, under the 64 KiB reservation),
+        // so the connection never holds more than the budget plus the request read last.
+        let held = server.budgetStatistics.peakHeldBytes
+        XCTAssertLessThanOrEqual(held, budget + 4096, "bytes held for the connection", file: file, line: line)
+        // Others are served meanwhile, by the same method too.
+        let other = try TestClient(address)
+        let started = TestClient.now()
+        XCTAssertEqual(try other.call(Methods.Health.check.path, TestMethods.request("")).code, .ok, file: file, line: line)
+        let small = try other.call(method.path, TestMethods.request("1"))
+        XCTAssertEqual(small.code, .ok, file: file, line: line)
+        XCTAssertEqual(small.body.count, 1024 + 3, file: file, line: line)
+        XCTAssertLessThan(TestClient.now() - started, 1.0, "the other client's two calls", file: file, line: line)
+        // Once the lazy client reads, every answer comes: the waiting calls were only waiting.
+        var answered = Set<UInt32>()
+        while answered.count < 60 {
+            let response = try lazy.readResponse(timeout: 10)
+            XCTAssertEqual(response.code, .ok, file: file, line: line)
+            XCTAssertEqual(response.body.count, 48 * 1024 + 4, file: file, line: line)
+            answered.insert(response.callID)
+        }
+    }
+
+    /// A method whose answers outgrow the 64 KiB reservation (a GetMessageDetails of a large
+    /// message) reserves its largest answer so far: once it has answered 200 KiB, a client that
+    /// never reads gets one such call at work in a 256 KiB budget. With a fixed 64 KiB
+    /// reservation, three started at once and made 600 KiB of answers.
+    func testMethodWithLargeAnswersReservesTheirSize() throws {
+        let budget = 256 * 1024
+        let (server, address) = try startTestServer {
+            $0.maxOutputBufferBytes = budget
+            $0.socketSendBufferBytes = 32 * 1024
+        }
+        defer { stop(server) }
+        let first = try TestClient(address)
+        XCTAssertEqual(try first.call(TestMethods.asyncBig.path, TestMethods.request("200")).body.count, 200 * 1024 + 4)
+        let lazy = try TestClient(address, receiveBuffer: 32 * 1024)
+        var requests: [UInt8] = []
+        for callID in UInt32(1)...30 {
+            Frame.request(callID: callID, method: TestMethods.asyncBig.path, message: TestMethods.request("200"))
+                .encode(appendingTo: &requests, lengthPrefixed: true)
+        }
+        try lazy.sendRaw(requests)
+        usleep(1_000_000)
+        XCTAssertLessThanOrEqual(server.budgetStatistics.peakHeldBytes, budget + 4096, "bytes held for the connection")
+        var answered = Set<UInt32>()
+        while answered.count < 30 {
+            let response = try lazy.readResponse(timeout: 10)
+            XCTAssertEqual(response.code, .ok)
+            answered.insert(response.callID)
+        }
+    }
+
+    /// A large request is charged its decoded form too while its work runs (about its size
+    /// again: a 3.7 MB CreateMessage held as bytes and as messages), so that its connection
+    /// stops being read one request sooner; before, only its bytes were (Scripts/abuse's heavy
+    /// connections held about 26 MB each against their 4 MiB budget).
+    func testLargeRequestIsChargedItsDecodedForm() throws {
+        let (server, address) = try startTestServer()
+        defer { stop(server) }
+        let client = try TestClient(address)
+        // 300 ms of checks for a 200 KiB request (over `largeRequestBytes`, so off the loop).
+        let padding = String(repeating: "x", count: 200 * 1024)
+        let started = try client.start(TestMethods.heavy.path, TestMethods.request("300 " + padding))
+        let response = try client.readResponse(timeout: 10)
+        XCTAssertEqual(response.callID, started)
+        XCTAssertEqual(response.code, .ok)
+        let held = server.budgetStatistics.peakHeldBytes
+        XCTAssertGreaterThanOrEqual(held, 2 * 200 * 1024, "the request's bytes and its decoded form")
+        XCTAssertLessThanOrEqual(held, 2 * 200 * 1024 + 2 * 1024 + Connection.answerReservationBytes)
+    }
+
     /// Requests the budget keeps waiting in the decoder are whole frames, not a frame the peer is
     /// slow to send: a pause longer than the incomplete-frame timeout must not end the connection
     /// (it was answered GoAway DEADLINE_EXCEEDED "a frame stayed incomplete for too long").

@@ -7,7 +7,8 @@ enum InstrumentedMethods {
     static func wrap(_ methods: [String: RegisteredMethod], metrics: CallMetrics) -> [String: RegisteredMethod] {
         methods.mapValues { method in
             guard let index = metrics.index(of: method.descriptor.path) else { return method }
-            return RegisteredMethod(descriptor: method.descriptor, handler: wrap(method.handler, index: index, metrics: metrics))
+            return RegisteredMethod(descriptor: method.descriptor, handler: wrap(method.handler, index: index, metrics: metrics),
+                                    answers: method.answers)
         }
     }
 

@@ -21,10 +21,12 @@ extension Connection {
         while case .open = state, !readingPaused {
             let step: FrameStep?
             var size = 0
+            // Read here: inside `withNextPayload` the decoder (part of the footprint) is in use.
+            let waitsForServer = mustWaitForServer
             do {
                 step = try decoder.withNextPayload { payload in
                     size = payload.count
-                    return self.answerOrDecode(payload)
+                    return self.answerOrDecode(payload, waitsForServer: waitsForServer)
                 }
             } catch {
                 protocolError(error)
@@ -76,11 +78,11 @@ extension Connection {
 
     /// Offers the payload to a raw fast path when it is a request for one; otherwise (or when the
     /// fast path declines) decodes it as `FrameDecoder.nextFrame()` does.
-    private func answerOrDecode(_ payload: UnsafeRawBufferPointer) -> FrameStep {
+    private func answerOrDecode(_ payload: UnsafeRawBufferPointer, waitsForServer: Bool) -> FrameStep {
         let fastPaths = shared.table.rawFastPaths
         // A large request takes the regular path, which checks it off the loop.
         if !fastPaths.isEmpty, payload.count < shared.configuration.largeRequestBytes, let request = ScannedRequest(frame: payload),
-           let handler = fastPaths.handler(forPath: request.method), takeRaw(request, handler) {
+           let entry = fastPaths.entry(forPath: request.method), takeRaw(request, entry.handler, answers: entry.answers, waitsForServer: waitsForServer) {
             return .answered
         }
         do throws(WireDecodingError) {
@@ -94,10 +96,16 @@ extension Connection {
     /// Runs a raw fast path when the call passes the checks `handleRequest` makes; returns false
     /// (the frame then takes the regular path, which answers any refusal) otherwise or when the
     /// fast path declines.
-    private func takeRaw(_ request: ScannedRequest, _ handler: RawHandler) -> Bool {
+    private func takeRaw(_ request: ScannedRequest, _ handler: RawHandler, answers: AnswerSizes, waitsForServer: Bool) -> Bool {
         let callID = request.callID
+        // Read in place, so no decoded form: the charge is the bytes a `.later` start keeps.
+        let charge = request.message.count + Self.callOverheadBytes
+        let reservation = answers.reservation(floor: Self.answerReservationBytes)
+        // The rule every call's work starts by, asked before the handler (which may start work):
+        // a call that must wait takes the regular path, which queues it.
         guard callID != 0, !goAwaySent,
-              inFlight.isEmpty || (inFlight[callID] == nil && inFlight.count < shared.configuration.maxConcurrentCallsPerConnection)
+              inFlight.isEmpty || (inFlight[callID] == nil && inFlight.count < shared.configuration.maxConcurrentCallsPerConnection),
+              startsAtOnce(onPool: false, adding: charge, reservation: reservation, waitsForServer: waitsForServer)
         else { return false }
         // Before the handler: the request's bytes are the frame's, valid only until it returns.
         let logEntry = shared.callLog.map { log in
@@ -118,18 +126,19 @@ extension Connection {
             let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
             let call = InFlightCall(logEntry: logEntry)
             track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
-            let charge = request.message.count + Self.callOverheadBytes
             heldBytes += charge
-            notePressure()
+            let release = reserveAnswer(charge: charge, reservation: reservation)
             let loop = owner.loop
             start { [self] answer in
+                // The answer is computed on the loop (RawCompletion).
                 loop.execute {
-                    self.heldBytes -= charge
+                    self.workEnded(releasing: release)
                     let outcome: CallOutcome
                     switch answer() {
                     case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
                     case .failure(let error): outcome = .failure(error)
                     }
+                    answers.note(outcome.body.count)
                     self.finish(callID: callID, call: call, status: outcome.status, message: outcome.message, body: outcome.body)
                     self.scheduleFlush()
                     self.budgetChanged()
@@ -201,18 +210,20 @@ extension Connection {
         switch method.handler {
         case .onLoop(let handler) where isLarge:
             queueBlocking({ context, bytes, complete in complete(handler(context, bytes)) },
-                          callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
+                          callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos,
+                          answers: method.answers, isLargeRequest: true)
 
         case .offLoop(let handler) where isLarge:
-            queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
+            queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos,
+                          answers: method.answers, isLargeRequest: true)
 
         case .onLoopOrOffLoop(let fast, let slow) where isLarge:
             queueBlocking({ context, bytes, complete in
                 if let result = fast(context, bytes) { complete(result) } else { slow(context, bytes, complete) }
-            }, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, isLargeRequest: true)
+            }, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, answers: method.answers, isLargeRequest: true)
 
         case .blocking(let handler):
-            queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos)
+            queueBlocking(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, answers: method.answers)
 
         case .onLoop(let handler):
             // Cheap work answers inline: no allocation for the call beyond its values, no hop.
@@ -224,7 +235,8 @@ extension Connection {
             if let log = shared.callLog, let logEntry { log.finish(logEntry, status: result.status, peer: peer) }
 
         case .offLoop(let handler):
-            startOffLoop(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, logEntry: logEntry)
+            startOffLoop(handler, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos,
+                         answers: method.answers, logEntry: logEntry)
 
         case .onLoopOrOffLoop(let fast, let slow):
             let context = RequestContext(
@@ -234,35 +246,37 @@ extension Connection {
                 respond(callID: callID, status: result.status, message: result.message, body: result.body)
                 if let log = shared.callLog, let logEntry { log.finish(logEntry, status: result.status, peer: peer) }
             } else {
-                startOffLoop(slow, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos, logEntry: logEntry)
+                startOffLoop(slow, callID: callID, request: request, deadline: deadline, timeoutNanos: timeoutNanos,
+                             answers: method.answers, logEntry: logEntry)
             }
         }
     }
 
-    /// Tracks the call as in flight, arms its deadline and hands it to `handler`; the outcome hops
-    /// back to this connection's loop.
+    /// Tracks the call as in flight, arms its deadline, charges its request and hands it to
+    /// `handler` now when the admission rule lets it start (Connection+BlockingCalls.swift), else
+    /// queues it; the outcome hops back to this connection's loop.
     private func startOffLoop(
-        _ handler: RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64,
-        logEntry: CallLog.Entry?
+        _ handler: @escaping RegisteredMethod.OffLoopHandler, callID: UInt32, request: Request, deadline: UInt64?, timeoutNanos: UInt64,
+        answers: AnswerSizes, logEntry: CallLog.Entry?
     ) {
         let call = InFlightCall(logEntry: logEntry)
         track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
         let context = RequestContext(
             callID: callID, method: request.method, metadata: request.metadata, peer: peer,
             deadlineNanos: deadline, cancellation: call.cancellation)
-        let charge = request.message.count + Self.callOverheadBytes
+        let message = request.message
+        let charge = Self.requestCharge(messageBytes: message.count)
+        let reservation = answers.reservation(floor: Self.answerReservationBytes)
+        let startsNow = startsAtOnce(onPool: false, adding: charge, reservation: reservation, waitsForServer: mustWaitForServer)
         heldBytes += charge
         notePressure()
-        let loop = owner.loop
-        // The outcome hops back to this loop through its task queue (and eventfd), and answers
-        // the call unless a deadline, Cancel or close answered it first.
-        handler(context, request.message) { [self] result in
-            loop.execute {
-                self.heldBytes -= charge
-                self.finish(callID: callID, call: call, status: result.status, message: result.message, body: result.body)
-                self.scheduleFlush()
-                self.budgetChanged()
-            }
+        let start: @Sendable (@escaping @Sendable (CallOutcome) -> Void) -> Void = { complete in handler(context, message, complete) }
+        if startsNow {
+            startOnLoop(start, callID: callID, call: call, charge: charge, answers: answers, reservation: reservation)
+        } else {
+            // Started by processFrames' call to startQueuedCalls once the batch is decoded, or
+            // when the budget next has room.
+            enqueue(QueuedCall(callID: callID, call: call, charge: charge, placement: .loop, answers: answers, start: start))
         }
     }
 

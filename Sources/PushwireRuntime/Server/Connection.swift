@@ -70,16 +70,19 @@ final class Connection: EventHandler, @unchecked Sendable {
     var turnYielded = false
 
     /// Bytes charged to the connection besides its unsent output: the request of every call whose
-    /// work has not ended (released when the work reports back, even if a Cancel or deadline
-    /// answered the call first, since the work still holds the request), and a reservation for
-    /// the answer of each blocking call running. With the output, what the byte budget
-    /// (`maxOutputBufferBytes`) bounds.
+    /// work has not ended, with its decoded form (released when the work reports back, even if a
+    /// Cancel or deadline answered the call first, since the work still holds the request), and
+    /// a reservation for the answer of each call at work (`workRunning`). With the output, what
+    /// the byte budget (`maxOutputBufferBytes`) bounds (Connection+BlockingCalls.swift).
     var heldBytes = 0
+    /// Calls whose work started and has not reported back, each holding an answer reservation:
+    /// blocking calls, large requests, tasks, callbacks and raw fast paths answering later.
+    var workRunning = 0
     /// The most this connection held, as last published to `shared.peakHeldBytes`.
     private var publishedPeak = 0
-    /// Blocking calls handed to the pool and not yet reported back.
+    /// Blocking calls handed to the pool whose thread has not yet reported back.
     var blockingRunning = 0
-    /// Blocking calls waiting for a place on the pool, oldest first (from `blockingWaitingHead`);
+    /// Calls waiting for their work to start, oldest first (from `blockingWaitingHead`);
     /// entries released by a Cancel or deadline stay until they reach the front or a compaction.
     var blockingWaiting: [QueuedCall?] = []
     var blockingWaitingHead = 0

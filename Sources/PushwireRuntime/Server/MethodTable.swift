@@ -30,6 +30,14 @@ struct RegisteredMethod: Sendable {
 
     let descriptor: AnyMethodDescriptor
     let handler: Handler
+    /// The method's largest answer so far, for the byte budget's answer reservation.
+    let answers: AnswerSizes
+
+    init(descriptor: AnyMethodDescriptor, handler: Handler, answers: AnswerSizes = AnswerSizes()) {
+        self.descriptor = descriptor
+        self.handler = handler
+        self.answers = answers
+    }
 }
 
 /// Decodes the request bytes as `Request`; a failure is the INVALID_ARGUMENT outcome of the call.
@@ -74,9 +82,9 @@ final class MethodTable: Sendable {
         self.clientCertificateServices = clientCertificateServices
         // A fast path may only stand in front of a registered method: a declined call needs it.
         // None for a method behind a client certificate: the check is made before the handler.
-        self.rawFastPaths = RawFastPaths(rawFastPaths.filter { path, _ in
-            guard let method = methods[path] else { return false }
-            return !clientCertificateServices.contains(method.descriptor.service)
+        self.rawFastPaths = RawFastPaths(rawFastPaths.compactMap { path, handler -> (path: String, handler: RawHandler, answers: AnswerSizes)? in
+            guard let method = methods[path], !clientCertificateServices.contains(method.descriptor.service) else { return nil }
+            return (path: path, handler: handler, answers: method.answers)
         })
     }
 

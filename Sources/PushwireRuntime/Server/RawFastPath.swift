@@ -114,21 +114,32 @@ struct ScannedRequest {
 /// The raw fast paths of a started server, found by comparing method path bytes (there are a
 /// handful, so a linear scan beats hashing a `String` built for the lookup).
 struct RawFastPaths: Sendable {
-    private let entries: [(path: [UInt8], handler: RawHandler)]
+    /// One fast path: its method's path, the handler, and the method's record of answer sizes.
+    typealias Entry = (path: [UInt8], handler: RawHandler, answers: AnswerSizes)
+    private let entries: [Entry]
 
+    init(_ handlers: [(path: String, handler: RawHandler, answers: AnswerSizes)]) {
+        entries = handlers.map { (Array($0.path.utf8), $0.handler, $0.answers) }
+    }
+
+    /// Fast paths with records of their own (the scanner's fuzz target, which runs no server).
     init(_ handlers: [String: RawHandler]) {
-        entries = handlers.map { (Array($0.key.utf8), $0.value) }
+        self.init(handlers.map { (path: $0.key, handler: $0.value, answers: AnswerSizes()) })
     }
 
     var isEmpty: Bool { entries.isEmpty }
 
     func handler(forPath path: UnsafeRawBufferPointer) -> RawHandler? {
+        entry(forPath: path)?.handler
+    }
+
+    func entry(forPath path: UnsafeRawBufferPointer) -> Entry? {
         for entry in entries where entry.path.count == path.count {
             let equal = entry.path.withUnsafeBytes { own in
                 guard let mine = own.baseAddress, let theirs = path.baseAddress else { return own.count == 0 }
                 return memcmp(mine, theirs, own.count) == 0
             }
-            if equal { return entry.handler }
+            if equal { return entry }
         }
         return nil
     }

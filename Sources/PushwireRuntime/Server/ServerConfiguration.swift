@@ -32,9 +32,10 @@ public struct ServerConfiguration: Sendable {
     /// On shutdown, how long in-flight calls may take before their connections are closed.
     public var drainTimeout: Duration
     /// A connection's byte budget: responses waiting for a slow reader, plus the requests of its
-    /// calls whose work has not ended, plus 64 KiB reserved for the answer of each blocking call running.
-    /// Above it the server stops reading the connection's requests and starts none of its queued
-    /// blocking calls (backpressure); reading resumes once it is back under half of it.
+    /// calls whose work has not ended (with their decoded form), plus room reserved for the
+    /// answer of each call at work (64 KiB, or its method's largest answer so far). A call's work
+    /// starts only when its room fits; above the budget the server stops reading the
+    /// connection's requests (backpressure); reading resumes once it is back under half of it.
     public var maxOutputBufferBytes: Int
     /// Bytes the server holds for all its connections together (their budgets' contents plus
     /// their input buffers). Above it, a connection holding more than 64 KiB stops being read

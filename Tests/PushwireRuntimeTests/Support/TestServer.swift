@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import PushwireWire
 import Synchronization
 @testable import PushwireRuntime
@@ -20,6 +21,12 @@ enum TestMethods {
     /// `big` on a blocking thread: a store read with a large answer (GetTags of a device with
     /// many tags).
     static let blockingBig = MethodDescriptor<HealthCheckRequest, Request>(service: "pushwire.test.Test", method: "BlockingBig")
+    /// `big` in a task (`registerAsync`): an async store read with a large answer (GetTags).
+    static let asyncBig = MethodDescriptor<HealthCheckRequest, Request>(service: "pushwire.test.Test", method: "AsyncBig")
+    /// `big` from a raw fast path that answers later from another thread (`.later`), as
+    /// RegisterDevice's does; its registered handler (taken when the fast path is declined) is
+    /// `asyncBig`'s.
+    static let rawLaterBig = MethodDescriptor<HealthCheckRequest, Request>(service: "pushwire.test.Test", method: "RawLaterBig")
     /// Sleeps `service` milliseconds on a blocking thread, counting each start in `blockingStarts`.
     static let countedSleep = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "CountedSleep")
     /// A request whose checking costs CPU: started on the loop like CreateMessage (a callback
@@ -66,6 +73,29 @@ func startTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }
         var response = Request()
         response.message = [UInt8](repeating: 0x79, count: (Int(request.service) ?? 1) * 1024)
         return response
+    }
+    server.registerAsync(TestMethods.asyncBig) { _, request in
+        var response = Request()
+        response.message = [UInt8](repeating: 0x7A, count: (Int(request.service) ?? 1) * 1024)
+        return response
+    }
+    server.registerAsync(TestMethods.rawLaterBig) { _, request in
+        var response = Request()
+        response.message = [UInt8](repeating: 0x7A, count: (Int(request.service) ?? 1) * 1024)
+        return response
+    }
+    server.registerRawFastPath(TestMethods.rawLaterBig) { message in
+        guard let request = try? HealthCheckRequest(decoding: message) else { return .decline }
+        let kibibytes = Int(request.service) ?? 1
+        return .later { complete in
+            DispatchQueue.global().async {
+                complete {
+                    var response = Request()
+                    response.message = [UInt8](repeating: 0x7B, count: kibibytes * 1024)
+                    return .success(response.encode())
+                }
+            }
+        }
     }
     server.registerBlocking(TestMethods.countedSleep) { _, request in
         TestMethods.blockingStarts.add(1, ordering: .relaxed)
