@@ -355,7 +355,9 @@ final class APNsGatewayTests: XCTestCase {
         let gateway = try APNsGateway(credentials: credentials, configuration: configuration)
         let pending = [notification(0)]
         let delivery = Task { [gateway] in await gateway.deliver(pending) }
-        try await Task.sleep(for: .milliseconds(300))
+        // The gateway is in its handshake once its connection waits in the listener's queue.
+        var waiting = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&waiting, 1, 10_000), 1, "the gateway did not connect within 10 s")
         let stopped = ContinuousClock.now
         gateway.shutdown()
         let outcomes = await delivery.value

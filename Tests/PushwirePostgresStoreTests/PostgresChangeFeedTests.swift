@@ -85,8 +85,10 @@ final class PostgresChangeFeedTests: XCTestCase {
 
         let received = await seenByA.wait(count: expected.count)
         XCTAssertEqual(received, expected)
-        try await Task.sleep(nanoseconds: 200_000_000)
-        XCTAssertEqual(seenByA.all.count, expected.count, "nothing more: \(seenByA.all)")
+        // Nothing more: one last change, delivered in commit order, comes right after them.
+        _ = try await b.updateApplication(code: app.code, ApplicationUpdate(name: "last"))
+        _ = await seenByA.wait(count: expected.count + 1)
+        XCTAssertEqual(seenByA.all, expected + [.application(id: app.id)], "nothing more: \(seenByA.all)")
         XCTAssertEqual(seenByB.all, [], "a store is not told of its own changes")
     }
 
@@ -144,8 +146,11 @@ final class PostgresChangeFeedTests: XCTestCase {
             _ = try await b.upsertCategory(applicationID: app.id, category("YesNo"))
             XCTFail("a taken name was accepted")
         } catch {}
-        try await Task.sleep(nanoseconds: 300_000_000)
-        XCTAssertEqual(seen.all, [.application(id: app.id)])
+        // Nothing for the failed write: the next change, delivered in commit order, is the
+        // second notification.
+        _ = try await b.updateApplication(code: app.code, ApplicationUpdate(name: "next"))
+        _ = await seen.wait(count: 2)
+        XCTAssertEqual(seen.all, [.application(id: app.id), .application(id: app.id)])
     }
 
     /// Changes committed before the observer was set are handed to it when it is.

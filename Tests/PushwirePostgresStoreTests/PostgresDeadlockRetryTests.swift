@@ -57,7 +57,9 @@ final class PostgresDeadlockRetryTests: XCTestCase {
             }
         }
         // The writer holds A and waits for B.
-        try await Task.sleep(nanoseconds: 300_000_000)
+        let waiting = try waitForBackend(url, running: "UPDATE devices SET badge = 1 WHERE app_id = $1 AND hwid = 'B'",
+                                         waitingForLock: true)
+        XCTAssertTrue(waiting, "the writer never waited for B's lock")
         writerWaits.signal()
         let result = await write.result
         XCTAssertEqual(otherDone.wait(timeout: .now() + 10), .success)

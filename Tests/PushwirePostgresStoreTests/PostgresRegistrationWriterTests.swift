@@ -21,7 +21,8 @@ final class PostgresRegistrationWriterTests: XCTestCase {
     /// A registration answered while the writer spends a second in a transaction (before, it
     /// waited behind it on the one writer connection).
     func testRegistrationCommitsWhileTheWriterIsBusy() async throws {
-        let store = try PostgresStore(url: try freshDatabaseURL())
+        let url = try freshDatabaseURL()
+        let store = try PostgresStore(url: url)
         defer { store.close() }
         let app = try await store.createApplication(
             ApplicationRecord(id: 0, code: "AAAAA-00021", name: "App", accessTokenHash: [1], apns: nil, categoriesVersion: 0,
@@ -31,7 +32,7 @@ final class PostgresRegistrationWriterTests: XCTestCase {
                 try pg { () throws(PGError) in _ = try connection.query("SELECT pg_sleep(1.5)") }
             }
         }
-        try await Task.sleep(nanoseconds: 200_000_000)  // the writer is in its sleep
+        XCTAssertTrue(try waitForBackend(url, running: "SELECT pg_sleep(1.5)"), "the writer never started its sleep")
         let started = Date()
         let error = await Self.register(store, Self.device(app.id, "while-busy"))
         let elapsed = Date().timeIntervalSince(started)

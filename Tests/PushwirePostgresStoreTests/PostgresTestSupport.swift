@@ -20,3 +20,15 @@ func eventually(timeout: TimeInterval = 10, _ condition: () async -> Bool) async
     }
     return await condition()
 }
+
+/// Waits until another connection to the database at `url` is running `query` (as
+/// pg_stat_activity shows it), and with `waitingForLock` is waiting for a lock in it; up to
+/// `timeout` seconds. A test that needs a writer to be inside a statement waits for this instead
+/// of sleeping for a guessed time.
+func waitForBackend(_ url: String, running query: String, waitingForLock: Bool = false,
+                    timeout: TimeInterval = 10) throws -> Bool {
+    let observer = try PGConnection(url: url, connectTimeout: 5)
+    let sql = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+        + "AND state = 'active' AND query = $1" + (waitingForLock ? " AND wait_event_type = 'Lock'" : "")
+    return try waitUntil(timeout: timeout) { try observer.query(sql, [query]).int(0, 0) > 0 }
+}

@@ -89,22 +89,26 @@ final class CallSemanticsTests: XCTestCase {
         for method in [TestMethods.sleep.path, TestMethods.blockingSleep.path] {
             let client = try TestClient(address)
             let started = TestClient.now()
-            let id = try client.start(method, TestMethods.request("600"), timeoutMS: 50)
+            let argument = "600 late \(method)"
+            let id = try client.start(method, TestMethods.request(argument), timeoutMS: 50)
             let response = try client.readResponse()
             XCTAssertEqual(response.callID, id)
             XCTAssertEqual(response.code, .deadlineExceeded)
             XCTAssertLessThan(TestClient.now() - started, 0.5)
-            // The handler finishes later; its result must not be sent.
-            usleep(700_000)
-            try client.send(.ping(7))
+            // The handler finishes later; its result must not be sent. Once it has returned, a
+            // second call of the same method (its result on the same path to the connection,
+            // behind the late one) is the next frame.
+            XCTAssertTrue(waitUntil(timeout: 10) { TestMethods.sleepFinished(argument) }, "the handler never returned")
+            let probe = try client.start(method, TestMethods.request("0"))
             let next = try XCTUnwrap(client.readFrame())
-            guard case .pong? = next.kind else { return XCTFail("late result leaked: \(next)") }
+            guard case .response? = next.kind, next.callID == probe else { return XCTFail("late result leaked: \(next)") }
         }
     }
 
     func testCancelAnswersCancelledOnce() throws {
         let client = try TestClient(address)
-        let id = try client.start(TestMethods.sleep.path, TestMethods.request("300"))
+        let argument = "300 cancelled once"
+        let id = try client.start(TestMethods.sleep.path, TestMethods.request(argument))
         try client.send(.cancel(callID: id))
         let response = try client.readResponse()
         XCTAssertEqual(response.callID, id)
@@ -112,7 +116,9 @@ final class CallSemanticsTests: XCTestCase {
         // Cancelling again (or an unknown call) is ignored.
         try client.send(.cancel(callID: id))
         try client.send(.cancel(callID: 999))
-        usleep(400_000)
+        // Once the cancelled handler has returned, nothing but the pong comes: no second answer
+        // to the call and none to the cancels.
+        XCTAssertTrue(waitUntil(timeout: 10) { TestMethods.sleepFinished(argument) }, "the handler never returned")
         try client.send(.ping(1))
         let next = try XCTUnwrap(client.readFrame())
         guard case .pong? = next.kind else { return XCTFail("expected only a pong, got \(next)") }

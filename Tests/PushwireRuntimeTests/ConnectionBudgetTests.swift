@@ -200,10 +200,10 @@ final class ConnectionBudgetTests: XCTestCase {
         var codes: [StatusCode: Int] = [:]
         for _ in 0..<61 { codes[try client.readResponse(timeout: 5).code, default: 0] += 1 }
         XCTAssertEqual(codes, [.ok: 1, .cancelled: 40, .deadlineExceeded: 20])
-        usleep(200_000)
-        XCTAssertEqual(TestMethods.blockingStarts.load(ordering: .relaxed) - startsBefore, 1, "only call \(first) ran")
-        // The connection goes on.
+        // The connection goes on. Its one blocking thread takes calls in order, so once this one
+        // has run, every call queued before it either started or never will.
         XCTAssertEqual(try client.call(TestMethods.countedSleep.path, TestMethods.request("0")).code, .ok)
+        XCTAssertEqual(TestMethods.blockingStarts.load(ordering: .relaxed) - startsBefore, 2, "only call \(first) (and the last) ran")
     }
 
     /// One client sending 4000 blocking calls of 50 ms, each cancelled at once (a GetTags +
@@ -223,7 +223,9 @@ final class ConnectionBudgetTests: XCTestCase {
         // Its 4000 CANCELLED answers (about 100 KiB) fit in the socket and its output budget,
         // so it never needs to read.
         let sent = sendInBackground(fd: attacker.fd, frames)
-        usleep(100_000)
+        // The attack is under way once its first CANCELLED answers wait in its socket.
+        var readable = pollfd(fd: attacker.fd, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&readable, 1, 10_000), 1, "no answer to the attacker within 10 s")
         let other = try TestClient(address)
         var worst = 0.0
         for _ in 0..<10 {

@@ -132,6 +132,7 @@ final class HTTPDoorTLSTests: XCTestCase {
         let stop = Atomic<Bool>(false)
         let failures = Mutex<[String]>([])
         let answered = Atomic<Int>(0)
+        let answeredBy = Mutex<[Int]>(Array(repeating: 0, count: 4))
         let done = DispatchSemaphore(value: 0)
         let clients = try (0..<3).map { _ in try HTTPTestClient(address, tls: HTTPTestClient.https) }
         for index in 0..<4 {
@@ -145,6 +146,7 @@ final class HTTPDoorTLSTests: XCTestCase {
                         let answer = try current.post("/pushwire.v1.Health/Check", json: "{}")
                         guard answer.status == 200 else { throw TestClient.Failure(description: "\(answer.status) \(answer.text)") }
                         answered.add(1, ordering: .relaxed)
+                        answeredBy.withLock { $0[index] += 1 }
                     }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
@@ -152,10 +154,16 @@ final class HTTPDoorTLSTests: XCTestCase {
             }
             thread.start()
         }
-        usleep(300_000)
+        // Every client is answered a few times before the reload and again after it (the
+        // reconnecting one on handshakes made after it); a failure ends the wait too.
+        func everyClientAnswered(since marks: [Int]) -> Bool {
+            failures.withLock { !$0.isEmpty } || answeredBy.withLock { zip($0, marks).allSatisfy { $0 >= $1 + 3 } }
+        }
+        XCTAssertTrue(waitUntil(timeout: 30) { everyClientAnswered(since: Array(repeating: 0, count: 4)) }, "before the reload")
         try install("wrong-host")
         try context.reload()
-        usleep(300_000)
+        let atReload = answeredBy.withLock { $0 }
+        XCTAssertTrue(waitUntil(timeout: 30) { everyClientAnswered(since: atReload) }, "after the reload")
         stop.store(true, ordering: .relaxed)
         for _ in 0..<4 { XCTAssertEqual(done.wait(timeout: .now() + 20), .success) }
         XCTAssertEqual(failures.withLock { $0 }, [])

@@ -49,8 +49,11 @@ final class LoopFairnessTests: XCTestCase {
         for callID in UInt32(1)...8 {
             frames += rawRequestFrame(callID: callID, method: TestMethods.heavy.path, message: message)
         }
+        let heavyBefore = TestMethods.heavyStarts.load(ordering: .relaxed)
         let sent = sendInBackground(fd: heavy.fd, frames)
-        usleep(100_000)
+        // Both large-request threads are busy with a check before the other client calls.
+        XCTAssertTrue(waitUntil(timeout: 10) { TestMethods.heavyStarts.load(ordering: .relaxed) - heavyBefore >= 2 },
+                      "the large requests did not start")
         let other = try TestClient(address)
         var worst = 0.0
         for _ in 0..<5 {

@@ -124,7 +124,7 @@ final class PushwiredLimitTests: XCTestCase {
                 }
             }
             clients.removeAll()
-            if failure != nil { usleep(300_000) }  // a server that died: let it be reaped
+            if failure != nil { _ = waitUntil(timeout: 2) { !process.isRunning } }  // a server that died: let it be reaped
             guard process.isRunning else {
                 process.waitUntilExit()
                 let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -102,8 +102,13 @@ final class TLSServerTests: XCTestCase {
             setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
             // Closed (with the reset) as `client` goes at the end of the iteration.
         }
-        usleep(200_000)
-        XCTAssertEqual(try TestClient(address, tls: TestTLS.Client()).call(health, TestMethods.request("")).code, .ok)
+        // The resets reached the server before these connections did: a loop answers a
+        // connection's second call in a later round than its first, after every event of the
+        // round before (the resets among them). Four connections spread over both loops.
+        for _ in 0..<4 {
+            let check = try TestClient(address, tls: TestTLS.Client())
+            for _ in 0..<2 { XCTAssertEqual(try check.call(health, TestMethods.request("")).code, .ok) }
+        }
     }
 
     func testPlaintextListenerBesideTheTLSOne() throws {
@@ -137,6 +142,7 @@ final class TLSServerTests: XCTestCase {
         let stop = Atomic<Bool>(false)
         let failures = Mutex<[String]>([])
         let answered = Atomic<Int>(0)
+        let answeredBy = Mutex<[Int]>(Array(repeating: 0, count: 5))
         let done = DispatchSemaphore(value: 0)
         let clients = try (0..<4).map { _ in try TestClient(address, tls: TestTLS.Client()) }
         for index in 0..<5 {
@@ -150,6 +156,7 @@ final class TLSServerTests: XCTestCase {
                         let answer = try current.call(Methods.Health.check.path, TestMethods.request(""))
                         guard answer.code == .ok else { throw TestClient.Failure(description: "\(answer.code) \(answer.message)") }
                         answered.add(1, ordering: .relaxed)
+                        answeredBy.withLock { $0[index] += 1 }
                     }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
@@ -157,10 +164,16 @@ final class TLSServerTests: XCTestCase {
             }
             thread.start()
         }
-        usleep(300_000)
+        // Every client is answered a few times before the reload and again after it (the
+        // reconnecting one on handshakes made after it); a failure ends the wait too.
+        func everyClientAnswered(since marks: [Int]) -> Bool {
+            failures.withLock { !$0.isEmpty } || answeredBy.withLock { zip($0, marks).allSatisfy { $0 >= $1 + 3 } }
+        }
+        XCTAssertTrue(waitUntil(timeout: 30) { everyClientAnswered(since: Array(repeating: 0, count: 5)) }, "before the reload")
         try install("wrong-host")
         try context.reload()
-        usleep(300_000)
+        let atReload = answeredBy.withLock { $0 }
+        XCTAssertTrue(waitUntil(timeout: 30) { everyClientAnswered(since: atReload) }, "after the reload")
         stop.store(true, ordering: .relaxed)
         for _ in 0..<5 { XCTAssertEqual(done.wait(timeout: .now() + 20), .success) }
         XCTAssertEqual(failures.withLock { $0 }, [])

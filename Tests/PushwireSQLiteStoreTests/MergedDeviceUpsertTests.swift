@@ -97,7 +97,7 @@ final class MergedDeviceUpsertTests: XCTestCase {
         // A first registration takes the writer into its BEGIN, where it waits for the lock…
         done.enter()
         store.upsertDevice(sampleDevice(devices[0].applicationID, "batch-opener")) { _ in done.leave() }
-        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertTrue(waitUntil { store.statistics.queuedWrites == 0 }, "the writer never took the first registration")
         // …while these queue up behind it, in this order.
         let outcomes = Mutex([StoreError?](repeating: nil, count: devices.count))
         for (index, device) in devices.enumerated() {

@@ -41,3 +41,13 @@ func integerSQL(_ dir: String, _ sql: String) throws -> Int64 {
     XCTAssertEqual(sqlite3_step(statement), SQLITE_ROW)
     return sqlite3_column_int64(statement, 0)
 }
+
+/// Polls `condition` every millisecond for up to `timeout` seconds; whether it held.
+func waitUntil(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(1_000)
+    }
+    return condition()
+}

@@ -108,6 +108,9 @@ final class CrashingGateway: NotificationGateway, @unchecked Sendable {
     private let lock = NSLock()
     private var calls = 0
 
+    /// How many batches it was handed so far (the hanging ones included).
+    var callCount: Int { lock.withLock { calls } }
+
     init(next: any NotificationGateway, hangAt: Int) {
         self.next = next
         self.hangAt = hangAt
@@ -174,14 +177,17 @@ final class MessagesDurabilityTests: XCTestCase {
         let directory = NSTemporaryDirectory() + "pushwire-crash-gw-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let sink = try FileSinkGateway(path: (directory as NSString).appendingPathComponent("sink.jsonl"))
-        let first = try await MessagesHarness(directory: directory, gateway: CrashingGateway(next: sink, hangAt: 2))
+        let gateway = CrashingGateway(next: sink, hangAt: 2)
+        let first = try await MessagesHarness(directory: directory, gateway: gateway)
         let app = try await registerTen(first)
         let code = try await first.create(note("crash"), token: app.token).messageCodes[0]
         let abandoned = Task { await first.send() }
         await asyncAssertTrue(try await eventually { try first.sinkLines().count == 3 })
         // The step that hands batch 3 over records batch 1's outcomes; after it nothing more is written.
         await asyncAssertTrue(try await eventually { try await first.details(code, token: app.token).sent == 3 })
-        try await Task.sleep(for: .milliseconds(100))
+        // Batch 3 was handed over after that step committed; with batches 2 and 3 held, the
+        // pipeline waits for the gateway and writes nothing more.
+        await asyncAssertTrue(await eventually { gateway.callCount == 3 })
         _ = abandoned
 
         let second = try await MessagesHarness(directory: directory)
@@ -225,7 +231,8 @@ final class MessagesDurabilityTests: XCTestCase {
         delete.messageCode = scheduled
         _ = try await h.messages.deleteMessage(delete, caller: Caller(bearerToken: app.token))
         await asyncAssertEqual(try await h.details(scheduled, token: app.token).status, .cancelled)
-        try await Task.sleep(for: .milliseconds(400))
+        // Past its send time, a send pass would take it if it were still scheduled.
+        await asyncAssertTrue(await eventually { DeliveryPipeline.nowMS() > later.sendAtMS })
         await h.send()
         XCTAssertEqual(try h.sinkLines().count, 0, "a cancelled message is not sent")
 

@@ -40,8 +40,11 @@ final class MessagesSchedulingRestartTests: XCTestCase {
         server = try Running(path: path, dataDirectory: server.dataDirectory)
         let landed = server.waitForLines(code: kept, count: 1, until: sendAt + Self.lateToleranceMS)
         XCTAssertEqual(landed.count, 1, "the control message went out")
-        // Give the deleted one every chance to go out by mistake.
-        usleep(1_000_000)
+        // The scheduler has passed the deleted one's send time: the control message due with it
+        // is done, and a message created after it went out too.
+        XCTAssertTrue(try waitUntil(timeout: 20) { try server.details(kept, app: app).status == .done }, "the control message is not done")
+        let probe = try server.create(content: "probe", devices: ["hw-b"], sendAtMS: 0, app: app)
+        XCTAssertEqual(server.waitForLines(code: probe, count: 1, until: Self.nowMS() + Self.lateToleranceMS).count, 1)
         XCTAssertTrue(server.sinkLines(code: deleted).isEmpty, "a deleted message is never sent, even after a restart")
         XCTAssertEqual(try server.details(deleted, app: app).status, .cancelled)
         XCTAssertEqual(try server.details(deleted, app: app).targeted, 0)
@@ -70,8 +73,9 @@ final class MessagesSchedulingRestartTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(landedAt, sendAt - Self.earlyToleranceMS, "not before its send time")
         XCTAssertLessThanOrEqual(landedAt, sendAt + Self.lateToleranceMS, "on time")
 
-        // Exactly once: nothing more arrives later, and each device's token appears once.
-        usleep(1_000_000)
+        // Exactly once: nothing more arrives once every outcome is recorded (done), and each
+        // device's token appears once.
+        XCTAssertTrue(try waitUntil(timeout: 20) { try server.details(code, app: app).status == .done }, "the message is not done")
         let final = server.sinkLines(code: code)
         XCTAssertEqual(final.count, devices.count)
         XCTAssertEqual(Set(final.map(\.token)), Set(devices.map(Self.token)))

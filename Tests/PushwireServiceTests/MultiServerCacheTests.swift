@@ -212,10 +212,12 @@ final class MultiServerCacheTests: XCTestCase {
     /// from reconnecting) is served by A once it reconnects: it reads everything again (a
     /// category, a rotated access token) within the bound after its reconnection (backoff ≤ 2 s).
     func testAChangeMissedWhileTheListenerWasDownIsSeenAfterItReconnects() throws {
-        let cluster = try PushwiredCluster(count: 2)
+        // C keeps listening: it shows when the change's notification has been delivered.
+        let cluster = try PushwiredCluster(count: 3)
         defer { cluster.stopAll() }
-        let (a, b) = (try cluster.client(0), try cluster.client(1))
+        let (a, b, c) = (try cluster.client(0), try cluster.client(1), try cluster.client(2))
         let (code, token) = try sharedApplication(cluster, a, b)
+        XCTAssertNotNil(within(Self.bound) { try sync(code, known: 0, through: c).version == 1 }, "C does not hold the application")
         let deaf = try deafen(0, of: cluster)
         defer { try? deaf.allow() }
 
@@ -225,7 +227,8 @@ final class MultiServerCacheTests: XCTestCase {
         rotate.application = code
         rotate.rotateAccessToken = true
         let rotated = try b.call(Methods.Admin.updateApplication, rotate, token: "crash-admin", callID: next()).accessToken
-        usleep(300_000)
+        // C, which cached version 1 and listens, serves the change: its notification has gone out.
+        XCTAssertNotNil(within(Self.bound) { try sync(code, known: 1, through: c).version == 2 }, "C did not hear of the change")
         XCTAssertTrue(try sync(code, known: 1, through: a).notModified, "A heard of the change without a listening connection")
 
         try deaf.allow()

@@ -9,7 +9,8 @@ import Synchronization
 /// Test methods, reusing the Health messages so no test proto is needed: the request's `service`
 /// string carries the argument.
 enum TestMethods {
-    /// Sleeps `service` milliseconds off the loop (async), then answers SERVING.
+    /// Sleeps `service` milliseconds off the loop (async), then answers SERVING. The argument may
+    /// carry a tag after the number ("600 late"): `finishedSleeps` records it when the handler returns.
     static let sleep = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "Sleep")
     /// Sleeps `service` milliseconds on a blocking thread, then answers SERVING.
     static let blockingSleep = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "BlockingSleep")
@@ -35,6 +36,18 @@ enum TestMethods {
     static let heavy = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(service: "pushwire.test.Test", method: "Heavy")
     /// Times `countedSleep` started its work, across servers.
     static let blockingStarts = Atomic<Int>(0)
+    /// The arguments of the `sleep` and `blockingSleep` calls whose handlers have returned (their
+    /// result handed to the server), across servers: a test that checks a late result is dropped
+    /// waits for its own tagged argument here instead of sleeping past the handler.
+    static let finishedSleeps = Mutex<[String]>([])
+    /// Times `heavy` started spinning, across servers: the heavy load has reached a handler.
+    static let heavyStarts = Atomic<Int>(0)
+
+    /// Whether the `sleep` or `blockingSleep` call with this argument has returned.
+    static func sleepFinished(_ argument: String) -> Bool { finishedSleeps.withLock { $0.contains(argument) } }
+
+    /// The milliseconds of a `sleep`/`blockingSleep` argument: the number before an optional tag.
+    static func milliseconds(_ argument: String) -> Int { Int(argument.prefix { $0 != " " }) ?? 0 }
 
     static func request(_ argument: String) -> [UInt8] {
         var request = HealthCheckRequest()
@@ -49,14 +62,15 @@ func startTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }
     configure(&configuration)
     let server = Server(configuration: configuration, logger: Logger(label: "test", level: .warning))
     server.registerAsync(TestMethods.sleep) { _, request in
-        let milliseconds = Int(request.service) ?? 0
-        try? await Task.sleep(for: .milliseconds(milliseconds))
+        try? await Task.sleep(for: .milliseconds(TestMethods.milliseconds(request.service)))
+        TestMethods.finishedSleeps.withLock { $0.append(request.service) }
         var response = HealthCheckResponse()
         response.status = .serving
         return response
     }
     server.registerBlocking(TestMethods.blockingSleep) { _, request in
-        usleep(UInt32((Int(request.service) ?? 0) * 1000))
+        usleep(UInt32(TestMethods.milliseconds(request.service) * 1000))
+        TestMethods.finishedSleeps.withLock { $0.append(request.service) }
         var response = HealthCheckResponse()
         response.status = .serving
         return response
@@ -107,6 +121,7 @@ func startTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }
     server.registerCallback(TestMethods.heavy) { _, request, complete in
         let milliseconds = Int(request.service.prefix { $0 != " " }) ?? 0
         let end = TestClient.now() + Double(milliseconds) / 1000
+        TestMethods.heavyStarts.add(1, ordering: .relaxed)
         var spin = 0
         while TestClient.now() < end { spin &+= 1 }
         var response = HealthCheckResponse()
