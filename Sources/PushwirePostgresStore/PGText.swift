@@ -53,23 +53,11 @@ enum PGText {
     /// An array literal of texts (`{"a","b\"c"}`), every element quoted so that none is read as
     /// NULL or split; for a `$n::text[]` parameter.
     static func textArray<S: Sequence>(_ values: S) -> String where S.Element == String {
-        var text: [UInt8] = [0x7B]
-        var first = true
-        for value in values {
-            if !first { text.append(0x2C) }
-            first = false
-            text.append(0x22)
-            for byte in value.utf8 {
-                if byte == 0x22 || byte == 0x5C { text.append(0x5C) }
-                text.append(byte)
-            }
-            text.append(0x22)
-        }
-        text.append(0x7D)
-        return String(decoding: text, as: UTF8.self)
+        optionalTextArray(values.lazy.map { Optional($0) })
     }
 
-    /// An array literal of texts where nil is NULL (`{"a",NULL}`), for a `$n::text[]` parameter.
+    /// An array literal of texts where nil is NULL (`{"a",NULL}`), the others quoted as in
+    /// `textArray`; for a `$n::text[]` parameter.
     static func optionalTextArray<S: Sequence>(_ values: S) -> String where S.Element == String? {
         var text: [UInt8] = [0x7B]
         var first = true
