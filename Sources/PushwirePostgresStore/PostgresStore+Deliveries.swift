@@ -45,50 +45,13 @@ extension PostgresStore {
         }
     }
 
-    /// The SQL that narrows `devices` to the targeting, with its values bound from `$4` on. Lists
-    /// go as one array each, so that the text (and its prepared statement) depends only on which
-    /// selectors and conditions the targeting has, not on how many values.
+    /// The SQL that narrows `devices` to the targeting (`TargetingClause`), with its values bound
+    /// from `$4` on. Lists go as one array each, so that the text (and its prepared statement)
+    /// depends only on which selectors and conditions the targeting has, not on how many values.
     static func targetingClause(_ targeting: TargetingRecord) -> (String, [String?]) {
-        var clause = ""
-        var values: [String?] = []
-        func next(_ value: String) -> String {
-            values.append(value)
-            return "$\(values.count + 3)"
-        }
-        if !targeting.hwids.isEmpty { clause += " AND hwid = ANY(\(next(PGText.textArray(targeting.hwids)))::text[])" }
-        if !targeting.userIDs.isEmpty { clause += " AND user_id = ANY(\(next(PGText.textArray(targeting.userIDs)))::text[])" }
-        if !targeting.platforms.isEmpty {
-            clause += " AND device_type = ANY(\(next(PGText.intArray(targeting.platforms.map { Int64($0) })))::integer[])"
-        }
-        for condition in targeting.conditions {
-            let name = next(condition.tag)
-            var tests: [String] = []
-            switch condition.op {
-            case .eq, .in:
-                for value in condition.values {
-                    switch value {
-                    case .string(let s):
-                        let p = next(s)
-                        // A list tag holds a JSON array of strings: `?` asks whether it has the element.
-                        tests.append("(t.kind = 1 AND t.text_value = \(p)::text) OR (t.kind = 4 AND t.text_value::jsonb ? \(p)::text)")
-                    case .int(let i): tests.append("(t.kind IN (2, 5) AND t.int_value = \(next(String(i)))::bigint)")
-                    case .bool(let b): tests.append("(t.kind = 3 AND t.int_value = \(next(b ? "1" : "0"))::bigint)")
-                    }
-                }
-            case .gte, .lte, .between:
-                let bounds = condition.values.compactMap { value -> Int64? in if case .int(let i) = value { i } else { nil } }
-                if condition.op == .gte, let low = bounds.first {
-                    tests.append("t.kind IN (2, 5) AND t.int_value >= \(next(String(low)))::bigint")
-                } else if condition.op == .lte, let high = bounds.first {
-                    tests.append("t.kind IN (2, 5) AND t.int_value <= \(next(String(high)))::bigint")
-                } else if bounds.count == 2 {
-                    tests.append("t.kind IN (2, 5) AND t.int_value BETWEEN \(next(String(bounds[0])))::bigint AND \(next(String(bounds[1])))::bigint")
-                }
-            }
-            if tests.isEmpty { tests = ["false"] }  // a condition that cannot hold selects nothing
-            clause += " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = devices.app_id AND t.hwid = devices.hwid AND t.name = \(name)::text AND (\(tests.joined(separator: " OR "))))"
-        }
-        return (clause, values)
+        var dialect = PostgresTargetingDialect(after: 3)
+        let clause = TargetingClause.build(targeting, &dialect)
+        return (clause, dialect.values)
     }
 
     public func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? {

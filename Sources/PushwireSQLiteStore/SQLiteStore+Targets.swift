@@ -201,55 +201,12 @@ extension SQLiteStore {
         }
     }
 
-    /// The SQL that narrows `devices` to the targeting, with its values bound from `?4` on. The
-    /// text depends only on the shape of the targeting (how many values of what), so the prepared
-    /// statement is reused batch after batch.
+    /// The SQL that narrows `devices` to the targeting (`TargetingClause`), with its values bound
+    /// from `?4` on.
     static func targetingClause(_ targeting: TargetingRecord) -> (String, [SQLValue]) {
-        var clause = ""
-        var values: [SQLValue] = []
-        func placeholders(_ items: [SQLValue]) -> String {
-            var names: [String] = []
-            for item in items {
-                values.append(item)
-                names.append("?\(values.count + 3)")
-            }
-            return names.joined(separator: ", ")
-        }
-        func next(_ value: SQLValue) -> String { placeholders([value]) }
-        if !targeting.hwids.isEmpty { clause += " AND hwid IN (\(placeholders(targeting.hwids.map(SQLValue.text))))" }
-        if !targeting.userIDs.isEmpty { clause += " AND user_id IN (\(placeholders(targeting.userIDs.map(SQLValue.text))))" }
-        if !targeting.platforms.isEmpty {
-            clause += " AND device_type IN (\(placeholders(targeting.platforms.map { SQLValue.int(Int64($0)) })))"
-        }
-        for condition in targeting.conditions {
-            // The tag row is found by its primary key (app_id, hwid, name): one lookup per device.
-            let name = next(.text(condition.tag))
-            var tests: [String] = []
-            switch condition.op {
-            case .eq, .in:
-                for value in condition.values {
-                    switch value {
-                    case .string(let s):
-                        let p = next(.text(s))
-                        tests.append("(t.kind = 1 AND t.text_value = \(p)) OR (t.kind = 4 AND EXISTS (SELECT 1 FROM json_each(t.text_value) WHERE json_each.value = \(p)))")
-                    case .int(let i): tests.append("(t.kind IN (2, 5) AND t.int_value = \(next(.int(i))))")
-                    case .bool(let b): tests.append("(t.kind = 3 AND t.int_value = \(next(.int(b ? 1 : 0))))")
-                    }
-                }
-            case .gte, .lte, .between:
-                let bounds = condition.values.compactMap { value -> Int64? in if case .int(let i) = value { i } else { nil } }
-                if condition.op == .gte, let low = bounds.first {
-                    tests.append("t.kind IN (2, 5) AND t.int_value >= \(next(.int(low)))")
-                } else if condition.op == .lte, let high = bounds.first {
-                    tests.append("t.kind IN (2, 5) AND t.int_value <= \(next(.int(high)))")
-                } else if bounds.count == 2 {
-                    tests.append("t.kind IN (2, 5) AND t.int_value BETWEEN \(next(.int(bounds[0]))) AND \(next(.int(bounds[1])))")
-                }
-            }
-            if tests.isEmpty { tests = ["0"] }  // a condition that cannot hold selects nothing
-            clause += " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = devices.app_id AND t.hwid = devices.hwid AND t.name = \(name) AND (\(tests.joined(separator: " OR "))))"
-        }
-        return (clause, values)
+        var dialect = SQLiteTargetingDialect(after: 3)
+        let clause = TargetingClause.build(targeting, &dialect)
+        return (clause, dialect.values)
     }
 
     public func target(applicationID: Int64, hwid: String) async throws(StoreError) -> TargetDevice? {
