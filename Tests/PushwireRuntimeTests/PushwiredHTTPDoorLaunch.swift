@@ -60,7 +60,7 @@ extension PushwiredProcessTests {
             }
         }
         try body(try XCTUnwrap(rpcAddress, "no 'listening on' line in: \(text)"), try XCTUnwrap(address, "no 'HTTP listening on' line in: \(text)"),
-                 PushwiredOutput(stdout: text, stderrPath: stderrPath))
+                 PushwiredOutput(stdout: text, stderrPath: stderrPath, pid: pid))
     }
 }
 
@@ -69,6 +69,8 @@ extension PushwiredProcessTests {
 struct PushwiredOutput {
     var stdout: String
     var stderrPath: String
+    /// Its process id.
+    var pid: pid_t
 
     /// The address printed after `prefix` (e.g. "HTTP plaintext listening on "), if any.
     func address(after prefix: String) throws -> SocketAddress? {

@@ -33,6 +33,12 @@ extension Server {
         extensions.state.withLock { $0.httpPlaintextAddress }
     }
 
+    /// The HTTP connections living on each event loop (for tests and diagnostics); empty without
+    /// the HTTP door or before `start()`.
+    var httpConnectionsPerLoop: [Int] {
+        extensions.state.withLock { $0.httpLoops }.map(\.server.openConnectionCount)
+    }
+
     /// What `GET /metrics` would answer now (for tests and diagnostics); nil before `start()`.
     public func renderMetrics() -> String? {
         extensions.state.withLock { $0.metrics }?.render()
@@ -97,6 +103,7 @@ final class ServerExtensions: Sendable {
             try server.addListener(try ListeningSocket.open(on: configuration.listen), tls: tls)
             if let plaintext { try server.addListener(try ListeningSocket.open(on: plaintext), tls: nil) }
         }
+        door.balancer.install(servers.map(\.server))
         state.withLock { state in
             state.httpLoops = servers
             state.httpAddress = configuration.listen

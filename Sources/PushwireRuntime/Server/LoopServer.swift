@@ -11,13 +11,13 @@ import PushwireOpenSSL
 ///
 /// `@unchecked Sendable`: created on the starting thread before the loop's thread runs, then
 /// touched only on the loop's thread (other threads go through `loop.execute`).
-final class LoopServer: @unchecked Sendable {
+final class LoopServer: ListeningDoor, @unchecked Sendable {
     let loop: EventLoop
     let shared: ServerShared
     /// Where reads that are not kept land (the preface, input discarded while closing).
     let scratch: UnsafeMutableRawBufferPointer
     /// The RPC listening sockets: `listen` (TLS when configured) and the optional clear-text one.
-    private var listeners: [Listener] = []
+    private var listeners: [Listener<LoopServer>] = []
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var pendingFlush: [Connection] = []
     private var drainDeadline: UInt64?
@@ -29,6 +29,10 @@ final class LoopServer: @unchecked Sendable {
 
     /// Whether this loop has begun to drain or stop (it takes no more connections).
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    var openConnectionCount: Int { openConnections.load(ordering: .relaxed) }
+    func reserveConnectionSlot() { openConnections.add(1, ordering: .relaxed) }
+    var balancer: ConnectionBalancer<LoopServer> { shared.balancer }
+    static var doorName: String { "rpc" }
 
     init(loop: EventLoop, shared: ServerShared, listenerFD: consuming FileDescriptor, tls: TLSServerContext? = nil) throws(SystemError) {
         self.loop = loop
@@ -41,7 +45,7 @@ final class LoopServer: @unchecked Sendable {
     /// Listens on one more socket; connections it accepts speak TLS on `tls` when given. Before
     /// the loop's thread starts: registered from here, so no cross-thread hop is needed.
     func addListener(_ fd: consuming FileDescriptor, tls: TLSServerContext?) throws(SystemError) {
-        let listener = Listener(fd: fd, owner: self, tls: tls)
+        let listener = Listener<LoopServer>(fd: fd, owner: self, tls: tls)
         try loop.register(fd: listener.rawFD, events: CPWEvents.input, handler: listener)
         listeners.append(listener)
     }
@@ -51,6 +55,28 @@ final class LoopServer: @unchecked Sendable {
     }
 
     var connectionCount: Int { connections.count }
+
+    /// Counts a connection just accepted against `maxConnections` and `maxConnectionsPerPeer`;
+    /// false (nothing counted) when it is over either or the server is draining.
+    func admit(peer: SocketAddress) -> Bool {
+        let count = shared.connectionCount.add(1, ordering: .relaxed).newValue
+        if count > shared.configuration.maxConnections || shared.isDraining {
+            shared.connectionCount.subtract(1, ordering: .relaxed)
+            shared.logger.debug("connection refused: limit reached", [
+                "peer": peer.description, "max_connections": "\(shared.configuration.maxConnections)",
+            ])
+            return false
+        }
+        let host = PeerConnections.host(of: peer)
+        if !shared.peers.admit(host, limit: shared.configuration.maxConnectionsPerPeer) {
+            shared.connectionCount.subtract(1, ordering: .relaxed)
+            shared.logger.debug("connection refused: per-peer limit reached", [
+                "peer": peer.description, "max_connections_per_peer": "\(shared.configuration.maxConnectionsPerPeer)",
+            ])
+            return false
+        }
+        return true
+    }
 
     /// Takes a connection accepted by this loop or handed to it by another; its slot in
     /// `openConnections` was reserved by the balancer.
@@ -121,7 +147,7 @@ final class LoopServer: @unchecked Sendable {
 
     private func tick() {
         let now = monotonicNanos()
-        for listener in listeners where listener.needsRetry && now >= listener.retryAt { listener.acceptAll() }
+        for listener in listeners { listener.retryIfDue(now: now) }
         if let drainDeadline, now >= drainDeadline {
             for connection in Array(connections.values) { connection.close(reason: "drain timeout") }
             stop()

@@ -12,8 +12,8 @@ final class ServerShared: Sendable {
     /// `PWIRE/1\n` followed by the Settings frame, encoded once and copied to each new connection.
     let greeting: [UInt8]
     let connectionCount = Atomic<Int>(0)
-    /// Which loop each accepted connection lives on.
-    let balancer = ConnectionBalancer()
+    /// Which loop each connection accepted by the binary door lives on.
+    let balancer = ConnectionBalancer<LoopServer>()
     let draining = Atomic<Bool>(false)
     /// The most response bytes any connection held when its input was paused: what backpressure
     /// bounds, kept for tests and diagnostics.
@@ -39,7 +39,7 @@ final class ServerShared: Sendable {
     let largeRequestPool: BlockingPool
     /// Open connections per peer host (`maxConnectionsPerPeer`).
     let peers = PeerConnections()
-    /// Accept failures for lack of descriptors or memory: logged at most once per interval.
+    /// Accept failures for lack of descriptors or memory (either door): logged at most once per interval.
     let acceptFailures = RateLimitedWarning(intervalNanos: 10_000_000_000)
     /// The descriptor numbers connections may hold (both doors): under the limit by a reserve.
     let descriptors: DescriptorCeiling
