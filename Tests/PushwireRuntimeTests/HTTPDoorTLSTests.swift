@@ -97,77 +97,37 @@ final class HTTPDoorTLSTests: XCTestCase {
             configuration.http?.idleTimeout = .seconds(30)
         }
         defer { stop(server) }
-        let started = TestClient.now()
-        let silent = try TestClient(address, handshake: false)
-        let dripping = try TestClient(address, handshake: false)
-        try dripping.sendRaw([0x16, 0x03, 0x01])
-        let good = try HTTPTestClient(address, tls: HTTPTestClient.https)
-        XCTAssertEqual(try good.post("/pushwire.v1.Health/Check", json: "{}").status, 200)
-        XCTAssertEqual(try silent.readRawUntilClosed(timeout: 5), [])
-        _ = try dripping.readRawUntilClosed(timeout: 5)
-        let elapsed = TestClient.now() - started
+        var good: HTTPTestClient?
+        let elapsed = try TestTLS.stalledHandshakesDropped(at: address) {
+            let client = try HTTPTestClient(address, tls: HTTPTestClient.https)
+            XCTAssertEqual(try client.post("/pushwire.v1.Health/Check", json: "{}").status, 200)
+            good = client
+        }
         XCTAssertGreaterThanOrEqual(elapsed, 0.4)
         XCTAssertLessThan(elapsed, 2.5, "dropped at the handshake timeout, not the 30 s idle or request timeout")
-        XCTAssertEqual(try good.post("/pushwire.v1.Health/Check", json: "{}").status, 200)
+        XCTAssertEqual(try XCTUnwrap(good).post("/pushwire.v1.Health/Check", json: "{}").status, 200)
     }
 
     func testReloadUnderLoadLosesNoRequests() throws {
-        let directory = NSTemporaryDirectory() + "pushwire-http-reload-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        func install(_ name: String) throws {
-            for suffix in ["pem", "key"] {
-                let target = "\(directory)/live.\(suffix)"
-                try? FileManager.default.removeItem(atPath: target)
-                try FileManager.default.copyItem(atPath: TestTLS.path("\(name).\(suffix)"), toPath: target)
-            }
-        }
-        try install("server")
-        let context = try TLSServerContext(certificateFile: "\(directory)/live.pem", keyFile: "\(directory)/live.key")
+        let pair = try TestTLS.LivePair("server")
+        let context = try TLSServerContext(certificateFile: pair.certificateFile, keyFile: pair.keyFile)
         let (server, address) = try startHTTPSServer(context)
         defer { stop(server) }
 
         // Three keep-alive clients made before the reload, and one that reconnects for every
-        // request (new handshakes before, during and after it); threads of their own.
-        let stop = Atomic<Bool>(false)
-        let failures = Mutex<[String]>([])
-        let answered = Atomic<Int>(0)
-        let answeredBy = Mutex<[Int]>(Array(repeating: 0, count: 4))
-        let done = DispatchSemaphore(value: 0)
+        // request (new handshakes before, during and after it).
         let clients = try (0..<3).map { _ in try HTTPTestClient(address, tls: HTTPTestClient.https) }
-        for index in 0..<4 {
-            let client = index < 3 ? clients[index] : nil
-            let thread = Thread {
-                defer { done.signal() }
-                do {
-                    while !stop.load(ordering: .relaxed) {
-                        // Either pair will do for the reconnecting one.
-                        let current = try client ?? HTTPTestClient(address, tls: TestTLS.Client(alpn: ["http/1.1"], verify: false))
-                        let answer = try current.post("/pushwire.v1.Health/Check", json: "{}")
-                        guard answer.status == 200 else { throw TestClient.Failure(description: "\(answer.status) \(answer.text)") }
-                        answered.add(1, ordering: .relaxed)
-                        answeredBy.withLock { $0[index] += 1 }
-                    }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
-            }
-            thread.start()
+        let load = try TestTLS.callsAround({
+            try pair.install("wrong-host")
+            try context.reload()
+        }, threads: 4) { index in
+            // Either pair will do for the reconnecting one.
+            let current = try index < 3 ? clients[index] : HTTPTestClient(address, tls: TestTLS.Client(alpn: ["http/1.1"], verify: false))
+            let answer = try current.post("/pushwire.v1.Health/Check", json: "{}")
+            guard answer.status == 200 else { throw TestClient.Failure(description: "\(answer.status) \(answer.text)") }
         }
-        // Every client is answered a few times before the reload and again after it (the
-        // reconnecting one on handshakes made after it); a failure ends the wait too.
-        func everyClientAnswered(since marks: [Int]) -> Bool {
-            failures.withLock { !$0.isEmpty } || answeredBy.withLock { zip($0, marks).allSatisfy { $0 >= $1 + 3 } }
-        }
-        XCTAssertTrue(waitUntil(timeout: 30) { everyClientAnswered(since: Array(repeating: 0, count: 4)) }, "before the reload")
-        try install("wrong-host")
-        try context.reload()
-        let atReload = answeredBy.withLock { $0 }
-        XCTAssertTrue(waitUntil(timeout: 30) { everyClientAnswered(since: atReload) }, "after the reload")
-        stop.store(true, ordering: .relaxed)
-        for _ in 0..<4 { XCTAssertEqual(done.wait(timeout: .now() + 20), .success) }
-        XCTAssertEqual(failures.withLock { $0 }, [])
-        XCTAssertGreaterThan(answered.load(ordering: .relaxed), 20)
+        XCTAssertEqual(load.failures, [])
+        XCTAssertGreaterThan(load.answered, 20)
         // New handshakes on either door get the new pair (it verifies for its own name only).
         let renewed = TestTLS.Client(alpn: ["http/1.1"], serverName: "wrong-host.invalid")
         XCTAssertEqual(try HTTPTestClient(address, tls: renewed).post("/pushwire.v1.Health/Check", json: "{}").status, 200)

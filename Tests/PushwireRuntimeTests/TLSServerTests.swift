@@ -74,20 +74,17 @@ final class TLSServerTests: XCTestCase {
         let context = try TestTLS.serverContext(handshakeTimeout: .milliseconds(500))
         let (server, address) = try startTLSServer(context) { $0.prefaceTimeout = .seconds(30) }
         defer { stop(server) }
-        let started = TestClient.now()
-        let silent = try TestClient(address, handshake: false)
-        // Half a ClientHello's record header: a handshake that starts and never ends.
-        let dripping = try TestClient(address, handshake: false)
-        try dripping.sendRaw([0x16, 0x03, 0x01])
-        // Meanwhile a TLS client is served at once.
-        let good = try TestClient(address, tls: TestTLS.Client())
-        XCTAssertEqual(try good.call(health, TestMethods.request("")).code, .ok)
-        XCTAssertEqual(try silent.readRawUntilClosed(timeout: 5), [])
-        _ = try dripping.readRawUntilClosed(timeout: 5)
-        let elapsed = TestClient.now() - started
+        var good: TestClient?
+        let elapsed = try TestTLS.stalledHandshakesDropped(at: address) {
+            // Meanwhile a TLS client is served at once.
+            let client = try TestClient(address, tls: TestTLS.Client())
+            XCTAssertEqual(try client.call(health, TestMethods.request("")).code, .ok)
+            good = client
+        }
         XCTAssertGreaterThanOrEqual(elapsed, 0.4)
         XCTAssertLessThan(elapsed, 2.0, "dropped at the handshake timeout, not the 30 s preface timeout")
-        XCTAssertEqual(try good.call(health, TestMethods.request("")).code, .ok)
+        let served = try XCTUnwrap(good)
+        XCTAssertEqual(try served.call(health, TestMethods.request("")).code, .ok)
     }
 
     func testClientsClosingRightAfterTheHandshakeDoNotEndTheServer() throws {
@@ -121,69 +118,31 @@ final class TLSServerTests: XCTestCase {
     }
 
     func testReloadUnderLoadLosesNoCallsAndABadPairKeepsTheOld() throws {
-        let directory = NSTemporaryDirectory() + "pushwire-reload-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        func install(_ name: String) throws {
-            for suffix in ["pem", "key"] {
-                let target = "\(directory)/live.\(suffix)"
-                try? FileManager.default.removeItem(atPath: target)
-                try FileManager.default.copyItem(atPath: TestTLS.path("\(name).\(suffix)"), toPath: target)
-            }
-        }
-        try install("server")
-        let context = try TLSServerContext(certificateFile: "\(directory)/live.pem", keyFile: "\(directory)/live.key")
+        let pair = try TestTLS.LivePair("server")
+        let context = try TLSServerContext(certificateFile: pair.certificateFile, keyFile: pair.keyFile)
         let (server, address) = try startTLSServer(context)
         defer { stop(server) }
 
         // Four clients call in a loop on connections made before the reload, and a fifth
-        // reconnects for every call: new handshakes before, during and after it. Threads of their
-        // own: the global queue would run only as many blocks as there are cores.
-        let stop = Atomic<Bool>(false)
-        let failures = Mutex<[String]>([])
-        let answered = Atomic<Int>(0)
-        let answeredBy = Mutex<[Int]>(Array(repeating: 0, count: 5))
-        let done = DispatchSemaphore(value: 0)
+        // reconnects for every call: new handshakes before, during and after it.
         let clients = try (0..<4).map { _ in try TestClient(address, tls: TestTLS.Client()) }
-        for index in 0..<5 {
-            let client = index < 4 ? clients[index] : nil
-            let thread = Thread {
-                defer { done.signal() }
-                do {
-                    while !stop.load(ordering: .relaxed) {
-                        // Either pair will do for the reconnecting one.
-                        let current = try client ?? TestClient(address, tls: TestTLS.Client(verify: false))
-                        let answer = try current.call(Methods.Health.check.path, TestMethods.request(""))
-                        guard answer.code == .ok else { throw TestClient.Failure(description: "\(answer.code) \(answer.message)") }
-                        answered.add(1, ordering: .relaxed)
-                        answeredBy.withLock { $0[index] += 1 }
-                    }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
-            }
-            thread.start()
+        let load = try TestTLS.callsAround({
+            try pair.install("wrong-host")
+            try context.reload()
+        }, threads: 5) { index in
+            // Either pair will do for the reconnecting one.
+            let current = try index < 4 ? clients[index] : TestClient(address, tls: TestTLS.Client(verify: false))
+            let answer = try current.call(Methods.Health.check.path, TestMethods.request(""))
+            guard answer.code == .ok else { throw TestClient.Failure(description: "\(answer.code) \(answer.message)") }
         }
-        // Every client is answered a few times before the reload and again after it (the
-        // reconnecting one on handshakes made after it); a failure ends the wait too.
-        func everyClientAnswered(since marks: [Int]) -> Bool {
-            failures.withLock { !$0.isEmpty } || answeredBy.withLock { zip($0, marks).allSatisfy { $0 >= $1 + 3 } }
-        }
-        XCTAssertTrue(waitUntil(timeout: 30) { everyClientAnswered(since: Array(repeating: 0, count: 5)) }, "before the reload")
-        try install("wrong-host")
-        try context.reload()
-        let atReload = answeredBy.withLock { $0 }
-        XCTAssertTrue(waitUntil(timeout: 30) { everyClientAnswered(since: atReload) }, "after the reload")
-        stop.store(true, ordering: .relaxed)
-        for _ in 0..<5 { XCTAssertEqual(done.wait(timeout: .now() + 20), .success) }
-        XCTAssertEqual(failures.withLock { $0 }, [])
-        XCTAssertGreaterThan(answered.load(ordering: .relaxed), 20)
+        XCTAssertEqual(load.failures, [])
+        XCTAssertGreaterThan(load.answered, 20)
 
         // New handshakes get the new pair: it verifies for its own name, not for 127.0.0.1.
         XCTAssertEqual(try TestClient(address, tls: TestTLS.Client(serverName: "wrong-host.invalid")).call(health).code, .ok)
         XCTAssertThrowsError(try TestClient(address, tls: TestTLS.Client()))
         // A pair that does not load is refused and the one serving stays.
-        try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: "\(directory)/live.pem"))
+        try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: pair.certificateFile))
         XCTAssertThrowsError(try context.reload()) { error in
             XCTAssertTrue("\(error)".contains("live.pem"), "\(error)")
         }
