@@ -76,11 +76,8 @@ final class ClientConnectionTests: XCTestCase {
         let connection = try await ClientConnection.connect(to: server.address)
         defer { connection.close() }
         let start = ContinuousClock.now
-        do {
-            _ = try await connection.call(path: "/pushwire.v1.Test/Never", request: [], options: CallOptions(timeout: .milliseconds(150)))
-            XCTFail("expected DEADLINE_EXCEEDED")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .deadlineExceeded)
+        await assertRPCError(.deadlineExceeded) {
+            try await connection.call(path: "/pushwire.v1.Test/Never", request: [], options: CallOptions(timeout: .milliseconds(150)))
         }
         let elapsed = start.duration(to: .now)
         XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(140))
@@ -98,11 +95,8 @@ final class ClientConnectionTests: XCTestCase {
         let long = Task { try await connection.call(path: "/pushwire.v1.Test/Never", request: [], options: CallOptions(timeout: .seconds(3))) }
         try await waitUntil { server.requests.count == 1 }
         let start = ContinuousClock.now
-        do {
-            _ = try await connection.call(path: "/pushwire.v1.Test/Never", request: [], options: CallOptions(timeout: .milliseconds(100)))
-            XCTFail("expected DEADLINE_EXCEEDED")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .deadlineExceeded)
+        await assertRPCError(.deadlineExceeded) {
+            try await connection.call(path: "/pushwire.v1.Test/Never", request: [], options: CallOptions(timeout: .milliseconds(100)))
         }
         XCTAssertLessThan(start.duration(to: .now), .seconds(1))
         // The expired call was cancelled on the wire; the long one is still pending.
@@ -119,12 +113,7 @@ final class ClientConnectionTests: XCTestCase {
         let task = Task { try await connection.call(path: "/pushwire.v1.Test/Never", request: []) }
         try await waitUntil { server.requests.count == 1 }
         task.cancel()
-        do {
-            _ = try await task.value
-            XCTFail("expected CANCELLED")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .cancelled)
-        }
+        await assertRPCError(.cancelled) { try await task.value }
         let id = try XCTUnwrap(server.requests.first?.callID)
         try await waitUntil { server.cancels == [id] }
     }
@@ -138,20 +127,10 @@ final class ClientConnectionTests: XCTestCase {
         try await waitUntil { server.requests.count == 5 }
         server.peers.first?.kill()
         for call in calls {
-            do {
-                _ = try await call.value
-                XCTFail("expected UNAVAILABLE")
-            } catch let error as RPCError {
-                XCTAssertEqual(error.code, .unavailable)
-            }
+            await assertRPCError(.unavailable) { try await call.value }
         }
         XCTAssertTrue(connection.isClosed)
-        do {
-            _ = try await connection.call(path: "/pushwire.v1.Test/Echo", request: [])
-            XCTFail("expected UNAVAILABLE")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .unavailable)
-        }
+        await assertRPCError(.unavailable) { try await connection.call(path: "/pushwire.v1.Test/Echo", request: []) }
     }
 
     func testGoAwayFailsCallsAboveLastCallIDAndRefusesNewOnes() async throws {
@@ -175,12 +154,7 @@ final class ClientConnectionTests: XCTestCase {
         XCTAssertEqual(failures.count, 2)
         XCTAssertTrue(failures.allSatisfy { $0.code == .unavailable })
         XCTAssertTrue(connection.isClosed)
-        do {
-            _ = try await connection.call(path: "/pushwire.v1.Test/Echo", request: [])
-            XCTFail("expected UNAVAILABLE")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .unavailable)
-        }
+        await assertRPCError(.unavailable) { try await connection.call(path: "/pushwire.v1.Test/Echo", request: []) }
     }
 
     func testConcurrencyLimitFailsWithResourceExhausted() async throws {
@@ -190,12 +164,7 @@ final class ClientConnectionTests: XCTestCase {
         defer { connection.close() }
         let calls = (0..<2).map { _ in Task { try await connection.call(path: "/pushwire.v1.Test/Never", request: [], options: CallOptions(timeout: .seconds(1))) } }
         try await waitUntil { server.requests.count == 2 }
-        do {
-            _ = try await connection.call(path: "/pushwire.v1.Test/Echo", request: [])
-            XCTFail("expected RESOURCE_EXHAUSTED")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .resourceExhausted)
-        }
+        await assertRPCError(.resourceExhausted) { try await connection.call(path: "/pushwire.v1.Test/Echo", request: []) }
         for call in calls { _ = try? await call.value }
     }
 
@@ -209,30 +178,17 @@ final class ClientConnectionTests: XCTestCase {
     }
 
     func testConnectFailures() async throws {
-        do {
-            _ = try await ClientConnection.connect(to: "127.0.0.1:1", timeout: .seconds(1))
-            XCTFail("expected UNAVAILABLE")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .unavailable)
-        }
-        do {
-            _ = try await ClientConnection.connect(to: "no-port-here", timeout: .seconds(1))
-            XCTFail("expected INVALID_ARGUMENT")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .invalidArgument)
-        }
+        await assertRPCError(.unavailable) { try await ClientConnection.connect(to: "127.0.0.1:1", timeout: .seconds(1)) }
+        await assertRPCError(.invalidArgument) { try await ClientConnection.connect(to: "no-port-here", timeout: .seconds(1)) }
     }
 
     func testRefusedConnectionFailsWithTheServersReason() async throws {
         let server = try FakeServer(refuseConnections: true, handler: Self.echo)
         defer { server.stop() }
-        do {
-            _ = try await ClientConnection.connect(to: server.address, timeout: .seconds(2))
-            XCTFail("expected UNAVAILABLE")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .unavailable)
-            XCTAssertTrue(error.message.contains("RESOURCE_EXHAUSTED: too many connections"), error.message)
+        let error = await assertRPCError(.unavailable) {
+            try await ClientConnection.connect(to: server.address, timeout: .seconds(2))
         }
+        XCTAssertTrue(error?.message.contains("RESOURCE_EXHAUSTED: too many connections") ?? false, "\(String(describing: error))")
     }
 
     func testPoolReconnectsAfterConnectionLoss() async throws {
@@ -255,12 +211,26 @@ final class ClientConnectionTests: XCTestCase {
     func testPoolFailsUnavailableWhenServerIsDown() async throws {
         let pool = ClientPool(address: "127.0.0.1:1", connections: 1, connectTimeout: .milliseconds(200))
         defer { pool.close() }
-        do {
-            _ = try await pool.call(path: "/pushwire.v1.Test/Echo", request: [], options: CallOptions(timeout: .milliseconds(200)))
-            XCTFail("expected UNAVAILABLE")
-        } catch let error as RPCError {
-            XCTAssertEqual(error.code, .unavailable)
+        await assertRPCError(.unavailable) {
+            try await pool.call(path: "/pushwire.v1.Test/Echo", request: [], options: CallOptions(timeout: .milliseconds(200)))
         }
+    }
+
+    /// The `RPCError` that `body` throws, once its code is checked against `code`; a failure (and
+    /// nil) when `body` returns or throws anything else.
+    @discardableResult
+    private func assertRPCError<T>(_ code: StatusCode, file: StaticString = #filePath, line: UInt = #line,
+                                   _ body: () async throws -> T) async -> RPCError? {
+        do {
+            _ = try await body()
+            XCTFail("expected \(code)", file: file, line: line)
+        } catch let error as RPCError {
+            XCTAssertEqual(error.code, code, file: file, line: line)
+            return error
+        } catch {
+            XCTFail("expected \(code), not \(error)", file: file, line: line)
+        }
+        return nil
     }
 
     private func waitUntil(timeout: Duration = .seconds(5), _ condition: @Sendable () -> Bool) async throws {

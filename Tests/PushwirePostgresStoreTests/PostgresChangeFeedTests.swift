@@ -13,6 +13,14 @@ final class PostgresChangeFeedTests: XCTestCase {
     final class Received: Sendable {
         private let changes = Mutex<[StoreChange]>([])
 
+        init() {}
+
+        /// Receives what `store`'s observer is told from now on.
+        convenience init(observing store: PostgresStore) {
+            self.init()
+            store.observeChanges { [self] in append($0) }
+        }
+
         func append(_ change: StoreChange) { changes.withLock { $0.append(change) } }
 
         var all: [StoreChange] { changes.withLock { $0 } }
@@ -22,6 +30,13 @@ final class PostgresChangeFeedTests: XCTestCase {
             _ = await eventually(timeout: timeout) { self.all.count >= count }
             return all
         }
+    }
+
+    /// Two stores on one fresh database, standing for two servers, and the database's URL; the
+    /// caller closes them.
+    private func twoServers() throws -> (url: String, a: PostgresStore, b: PostgresStore) {
+        let url = try freshDatabaseURL()
+        return (url, try PostgresStore(url: url, readers: 1), try PostgresStore(url: url, readers: 1))
     }
 
     private func application(_ code: String) -> ApplicationRecord {
@@ -48,13 +63,9 @@ final class PostgresChangeFeedTests: XCTestCase {
     /// Every kind of change made through B reaches A's observer, in commit order, and none of
     /// them reaches B's own.
     func testChangesThroughOneStoreReachTheOther() async throws {
-        let url = try freshDatabaseURL()
-        let a = try PostgresStore(url: url, readers: 1)
-        let b = try PostgresStore(url: url, readers: 1)
+        let (_, a, b) = try twoServers()
         defer { a.close(); b.close() }
-        let seenByA = Received(), seenByB = Received()
-        a.observeChanges { seenByA.append($0) }
-        b.observeChanges { seenByB.append($0) }
+        let seenByA = Received(observing: a), seenByB = Received(observing: b)
 
         let app = try await b.createApplication(application("FEED0-00001"), initialCategories: [category("YesNo")])
         var expected: [StoreChange] = [.application(id: app.id)]
@@ -95,12 +106,9 @@ final class PostgresChangeFeedTests: XCTestCase {
     /// A batch of registrations that changes many existing devices (the group upsert) reports
     /// every one of them, in notifications that fit PostgreSQL's payload limit.
     func testManyChangedDevicesAreReportedInChunks() async throws {
-        let url = try freshDatabaseURL()
-        let a = try PostgresStore(url: url, readers: 1)
-        let b = try PostgresStore(url: url, readers: 1)
+        let (_, a, b) = try twoServers()
         defer { a.close(); b.close() }
-        let seen = Received()
-        a.observeChanges { seen.append($0) }
+        let seen = Received(observing: a)
         let app = try await b.createApplication(application("FEED0-00002"), initialCategories: [])
         let hwids = (0..<200).map { String(repeating: "h", count: 120) + String(format: "%05d", $0) }  // 125 bytes each
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -134,12 +142,9 @@ final class PostgresChangeFeedTests: XCTestCase {
     /// A write that fails (a category name taken) is rolled back with its notification: nothing
     /// reaches the other store.
     func testAFailedWriteSendsNothing() async throws {
-        let url = try freshDatabaseURL()
-        let a = try PostgresStore(url: url, readers: 1)
-        let b = try PostgresStore(url: url, readers: 1)
+        let (_, a, b) = try twoServers()
         defer { a.close(); b.close() }
-        let seen = Received()
-        a.observeChanges { seen.append($0) }
+        let seen = Received(observing: a)
         let app = try await b.createApplication(application("FEED0-00003"), initialCategories: [category("YesNo")])
         _ = await seen.wait(count: 1)
         do {
@@ -155,14 +160,11 @@ final class PostgresChangeFeedTests: XCTestCase {
 
     /// Changes committed before the observer was set are handed to it when it is.
     func testChangesBeforeTheObserverAreKept() async throws {
-        let url = try freshDatabaseURL()
-        let a = try PostgresStore(url: url, readers: 1)
-        let b = try PostgresStore(url: url, readers: 1)
+        let (_, a, b) = try twoServers()
         defer { a.close(); b.close() }
         let app = try await b.createApplication(application("FEED0-00004"), initialCategories: [])
         try await Task.sleep(nanoseconds: 300_000_000)
-        let seen = Received()
-        a.observeChanges { seen.append($0) }
+        let seen = Received(observing: a)
         let received = await seen.wait(count: 1)
         XCTAssertEqual(received, [.application(id: app.id)])
     }
@@ -171,12 +173,9 @@ final class PostgresChangeFeedTests: XCTestCase {
     /// connects again by itself, reports `.everything` (what committed meanwhile was not
     /// delivered), and what commits after is delivered again.
     func testAKilledListenerReconnectsAndReportsEverything() async throws {
-        let url = try freshDatabaseURL()
-        let a = try PostgresStore(url: url, readers: 1)
-        let b = try PostgresStore(url: url, readers: 1)
+        let (url, a, b) = try twoServers()
         defer { a.close(); b.close() }
-        let seen = Received()
-        a.observeChanges { seen.append($0) }
+        let seen = Received(observing: a)
         let killed = a.listener.backendPID
         XCTAssertNotEqual(killed, 0)
         let admin = try PGConnection(url: url, connectTimeout: 5)

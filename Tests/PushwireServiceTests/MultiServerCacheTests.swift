@@ -46,6 +46,18 @@ final class MultiServerCacheTests: XCTestCase {
     }
 
     /// A connection to the cluster's database, to look at what is stored.
+    /// TrackAction's request for a tap on button `buttonID` of category `categoryID`.
+    private func buttonTap(_ code: String, _ hwid: String, message: String, categoryID: UInt32, buttonID: UInt32) -> TrackActionRequest {
+        var tap = TrackActionRequest()
+        tap.application = code
+        tap.hwid = hwid
+        tap.messageCode = message
+        tap.kind = .button
+        tap.categoryID = categoryID
+        tap.buttonID = buttonID
+        return tap
+    }
+
     private func database(_ cluster: PushwiredCluster) throws -> PGConnection {
         try PGConnection(url: cluster.databaseURL, connectTimeout: 5)
     }
@@ -262,13 +274,7 @@ final class MultiServerCacheTests: XCTestCase {
         create.notifications = [notification]
         let created = try a.call(Methods.Messages.createMessage, create, token: token, callID: next())
         let message = try XCTUnwrap(created.messageCodes.first)
-        var tap = TrackActionRequest()
-        tap.application = code
-        tap.hwid = "device-1"
-        tap.messageCode = message
-        tap.kind = .button
-        tap.categoryID = categoryID
-        tap.buttonID = 1
+        let tap = buttonTap(code, "device-1", message: message, categoryID: categoryID, buttonID: 1)
         XCTAssertTrue(try a.call(Methods.Devices.trackAction, tap, callID: next()).recorded)
         var details = GetMessageDetailsRequest()
         details.messageCode = message
@@ -311,13 +317,7 @@ final class MultiServerCacheTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT count(*) FROM messages").int(0, 0), 20)
 
         let message = try XCTUnwrap(codes.first)
-        var tap = TrackActionRequest()
-        tap.application = code
-        tap.hwid = "device-1"
-        tap.messageCode = message
-        tap.kind = .button
-        tap.categoryID = categoryID
-        tap.buttonID = 0
+        let tap = buttonTap(code, "device-1", message: message, categoryID: categoryID, buttonID: 0)
         XCTAssertTrue(try b.call(Methods.Devices.trackAction, tap, callID: next()).recorded)
         XCTAssertFalse(try a.call(Methods.Devices.trackAction, tap, callID: next()).recorded, "the same tap again, through A")
         var request = GetMessageDetailsRequest()

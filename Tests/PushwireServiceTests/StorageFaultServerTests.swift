@@ -185,33 +185,18 @@ final class StorageFaultServerTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dataDirectory + "/nothing-here"), "the check creates nothing")
     }
 
-    /// Runs a program to its end; its exit status.
+    /// Runs a program to its end (at most 30 s, `runProgram`); its exit status, -1 when it did not start.
     static func run(_ path: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        (try? runProgram(URL(fileURLWithPath: path), arguments, timeout: 30))?.status ?? -1
     }
 
-    /// Runs pushwired to its end (at most 30 s); its status and its output (stdout and stderr).
+    /// Runs pushwired to its end (at most 30 s); its status and its output (stdout, then stderr).
     static func capture(_ path: String, _ arguments: [String]) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        do {
+            let run = try runProgram(URL(fileURLWithPath: path), arguments, timeout: 30)
+            return (run.status, run.stdout + run.stderr)
+        } catch {
+            return (-1, "\(error)")
         }
-        return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 }

@@ -100,21 +100,26 @@ def test_tags(client, app):
     assert reply["status_code"] == 210 and "ratio" in reply["status_message"]
 
 
-class CategoryNotification(notification.Notification):
-    """pypushwoosh 0.3.1 keeps ios_category_id but leaves it out of the request it renders (its
-    IOSNotificationMixin.render omits the attribute): this adds it, as Pushwoosh's API has it."""
+class PushwooshNotification(notification.Notification):
+    """pypushwoosh 0.3.1 leaves two fields of Pushwoosh's API out of the request it renders: it
+    keeps ios_category_id but its IOSNotificationMixin.render omits it, and it has no attribute
+    for `transactionId`. This adds both, as Pushwoosh's API has them."""
+
+    transaction_id = None
 
     def render(self):
         rendered = super().render()
         if self.ios_category_id is not None:
             rendered["ios_category_id"] = self.ios_category_id
+        if self.transaction_id is not None:
+            rendered["transactionId"] = self.transaction_id
         return rendered
 
 
 def test_message_with_a_category_reaches_the_sink_and_is_counted(server, client, app):
     code, token, category_id = app
     invoke(client, command.RegisterDeviceCommand(code, "pw-msg", constants.PLATFORM_IOS, PUSH_TOKEN, "fr"))
-    note = CategoryNotification()
+    note = PushwooshNotification()
     note.content = {"en": "Rate us?", "fr": "Notez-nous ?"}
     note.ios_category_id = category_id
     note.ios_badges = "+1"
@@ -187,18 +192,6 @@ def test_set_badge_is_where_plus_n_badges_count_from(server, client, app):
     assert negative["status_code"] == 210 and "badge" in negative["status_message"], negative
 
 
-class TransactionNotification(notification.Notification):
-    """pypushwoosh 0.3.1 has no attribute for Pushwoosh's `transactionId`: this adds it."""
-
-    transaction_id = None
-
-    def render(self):
-        rendered = super().render()
-        if self.transaction_id is not None:
-            rendered["transactionId"] = self.transaction_id
-        return rendered
-
-
 def test_users_platforms_root_params_trim_and_transaction_id(server, client, app):
     code, token, _ = app
     alice = command.RegisterDeviceCommand(code, "pw-alice", constants.PLATFORM_IOS, PUSH_TOKEN, "en")
@@ -212,7 +205,7 @@ def test_users_platforms_root_params_trim_and_transaction_id(server, client, app
     alice_android._command.update({"userId": "alice"})
     invoke(client, alice_android)
 
-    note = TransactionNotification()
+    note = PushwooshNotification()
     note.content = "long " * 2000  # far over APNs' 4096 bytes: trimmed, not refused
     note.users = ["alice"]
     note.platforms = [constants.PLATFORM_IOS]
