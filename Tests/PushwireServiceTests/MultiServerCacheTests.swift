@@ -45,7 +45,6 @@ final class MultiServerCacheTests: XCTestCase {
         try client.call(Methods.Categories.upsertCategory, upsertRequest(category), token: token, callID: next())
     }
 
-    /// A connection to the cluster's database, to look at what is stored.
     /// TrackAction's request for a tap on button `buttonID` of category `categoryID`.
     private func buttonTap(_ code: String, _ hwid: String, message: String, categoryID: UInt32, buttonID: UInt32) -> TrackActionRequest {
         var tap = TrackActionRequest()
@@ -58,6 +57,7 @@ final class MultiServerCacheTests: XCTestCase {
         return tap
     }
 
+    /// A connection to the cluster's database, to look at what is stored.
     private func database(_ cluster: PushwiredCluster) throws -> PGConnection {
         try PGConnection(url: cluster.databaseURL, connectTimeout: 5)
     }

@@ -65,7 +65,17 @@ def sink_lines(server, code):
     sink = Path(server.data_dir) / "data" / "sink.jsonl"
     if not sink.exists():
         return []
-    return [json.loads(line) for line in sink.read_text().splitlines() if code in line]
+    # Only whole lines: the server may be writing the last one as it is read.
+    complete = sink.read_text().rpartition("\n")[0]
+    return [json.loads(line) for line in complete.splitlines() if code in line]
+
+
+def wait_for_sink_lines(server, code, timeout=10):
+    """The sink's lines for message `code` once there is one (or none after `timeout` seconds)."""
+    deadline = time.time() + timeout
+    while not sink_lines(server, code) and time.time() < deadline:
+        time.sleep(0.1)
+    return sink_lines(server, code)
 
 
 def test_register_device_returns_the_seeds_ios_categories(client, app):
@@ -130,10 +140,7 @@ def test_message_with_a_category_reaches_the_sink_and_is_counted(server, client,
     cmd.auth = token
     message = invoke(client, cmd)["Messages"][0]
 
-    deadline = time.time() + 10
-    while not sink_lines(server, message) and time.time() < deadline:
-        time.sleep(0.1)
-    [line] = sink_lines(server, message)
+    [line] = wait_for_sink_lines(server, message)
     payload = line["payload"]
     assert payload["aps"]["category"] == str(category_id)
     assert payload["aps"]["alert"]["body"] == "Notez-nous ?"
@@ -175,10 +182,7 @@ def test_set_badge_is_where_plus_n_badges_count_from(server, client, app):
         cmd = command.CreateMessageForApplicationCommand(note, code)
         cmd.auth = token
         message = invoke(client, cmd)["Messages"][0]
-        deadline = time.time() + 10
-        while not sink_lines(server, message) and time.time() < deadline:
-            time.sleep(0.1)
-        [line] = sink_lines(server, message)
+        [line] = wait_for_sink_lines(server, message)
         return line["payload"]["aps"]["badge"]
 
     assert send("+1") == 6, "counted from the badge the app reported"
@@ -220,9 +224,7 @@ def test_users_platforms_root_params_trim_and_transaction_id(server, client, app
     again.auth = token
     assert invoke(client, again)["Messages"] == [message]
 
-    deadline = time.time() + 10
-    while not sink_lines(server, message) and time.time() < deadline:
-        time.sleep(0.1)
+    wait_for_sink_lines(server, message)
     time.sleep(0.3)  # a second line, were one wrongly sent, would be written with the first
     lines = sink_lines(server, message)
     assert [(line["token"], line["platform"]) for line in lines] == [(PUSH_TOKEN, "ios")], lines
