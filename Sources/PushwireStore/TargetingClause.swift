@@ -59,7 +59,11 @@ public enum TargetingClause {
                 switch value {
                 case .string(let s):
                     let p = dialect.text(s)
-                    tests.append("(t.kind = 1 AND t.text_value = \(p)) OR (t.kind = 4 AND \(dialect.jsonArray("t.text_value", contains: p)))")
+                    // Only a list tag's text is JSON. Neither engine promises to evaluate `AND`
+                    // left to right, and reading a string tag's text as JSON fails the whole
+                    // statement, so the kind is tested in a CASE, which both evaluate in order.
+                    let inList = "CASE WHEN t.kind = 4 THEN \(dialect.jsonArray("t.text_value", contains: p)) ELSE \(dialect.never) END"
+                    tests.append("(t.kind = 1 AND t.text_value = \(p)) OR (\(inList))")
                 case .int(let i): tests.append("(t.kind IN (2, 5) AND t.int_value = \(dialect.integer(i)))")
                 case .bool(let b): tests.append("(t.kind = 3 AND t.int_value = \(dialect.integer(b ? 1 : 0)))")
                 }
