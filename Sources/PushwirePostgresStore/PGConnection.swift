@@ -90,11 +90,14 @@ final class PGConnection {
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
         let name = try statementName(sql)
-        for case let value? in parameters where value.utf8.contains(0) {
+        // Copied and checked in one pass: the parameters of a batch of fan-out steps are arrays
+        // of thousands of values, and copying them byte by byte (then scanning them again for a
+        // NUL) was the writer's largest cost in pushwired under a stream of CreateMessage calls.
+        guard let packed = PackedCStrings(parameters) else {
             throw PGError(sqlstate: "22021", message: "a text value contains a NUL byte", context: PGConnection.head(sql))
         }
         countRoundTrip()
-        let result: OpaquePointer? = withOptionalCStrings(parameters) { pointers in
+        let result: OpaquePointer? = packed.withPointers { pointers in
             PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0)
         }
         return try check(result, context: sql)
@@ -226,30 +229,61 @@ final class PGResult {
 
 /// Calls `body` with NUL-terminated copies of `strings`, all in one buffer.
 private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-    withOptionalCStrings(strings.map { Optional($0) }, body)
+    // Connection keywords and values: a NUL inside one only cuts it short, as C would read it.
+    let packed = PackedCStrings(strings.map { Optional($0) }, allowingNUL: true) ?? PackedCStrings.empty
+    return packed.withPointers(body)
 }
 
-/// Calls `body` with NUL-terminated copies of `strings` (nil stays a null pointer), followed by one
-/// null pointer, all in one buffer.
-private func withOptionalCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-    var bytes: [CChar] = []
-    var offsets: [Int?] = []
-    offsets.reserveCapacity(strings.count)
-    for string in strings {
-        guard let string else { offsets.append(nil); continue }
-        offsets.append(bytes.count)
-        for byte in string.utf8 { bytes.append(CChar(bitPattern: byte)) }
-        bytes.append(0)
-    }
-    return bytes.withUnsafeBufferPointer { buffer in
-        var pointers: [UnsafePointer<CChar>?] = offsets.map { offset in
-            guard let offset, let base = buffer.baseAddress else { return nil }
-            return base + offset
+/// NUL-terminated copies of strings (nil stays a null pointer) in one buffer, for libpq's
+/// `const char * const *` arguments.
+struct PackedCStrings {
+    private var bytes: [UInt8] = []
+    private var offsets: [Int?] = []
+
+    static let empty = PackedCStrings()
+
+    private init() {}
+
+    /// Copies `strings`; nil when one holds a NUL byte (PostgreSQL text cannot) unless
+    /// `allowingNUL`.
+    init?(_ strings: [String?], allowingNUL: Bool = false) {
+        var total = 0
+        for case let string? in strings { total += string.utf8.count + 1 }
+        bytes.reserveCapacity(total)
+        offsets.reserveCapacity(strings.count)
+        for string in strings {
+            guard let string else {
+                offsets.append(nil)
+                continue
+            }
+            let start = bytes.count
+            offsets.append(start)
+            bytes.append(contentsOf: string.utf8)
+            if !allowingNUL, bytes.count > start {
+                let found = bytes.withUnsafeBufferPointer { buffer in
+                    guard let base = buffer.baseAddress else { return false }
+                    return memchr(base + start, 0, buffer.count - start) != nil
+                }
+                if found { return nil }
+            }
+            bytes.append(0)
         }
-        pointers.append(nil)
-        return pointers.withUnsafeMutableBufferPointer { list in
-            // Never empty (the terminating null pointer is there), so it has an address.
-            body(UnsafePointer(list.baseAddress ?? UnsafeMutablePointer(mutating: [nil])))
+    }
+
+    /// Calls `body` with a pointer to each string's copy (or null), followed by one null pointer.
+    func withPointers<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                var pointers: [UnsafePointer<CChar>?] = offsets.map { offset in
+                    guard let offset, let base = characters.baseAddress else { return nil }
+                    return base + offset
+                }
+                pointers.append(nil)
+                return pointers.withUnsafeMutableBufferPointer { list in
+                    // Never empty (the terminating null pointer is there), so it has an address.
+                    body(UnsafePointer(list.baseAddress ?? UnsafeMutablePointer(mutating: [nil])))
+                }
+            }
         }
     }
 }

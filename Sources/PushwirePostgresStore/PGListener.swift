@@ -30,6 +30,10 @@ final class PGListener: @unchecked Sendable {
     private let url: String
     private let origin: String
     private let state = Mutex(State())
+    /// Held while the observer runs (not `state`'s lock, so that the observer may ask the
+    /// listener or the store anything — `backendPID`, `close` — without deadlocking on it): the
+    /// observer sees changes one at a time and in order.
+    private let delivering = Mutex(())
     /// A pipe whose read end the thread polls beside the socket: `close` writes to it.
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -90,10 +94,13 @@ final class PGListener: @unchecked Sendable {
 
     /// Sets the observer (replacing any), first handing it what arrived before.
     func observe(_ observer: @escaping @Sendable (StoreChange) -> Void) {
-        state.withLock { state in
-            state.observer = observer
-            for change in state.pending { observer(change) }
-            state.pending = []
+        delivering.withLock { _ in
+            let pending = state.withLock { state in
+                defer { state.pending = [] }
+                state.observer = observer
+                return state.pending
+            }
+            for change in pending { observer(change) }
         }
     }
 
@@ -126,18 +133,21 @@ final class PGListener: @unchecked Sendable {
         Glibc.close(wakeWrite)
     }
 
-    /// Hands a change to the observer, or keeps it until there is one. Under the lock, so that
-    /// the observer sees changes one at a time and in order.
+    /// Hands a change to the observer, or keeps it until there is one. Under `delivering`, so
+    /// that the observer sees changes one at a time and in order.
     private func emit(_ change: StoreChange) {
-        state.withLock { state in
-            if state.closed { return }
-            if let observer = state.observer {
-                observer(change)
-            } else if state.pending.count >= PGListener.pendingLimit || state.pending.last == .everything {
-                state.pending = [.everything]
-            } else {
-                state.pending.append(change)
+        delivering.withLock { _ in
+            let observer = state.withLock { state -> (@Sendable (StoreChange) -> Void)? in
+                if state.closed { return nil }
+                if let observer = state.observer { return observer }
+                if state.pending.count >= PGListener.pendingLimit || state.pending.last == .everything {
+                    state.pending = [.everything]
+                } else {
+                    state.pending.append(change)
+                }
+                return nil
             }
+            observer?(change)
         }
     }
 

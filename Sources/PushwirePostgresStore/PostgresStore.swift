@@ -6,8 +6,9 @@ import Synchronization
 /// The networked engine: a PostgreSQL database reached with libpq. One writer connection runs
 /// every write, group-committing concurrent ones (`PGGroupCommit`), except the writes of one
 /// device (registrations, tags, badge, unregistration), which registration writers — one per
-/// device, by a hash — group-commit side by side; a bounded pool of reader connections
-/// serves reads. Each connection is owned by a thread of its own (`PGWorker`) and is
+/// device, by a hash — group-commit side by side, and the delivery pipeline's bookkeeping
+/// (`write(background: true)`), which a delivery writer group-commits beside them; a bounded
+/// pool of reader connections serves reads. Each connection is owned by a thread of its own (`PGWorker`) and is
 /// re-established with backoff when lost; meanwhile calls fail with `.unavailable` and `health`
 /// is `.notServing`, and service resumes by itself when the database returns.
 ///
@@ -24,6 +25,9 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     let writerHealth = PGHealth()
     let readerHealth = PGHealth()
     private let writeQueue = PGJobQueue()
+    /// The delivery pipeline's bookkeeping (`write(background: true)`), for the delivery writer;
+    /// nil when there is none (then the writer runs it, after callers' writes: `PGJobQueue`).
+    private let deliveryQueue: PGJobQueue?
     /// New registrations (`upsertDevice(_:completion:)`), one queue per registration writer.
     private let registrationQueues: [PGJobQueue]
     private let readQueue = PGJobQueue()
@@ -44,13 +48,23 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// writer, so that one group's COMMIT (its WAL flush) does not hold the next group back.
     public static let defaultRegistrationWriters = 2
 
+    /// Whether a store opens a delivery writer by default: a connection of its own for the
+    /// delivery pipeline's bookkeeping (claims, fan-out steps, leases), committing in parallel
+    /// with the writer. On the one writer a stream of CreateMessage calls and their deliveries
+    /// took turns: each creation batch waited for the previous batch's attempt records and
+    /// outcomes to commit, and the other way round, so both paid two WAL flushes per turn.
+    public static let defaultDeliveryWriter = true
+
     /// Connects to `url` (`postgresql://user[:password]@host[:port]/dbname[?sslmode=…]`),
     /// migrating the schema as needed, with `readers` reader connections (at least 1), one
-    /// writer and `registrationWriters` writers of registrations (0: the writer writes them).
+    /// writer, `registrationWriters` writers of registrations (0: the writer writes them) and,
+    /// with `deliveryWriter`, a writer of the delivery pipeline's bookkeeping (else the writer
+    /// writes it).
     /// - Throws: `.cannotOpen` when the URL is not a PostgreSQL URL or the database cannot be
     ///   reached or migrated, `.schemaTooNew` when a newer binary migrated it.
     public init(url: String, readers: Int = PostgresStore.defaultReaders,
-                registrationWriters: Int = PostgresStore.defaultRegistrationWriters) throws(StoreError) {
+                registrationWriters: Int = PostgresStore.defaultRegistrationWriters,
+                deliveryWriter: Bool = PostgresStore.defaultDeliveryWriter) throws(StoreError) {
         let location = PostgresStore.redacted(url)
         self.location = location
         self.url = url
@@ -72,7 +86,8 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         var workers: [PGWorker] = []
         let (writerHealth, counters) = (self.writerHealth, self.counters)
         let registrationQueues = (0..<max(0, registrationWriters)).map { _ in PGJobQueue() }
-        let queues = [writeQueue, readQueue] + registrationQueues
+        let deliveryQueue = deliveryWriter ? PGJobQueue() : nil
+        let queues = [writeQueue, readQueue] + registrationQueues + (deliveryQueue.map { [$0] } ?? [])
         do throws(SystemError) {
             workers.append(try PGWorker(name: "pw-pg-writer", url: url, connection: connection, queue: writeQueue, batchLimit: 4096,
                                     health: writerHealth) { connection, jobs in
@@ -87,6 +102,16 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
             for (index, queue) in registrationQueues.enumerated() {
                 workers.append(try PGWorker(name: "pw-pg-reg-\(index)", url: url, connection: nil, queue: queue,
                                         batchLimit: 4096, health: writerHealth) { connection, jobs in
+                    connection.roundTrips = counters.writerRoundTrips
+                    return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
+                })
+            }
+            // The delivery pipeline's writes: steps of distinct messages, claims and leases. They
+            // share no row with a creation (a step follows its message's commit) and meet the
+            // writer only on a message being cancelled, which the row lock orders.
+            if let deliveryQueue {
+                workers.append(try PGWorker(name: "pw-pg-deliver", url: url, connection: nil, queue: deliveryQueue,
+                                            batchLimit: 4096, health: writerHealth) { connection, jobs in
                     connection.roundTrips = counters.writerRoundTrips
                     return PGGroupCommit.run(jobs, on: connection, health: writerHealth, statistics: counters)
                 })
@@ -106,6 +131,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
             throw .openFailure(location, "cannot start the store's threads: \(error)")
         }
         self.registrationQueues = registrationQueues
+        self.deliveryQueue = deliveryQueue
         self.workers = workers
     }
 
@@ -132,7 +158,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// What the writer has committed so far, and the writes queued for it now.
     public var statistics: StoreStatistics {
         var statistics = counters.value.withLock { $0 }
-        statistics.queuedWrites = registrationQueues.reduce(writeQueue.count) { $0 + $1.count }
+        statistics.queuedWrites = registrationQueues.reduce(writeQueue.count + (deliveryQueue?.count ?? 0)) { $0 + $1.count }
         return statistics
     }
 
@@ -151,6 +177,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
         if wasClosed { return }
         writeQueue.close()
         for queue in registrationQueues { queue.close() }
+        deliveryQueue?.close()
         readQueue.close()
         listener.close()
         // A store released by a completion runs its deinit on a worker's thread: that worker
@@ -163,11 +190,13 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
 
     /// Queues a write (run in the writer's next transaction); `completion` gets its value after COMMIT.
     /// - Parameter background: nobody waits for it to answer a call (the delivery pipeline's
-    ///   bookkeeping): callers' writes go first (`PGJobQueue`).
+    ///   bookkeeping): it goes to the delivery writer, or without one to the writer after
+    ///   callers' writes (`PGJobQueue`).
     func write<T: Sendable>(background: Bool = false, _ body: @escaping @Sendable (PGConnection) throws(StoreError) -> T,
                             completion: @escaping @Sendable (Result<T, StoreError>) -> Void) {
         let job = ClosureJob(body, completion: completion)
-        if !writeQueue.push(job, background: background) { job.complete(.closed) }
+        let pushed = background ? (deliveryQueue?.push(job) ?? writeQueue.push(job, background: true)) : writeQueue.push(job)
+        if !pushed { job.complete(.closed) }
     }
 
     /// Runs a write in the writer's next transaction and returns its value once committed

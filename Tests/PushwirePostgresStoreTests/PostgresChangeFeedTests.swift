@@ -103,6 +103,27 @@ final class PostgresChangeFeedTests: XCTestCase {
         XCTAssertEqual(seenByB.all, [], "a store is not told of its own changes")
     }
 
+    /// The observer may ask the listener about itself while it is told of a change: it used to
+    /// run under the listener's own (non-recursive) lock, so this deadlocked the listener's
+    /// thread and no change was delivered again.
+    func testObserverMayAskTheListenerWhileBeingTold() async throws {
+        let url = try freshDatabaseURL()
+        let a = try PostgresStore(url: url, readers: 1)
+        let b = try PostgresStore(url: url, readers: 1)
+        defer { a.close(); b.close() }
+        let seen = Received()
+        let listener = a.listener
+        a.observeChanges { change in
+            XCTAssertNotEqual(listener.backendPID, 0)
+            _ = listener.reconnects
+            seen.append(change)
+        }
+        let app = try await b.createApplication(application("FEED0-00009"), initialCategories: [])
+        let (_, version) = try await b.upsertCategory(applicationID: app.id, category("Rate"))
+        let received = await seen.wait(count: 2)
+        XCTAssertEqual(received, [.application(id: app.id), .categories(applicationID: app.id, version: version)])
+    }
+
     /// A batch of registrations that changes many existing devices (the group upsert) reports
     /// every one of them, in notifications that fit PostgreSQL's payload limit.
     func testManyChangedDevicesAreReportedInChunks() async throws {

@@ -25,7 +25,7 @@ final class PostgresWorkerThreadTests: XCTestCase {
     func testThreadsAreNamedAndCloseOnAWorkerDoesNotWaitForItself() async throws {
         let store = try PostgresStore(url: try freshDatabaseURL(), readers: 1, registrationWriters: 2)
         // Each thread names itself once it runs.
-        let expected = ["pw-pg-writer", "pw-pg-reg-0", "pw-pg-reg-1", "pw-pg-read-0", "pw-pg-listener"]
+        let expected = ["pw-pg-writer", "pw-pg-reg-0", "pw-pg-reg-1", "pw-pg-deliver", "pw-pg-read-0", "pw-pg-listener"]
         _ = await eventually(timeout: 5) { Set(expected).isSubset(of: Self.threadNames()) }
         let names = Self.threadNames()
         for name in expected {
