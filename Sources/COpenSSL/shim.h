@@ -27,6 +27,38 @@ static inline void cossl_set_write_modes(SSL *ssl) {
     SSL_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 }
 
+/// Reads ahead: a read of the socket takes as much as OpenSSL's record buffer holds (every record
+/// that has arrived, up to ~17 KB) instead of a record's 5-byte header and then its body, two
+/// read(2) calls per record (docs/BENCHMARKS.md, TLS). Set on pushwired's server contexts and
+/// pushwire-bench's client context.
+static inline void cossl_set_read_ahead(SSL_CTX *context) {
+    SSL_CTX_set_read_ahead(context, 1);
+}
+
+/// The socket BIO's read callback (see `cossl_watch_socket_reads`): after each read(2) it stores
+/// whether the kernel had nothing more to give, the read taking less than it asked for, would
+/// block, end of stream or an error.
+static long cossl_note_socket_read(BIO *bio, int oper, const char *argp, size_t len, int argi, long argl,
+                                   int ret, size_t *processed) {
+    (void)argp; (void)argi; (void)argl;
+    if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
+        int *drained = (int *)BIO_get_callback_arg(bio);
+        if (drained != NULL) *drained = ret <= 0 || processed == NULL || *processed < len;
+    }
+    return ret;
+}
+
+/// Makes the session's socket BIO (`SSL_set_fd`'s) keep `*drained` set to whether its last
+/// read(2) left the socket empty. With read ahead, OpenSSL asks for its whole free buffer, so a
+/// short read means the socket is drained: an edge-triggered reader can stop once OpenSSL holds
+/// nothing more, without a last read(2) that returns EAGAIN. `drained` must outlive the session.
+static inline void cossl_watch_socket_reads(SSL *ssl, int *drained) {
+    BIO *bio = SSL_get_rbio(ssl);
+    if (bio == NULL) return;
+    BIO_set_callback_arg(bio, (char *)drained);
+    BIO_set_callback_ex(bio, cossl_note_socket_read);
+}
+
 // ---- Server TLS (pushwired's listeners, PushwireRuntime/TLS) ----
 
 /// The application protocols a Pushwire server speaks over TLS, in ALPN's wire form: `pwire/1` on
@@ -64,7 +96,7 @@ static int cossl_select_pwire(SSL *ssl, const unsigned char **out, unsigned char
 
 /// The settings every server context shares: TLS 1.2 minimum (1.3 is preferred by OpenSSL's
 /// negotiation), ALPN (`pwire/1` or `http/1.1`), per-connection record buffers given back while idle (10,000
-/// idle connections do not hold 34 KB each), no server-side session cache and no session tickets
+/// idle connections do not hold 34 KB each), reads ahead, no server-side session cache and no session tickets
 /// (no client resumes; every connection is a full handshake), partial writes whose retry may move,
 /// renegotiation refused, and a peer closing without close_notify is an ordinary end of stream.
 static inline int cossl_configure_server(SSL_CTX *context) {
@@ -73,6 +105,7 @@ static inline int cossl_configure_server(SSL_CTX *context) {
     SSL_CTX_set_mode(context, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
                      SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
+    cossl_set_read_ahead(context);
     // No TLS 1.3 session tickets: no Pushwire client resumes a session (each keeps its
     // connection open), so the two tickets OpenSSL sends by default after every handshake were
     // pure cost: a ticket sealed and a record written per connection (docs/BENCHMARKS.md, TLS).

@@ -20,6 +20,8 @@ final class BenchConnection {
     let fd: Int32
     /// TLS over `fd` (`--tls`); nil in clear text.
     let ssl: OpaquePointer?
+    /// Under TLS: whether the socket's last read(2) left it empty (`cossl_watch_socket_reads`).
+    private let socketDrained: UnsafeMutablePointer<Int32>
     var out: [UInt8] = []
     var outOffset = 0
     private var input: UnsafeMutableRawPointer
@@ -52,6 +54,9 @@ final class BenchConnection {
     init(fd: Int32, concurrency: Int, quota: Int, index: Int = 0, ssl: OpaquePointer? = nil) {
         self.fd = fd
         self.ssl = ssl
+        socketDrained = .allocate(capacity: 1)
+        socketDrained.initialize(to: 0)
+        if let ssl { cossl_watch_socket_reads(ssl, socketDrained) }
         self.index = index
         var tableSize = 1
         while tableSize < concurrency * 2 { tableSize <<= 1 }
@@ -66,6 +71,7 @@ final class BenchConnection {
 
     deinit {
         if let ssl { SSL_free(ssl) }
+        socketDrained.deallocate()
         input.deallocate()
         Syscall.close(fd)
     }
@@ -130,17 +136,38 @@ final class BenchConnection {
         case protocolError(LoadWorker.LocalFailure)
     }
 
-    /// Reads once and hands every complete frame to `onFrame`.
+    /// Reads once and hands every complete frame to `onFrame`; under TLS, reads on while OpenSSL
+    /// holds records (poll reports the socket's bytes, not those OpenSSL has taken in).
     func readFrames(_ onFrame: (UnsafeRawBufferPointer) -> Bool) -> ReadResult {
+        guard let ssl else { return readOnce(onFrame) }
+        while true {
+            let result = readOnce(onFrame)
+            guard case .ok = result, tlsStoppedForRoom, SSL_has_pending(ssl) == 1 else { return result }
+        }
+    }
+
+    /// Set when a TLS read stopped because the input buffer had no room for another record.
+    private var tlsStoppedForRoom = false
+
+    private func readOnce(_ onFrame: (UnsafeRawBufferPointer) -> Bool) -> ReadResult {
         if inputCapacity - inputEnd < 64 << 10 { compact(needing: 64 << 10) }
         var n: Int
         if let ssl {
-            // A read returns one record: read on while records are waiting (poll would report
-            // the socket's, not those OpenSSL has already taken in).
+            // The context reads ahead: one read(2) takes every record that has arrived, and the
+            // records OpenSSL holds open without a syscall. Stop once the socket is drained and
+            // OpenSSL holds nothing, rather than read(2) again for an EAGAIN.
             n = 0
-            while inputCapacity - inputEnd - n >= 16 << 10 {
+            tlsStoppedForRoom = false
+            while true {
+                guard inputCapacity - inputEnd - n >= 16 << 10 else {
+                    tlsStoppedForRoom = true
+                    break
+                }
                 switch BenchTLS.read(ssl, into: UnsafeMutableRawBufferPointer(start: input + inputEnd + n, count: inputCapacity - inputEnd - n)) {
-                case .bytes(let count): n += count; continue
+                case .bytes(let count):
+                    n += count
+                    if socketDrained.pointee != 0, SSL_has_pending(ssl) == 0 { break }
+                    continue
                 case .wouldBlock: break
                 case .closed: if n == 0 { return .closed }
                 }

@@ -29,6 +29,8 @@ struct BenchTLS {
         _ = SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count))
         // Every connection of a run makes a full handshake: no session is resumed.
         _ = cossl_client_no_session_cache(context)
+        // One read(2) takes every record that has arrived (see BenchConnection.readFrames).
+        cossl_set_read_ahead(context)
         self.context = context
         self.serverName = serverName
     }

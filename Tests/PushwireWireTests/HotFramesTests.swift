@@ -265,6 +265,33 @@ final class HotFrameScannerTests: XCTestCase {
         }
     }
 
+    /// The server answers a frame `scanPing` accepts without decoding it: it must accept exactly
+    /// the pings the regular decoder reads, with the same payload, and decline everything else.
+    func testScanPingTakesPingsOnlyWithThePayloadTheDecoderReads() throws {
+        func scanned(_ bytes: [UInt8]) -> UInt64? { bytes.withUnsafeBytes { HotFrames.scanPing($0) } }
+        for payload in payloads {
+            let ping = Array(codec(.ping(payload)).dropFirst(4))
+            let withCallID = [0x08, 0x07] + ping  // call_id 7, then ping: field order
+            for bytes in [ping, withCallID] {
+                XCTAssertEqual(scanned(bytes), payload, "\(bytes)")
+                guard case .ping(let decoded)? = try Frame(decoding: bytes).kind else { return XCTFail("not a ping: \(bytes)") }
+                XCTAssertEqual(decoded.payload, payload)
+            }
+            // Anything more than a ping, or a ping written another way, is the decoder's.
+            XCTAssertNil(scanned(ping + [0x48, 0x01]), "an unknown field after the ping")
+            XCTAssertNil(scanned(ping + ping), "a second ping")
+            XCTAssertNil(scanned(ping + [0x08, 0x07]), "call_id after the ping")
+            XCTAssertNil(scanned(Array(ping.dropLast())), "truncated")
+            XCTAssertNil(scanned(Array(codec(.pong(payload)).dropFirst(4))), "a pong")
+        }
+        XCTAssertEqual(scanned([0x2A, 0x00]), 0, "an empty ping")
+        XCTAssertNil(scanned([0x2A, 0x02, 0x10, 0x01]), "an unknown field inside the ping")
+        XCTAssertNil(scanned([0x2A, 0x02, 0x09, 0x01]), "payload with the wrong wire type")
+        XCTAssertNil(scanned([]), "an empty frame")
+        XCTAssertNil(scanned(Array(codec(.cancel(callID: 3)).dropFirst(4))), "a cancel")
+        XCTAssertNil(scanned([0x08, 0x01]), "a call id alone")
+    }
+
     func testMalformedBytesScanAsNil() {
         let cases: [[UInt8]] = [[0x1A, 0x05, 0x0A], [0x08], [0x00], [0x1A, 0x02, 0x0A, 0x09], [0x0F]]
         for bytes in cases {

@@ -37,8 +37,8 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
     private var closeAfter: Int?
     private var exchanges: [Int: HTTPExchange] = [:]
 
-    private var output: [UInt8] = []
-    private var outputStart = 0
+    /// The answers ready in request order, written in one flush.
+    private var output = OutputBuffer()
     private var interest: UInt32 = 0
     private var readingPaused = false
     private var wantsWritable = false
@@ -71,7 +71,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         let tlsReadWaited = events & CPW_EPOLLOUT != 0 && stream.readWantsWrite
         if events & (CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLHUP | CPW_EPOLLERR) != 0 || tlsReadWaited { readAvailable() }
         if case .closed = state { return }
-        if outputStart < output.count { flush() }
+        if output.hasPending { flush() }
     }
 
     private func readAvailable() {
@@ -104,7 +104,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
                 owner.door.metrics.http.received(count)
                 lastActivity = monotonicNanos()
                 parse(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
-                // A short read drained the socket, except under TLS (one record per read).
+                // A short read drained the socket (under TLS too, unless it stopped before an end).
                 if count < scratch.count, !stream.shortReadMayLeaveMore { return }
             }
         }
@@ -113,7 +113,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
             owner.loop.execute { [self] in
                 self.readAvailable()
                 if case .closed = self.state { return }
-                if self.outputStart < self.output.count { self.flush() }
+                if self.output.hasPending { self.flush() }
             }
         }
     }
@@ -155,7 +155,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
             // Only with nothing owed before it, so answers stay in order; otherwise the client
             // sends the body after its own wait.
             if pending.isEmpty {
-                output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                output.bytes.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
                 scheduleFlush()
             }
         }
@@ -206,7 +206,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         var wrote = false
         while let first = pending.first, let response = first {
             let closing = closeAfter == base
-            response.serialize(into: &output, close: closing, headOnly: headOnly[0])
+            response.serialize(into: &output.bytes, close: closing, headOnly: headOnly[0])
             owner.door.metrics.http.answered(status: response.status)
             pending.removeFirst()
             headOnly.removeFirst()
@@ -229,7 +229,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
 
     private func peerClosed() {
         if pending.isEmpty {
-            if outputStart < output.count { flush() }
+            if output.hasPending { flush() }
             close(reason: "peer closed")
             return
         }
@@ -255,7 +255,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
     private func peerClosedWhileFinishing() {
         // The peer closed its side: what it is owed is still written when ready; with nothing
         // owed the connection is done.
-        if pending.isEmpty, outputStart == output.count { close(reason: "peer closed") }
+        if pending.isEmpty, !output.hasPending { close(reason: "peer closed") }
     }
 
     // MARK: Output
@@ -269,30 +269,18 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
     private func flush() {
         flushScheduled = false
         if case .closed = state { return }
-        while outputStart < output.count {
-            let start = outputStart
-            let result = output.withUnsafeBytes { bytes in stream.send(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
-            switch result {
-            case .bytes(let count):
-                outputStart += count
-                owner.door.metrics.http.sent(count)
-            case .wouldBlock:
-                if !wantsWritable {
-                    wantsWritable = true
-                    updateInterest()
-                }
-                return
-            case .failed(let reason):
-                close(reason: reason)
-                return
-            }
+        let metrics = owner.door.metrics.http
+        let outcome = output.flush(into: stream) { metrics.sent($0) }
+        if case .failed(let reason) = outcome {
+            close(reason: reason)
+            return
         }
-        if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
-        outputStart = 0
-        if wantsWritable, !stream.readWantsWrite {
-            wantsWritable = false
+        let writable = outcome.writableInterest(before: wantsWritable, readWantsWrite: stream.readWantsWrite)
+        if writable != wantsWritable {
+            wantsWritable = writable
             updateInterest()
         }
+        guard case .drained = outcome else { return }
         if case .finishing = state, pending.isEmpty {
             stream.shutdownWrite()
             state = .lingering
@@ -336,7 +324,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
                 owner.door.logger.debug("HTTP request too slow; closing", ["peer": peer.description])
                 requestStartedAt = nil
                 answerLast(.text(408, "the request was not complete within \(configuration.configuration.requestTimeout)"))
-            } else if pending.isEmpty, requestStartedAt == nil, outputStart == output.count,
+            } else if pending.isEmpty, requestStartedAt == nil, !output.hasPending,
                       now &- lastActivity > configuration.idleTimeoutNanos {
                 close(reason: "idle timeout")
             }
@@ -370,7 +358,7 @@ final class HTTPConnection: EventHandler, @unchecked Sendable {
         exchanges.removeAll()
         pending.removeAll()
         headOnly.removeAll()
-        output = []
+        output.release()
         owner.connectionClosed(self)
     }
 }

@@ -86,7 +86,7 @@ extension Connection {
     func workAdmission(onPool: Bool, adding charge: Int = 0, reservation: Int, waitsForServer: Bool) -> WorkAdmission {
         // Fields read one by one, not the configuration copied: this runs for every call.
         if onPool, blockingRunning >= shared.configuration.maxBlockingCallsPerConnection { return .waitForConnection }
-        let outputBytes = output.count - outputStart
+        let outputBytes = output.pending
         if workRunning > 0 || outputBytes > 0,
            outputBytes + heldBytes + charge + reservation > shared.configuration.maxOutputBufferBytes {
             return .waitForConnection

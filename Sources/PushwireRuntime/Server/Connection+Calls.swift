@@ -79,6 +79,12 @@ extension Connection {
     /// Offers the payload to a raw fast path when it is a request for one; otherwise (or when the
     /// fast path declines) decodes it as `FrameDecoder.nextFrame()` does.
     private func answerOrDecode(_ payload: UnsafeRawBufferPointer, waitsForServer: Bool) -> FrameStep {
+        // A Ping is answered from its bytes: no unpack, no Frame, no pack (what `dispatch` would
+        // write, as HotFramesTests checks against protobuf-c).
+        if let ping = HotFrames.scanPing(payload) {
+            HotFrames.appendPongFrame(payload: ping, to: &output.bytes)
+            return .answered
+        }
         let fastPaths = shared.table.rawFastPaths
         // A large request takes the regular path, which checks it off the loop.
         if !fastPaths.isEmpty, payload.count < shared.configuration.largeRequestBytes, let request = ScannedRequest(frame: payload),
@@ -167,7 +173,7 @@ extension Connection {
         case .cancel?:
             handleCancel(callID: frame.callID)
         case .ping(let ping)?:
-            Frame.pong(ping.payload).encode(appendingTo: &output, lengthPrefixed: true)
+            Frame.pong(ping.payload).encode(appendingTo: &output.bytes, lengthPrefixed: true)
         case .pong?, .settings?, .goAway?, .response?:
             // docs/PROTOCOL.md: ignored from a client (the server sends no pings, and a client's
             // settings, go_away or response carry nothing for it).
@@ -318,7 +324,7 @@ extension Connection {
     private func respond(callID: UInt32, status: StatusCode, message: String, body: [UInt8] = []) {
         // Never a frame above our own limit: an answer that would be is RESOURCE_EXHAUSTED instead.
         HotFrames.appendResponseFrame(callID: callID, status: status, message: message, body: body,
-                                      maxFrameSize: shared.configuration.maxFrameSize, to: &output)
+                                      maxFrameSize: shared.configuration.maxFrameSize, to: &output.bytes)
         notePressure()
     }
 }

@@ -27,7 +27,7 @@ extension Connection {
             return
         }
         Frame.goAway(lastCallID: highestCallID, status: status, message: message)
-            .encode(appendingTo: &output, lengthPrefixed: true)
+            .encode(appendingTo: &output.bytes, lengthPrefixed: true)
         goAwaySent = true
         state = .closing
         for call in inFlight.values { call.cancellation.set() }
@@ -56,7 +56,7 @@ extension Connection {
         if goAwaySent { return }
         goAwaySent = true
         Frame.goAway(lastCallID: highestCallID, status: status, message: message)
-            .encode(appendingTo: &output, lengthPrefixed: true)
+            .encode(appendingTo: &output.bytes, lengthPrefixed: true)
         if inFlight.isEmpty { closeWhenFlushed = true }
         scheduleFlush()
     }
@@ -71,7 +71,7 @@ extension Connection {
         for call in inFlight.values { call.cancellation.set() }
         inFlight.removeAll()
         dropQueuedCalls()
-        output = []
+        output.release()
         decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
         heldBytes = 0
         publishFootprint()
@@ -96,10 +96,9 @@ extension Connection {
         case .open:
             // An idle connection gives its buffers back; the next frame allocates them again.
             if now &- lastFrameAt > 1_000_000_000, inFlight.isEmpty, decoder.bufferedByteCount == 0,
-               decoder.allocatedByteCount > 0 || output.capacity > 0, outputStart == output.count {
+               decoder.allocatedByteCount > 0 || output.capacity > 0, !output.hasPending {
                 decoder = FrameDecoder(maxFrameSize: shared.configuration.maxFrameSize, expectsPreface: false)
-                output = []
-                outputStart = 0
+                output.release()
                 publishFootprint()
             }
             if let since = partialFrameSince, now &- since > shared.incompleteFrameTimeoutNanos {

@@ -18,33 +18,19 @@ extension Connection {
     func flush() {
         flushScheduled = false
         if case .closed = state { return }
-        while outputStart < output.count {
-            let start = outputStart
-            let result = output.withUnsafeBytes { bytes in stream.send(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
-            switch result {
-            case .bytes(let count):
-                outputStart += count
-                shared.rpcBytes?.add(1, UInt64(count))
-            case .wouldBlock:
-                if !wantsWritable {
-                    wantsWritable = true
-                    updateInterest()
-                }
-                budgetChanged()
-                return
-            case .failed(let reason):
-                close(reason: reason)
-                return
-            }
+        let rpcBytes = shared.rpcBytes
+        let outcome = output.flush(into: stream) { rpcBytes?.add(1, UInt64($0)) }
+        if case .failed(let reason) = outcome {
+            close(reason: reason)
+            return
         }
-        // Drained. Big buffers (a burst for a slow reader) are given back rather than kept per connection.
-        if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
-        outputStart = 0
-        if wantsWritable, !stream.readWantsWrite {
-            wantsWritable = false
+        let writable = outcome.writableInterest(before: wantsWritable, readWantsWrite: stream.readWantsWrite)
+        if writable != wantsWritable {
+            wantsWritable = writable
             updateInterest()
         }
         budgetChanged()
+        guard case .drained = outcome else { return }
         if closeWhenFlushed {
             stream.shutdownWrite()
             if case .open = state {
@@ -60,7 +46,7 @@ extension Connection {
         processFrames()
         if !readingPaused, !turnYielded { readAvailable(toTheEnd: true) }
         if case .closed = state { return }
-        if outputStart < output.count { flush() }
+        if output.hasPending { flush() }
     }
 
     /// Ends `processFrames`' turn with frames still buffered: they are decoded from a task that
@@ -75,7 +61,7 @@ extension Connection {
     }
 
     func pauseReading() {
-        shared.peakPausedOutputBytes.max(output.count - outputStart, ordering: .relaxed)
+        shared.peakPausedOutputBytes.max(output.pending, ordering: .relaxed)
         shared.backpressurePauses.add(1, ordering: .relaxed)
         notePressure()
         readingPaused = true

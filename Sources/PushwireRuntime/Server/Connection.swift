@@ -20,7 +20,8 @@ final class InFlightCall: Sendable {
 /// buffer that every response of a read batch or loop iteration is appended to before one write.
 ///
 /// This file holds the state and the reading side (events, reads, the preface, the byte budget's
-/// figures); Connection+Output.swift the output buffer, flushing and backpressure;
+/// figures); Connection+Output.swift flushing (the output buffer, TLS/OutputBuffer.swift, is the
+/// HTTP door's too) and backpressure;
 /// Connection+Ending.swift GoAway, closing and the timeouts; Connection+Calls.swift the frames and
 /// calls, Connection+BlockingCalls.swift the queue of calls waiting for the blocking threads.
 ///
@@ -52,8 +53,8 @@ final class Connection: EventHandler, @unchecked Sendable {
     private(set) var clientCertificateVerified = false
     private var prefaceMatched = 0
     var decoder: FrameDecoder
-    var output: [UInt8] = []
-    var outputStart = 0
+    /// Every answer of a read batch or loop iteration, written in one flush.
+    var output = OutputBuffer()
     var inFlight: [UInt32: InFlightCall] = [:]
     var highestCallID: UInt32 = 0
     var goAwaySent = false
@@ -118,7 +119,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     var hasCallsInFlight: Bool { !inFlight.isEmpty }
 
     /// Bytes the connection makes the server hold: unsent output plus `heldBytes`.
-    var heldTotal: Int { output.count - outputStart + heldBytes }
+    var heldTotal: Int { output.pending + heldBytes }
 
     /// What the connection holds in memory: its input buffer, its output buffer, `heldBytes`
     /// and what OpenSSL holds for it (`TLSSession.footprint`).
@@ -179,7 +180,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         }
         if case .closed = state { return }
         // One write for everything this read batch produced.
-        if outputStart < output.count { flush() }
+        if output.hasPending { flush() }
         publishFootprint()
     }
 
@@ -240,7 +241,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             case .end:
                 // The answers to what it sent before closing still go out, as far as the socket
                 // takes them without waiting; calls still in flight are dropped.
-                if outputStart < output.count { flush() }
+                if output.hasPending { flush() }
                 close(reason: "peer closed")
                 return
             case .failed(let reason):
@@ -251,7 +252,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                 processFrames()
                 if readingPaused || turnYielded { return }
                 // A short read drained the socket; with edge triggering, more data raises a new
-                // event. Not so under TLS: a read returns one record, the socket may hold more.
+                // event. Under TLS too, unless the read stopped before an end or failure.
                 if !filled && !toTheEnd && !stream.shortReadMayLeaveMore { return }
             }
         }
@@ -260,7 +261,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             owner.loop.execute { [self] in
                 self.readAvailable(toTheEnd: toTheEnd)
                 if case .closed = self.state { return }
-                if self.outputStart < self.output.count { self.flush() }
+                if self.output.hasPending { self.flush() }
             }
         }
     }
@@ -304,7 +305,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                 state = .open
                 clientCertificateVerified = stream.clientCertificateVerified
                 lastFrameAt = monotonicNanos()
-                output.append(contentsOf: shared.greeting)
+                output.bytes.append(contentsOf: shared.greeting)
                 if shared.isDraining { sendGoAway(status: .ok, message: "server is shutting down") }
             }
             return true

@@ -61,11 +61,11 @@ struct ByteStream: ~Copyable {
     /// What OpenSSL holds for this stream (`TLSSession.footprint`); 0 in clear text.
     var footprint: Int { tls?.footprint ?? 0 }
 
-    /// Whether a read of the socket may have left bytes behind even when it filled less than
-    /// its buffer: under TLS a read returns at most one record, so the owner reads until
-    /// `.wouldBlock`; in clear text a short read drained the socket (edge triggering raises a
-    /// new event for more).
-    var shortReadMayLeaveMore: Bool { tls != nil }
+    /// Whether a read that filled less than its buffer may still have left bytes behind. In clear
+    /// text a short read drained the socket (edge triggering raises a new event for more); under
+    /// TLS a read stops short once the socket is drained and OpenSSL holds no record, and reports
+    /// an end or failure met after some records on the next read, which this asks for.
+    var shortReadMayLeaveMore: Bool { tls?.lastReadMayHaveLeftMore ?? false }
 
     /// One read: the socket, or the TLS session over it.
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> StreamRead {

@@ -42,7 +42,17 @@ final class TLSSession {
     private(set) var readWantsWrite = false
     /// A record is waiting in OpenSSL's write buffer; the next write must pass the same bytes on.
     private(set) var writePending = false
+    /// Whether the last read may have left bytes behind: stopped with the caller's buffer full,
+    /// or before an end or failure it reports on the next read. False once the socket was drained
+    /// and OpenSSL holds no record: an edge-triggered reader waits for the next event then.
+    private(set) var lastReadMayHaveLeftMore = false
+    /// Set by the socket BIO's callback after each read(2): whether it left the socket empty
+    /// (`cossl_watch_socket_reads`). Owned here, freed after the session.
+    private let socketDrained: UnsafeMutablePointer<Int32>
     private var shutDown = false
+    /// The end or failure a read met after returning the records before it: every later read
+    /// reports it.
+    private var ending: StreamRead?
 
     /// A session for `fd` on the context's current certificate, answering ALPN for
     /// `application`; nil when OpenSSL cannot make one.
@@ -53,11 +63,17 @@ final class TLSSession {
             SSL_free(ssl)
             return nil
         }
+        socketDrained = .allocate(capacity: 1)
+        socketDrained.initialize(to: 0)
+        cossl_watch_socket_reads(ssl, socketDrained)
         if application == .http1 { cossl_serve_http(ssl) }
         SSL_set_accept_state(ssl)
     }
 
-    deinit { SSL_free(ssl) }
+    deinit {
+        SSL_free(ssl)
+        socketDrained.deallocate()
+    }
 
     /// Whether the handshake has completed (the preface and frames flow only after it).
     var isHandshakeDone: Bool { SSL_is_init_finished(ssl) == 1 }
@@ -80,23 +96,47 @@ final class TLSSession {
     /// A TLS record (16 KiB) with its header, MAC and padding room.
     static let recordBufferBytes = 17 * 1024 + 512
 
+    /// Reads as many records as have arrived, up to `buffer`'s size. The context reads ahead
+    /// (`cossl_set_read_ahead`), so one read(2) takes every record the socket holds and the
+    /// records OpenSSL holds are opened without a syscall; it stops once the socket is drained
+    /// and nothing is held, instead of reading again for an EAGAIN (docs/BENCHMARKS.md, TLS).
     func read(into buffer: UnsafeMutableRawBufferPointer) -> StreamRead {
+        if let ending { return ending }
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return .bytes(0) }
         ERR_clear_error()
         readWantsWrite = false
-        let result = SSL_read(ssl, base, Int32(clamping: buffer.count))
-        if result > 0 { return .bytes(Int(result)) }
-        switch SSL_get_error(ssl, result) {
-        case SSL_ERROR_WANT_READ:
-            return .wouldBlock
-        case SSL_ERROR_WANT_WRITE:
-            readWantsWrite = true
-            return .wouldBlock
-        case SSL_ERROR_ZERO_RETURN:
-            return .end
-        default:
-            return .failed(failure(during: "read"))
+        lastReadMayHaveLeftMore = true
+        var total = 0
+        while total < buffer.count {
+            let result = SSL_read(ssl, base + total, Int32(clamping: buffer.count - total))
+            if result > 0 {
+                total += Int(result)
+                if socketDrained.pointee != 0, SSL_has_pending(ssl) == 0 {
+                    lastReadMayHaveLeftMore = false
+                    break
+                }
+                continue
+            }
+            let outcome: StreamRead
+            switch SSL_get_error(ssl, result) {
+            case SSL_ERROR_WANT_READ:
+                lastReadMayHaveLeftMore = false
+                return total > 0 ? .bytes(total) : .wouldBlock
+            case SSL_ERROR_WANT_WRITE:
+                // A handshake message or a key update answer must go out first.
+                readWantsWrite = true
+                lastReadMayHaveLeftMore = false
+                return total > 0 ? .bytes(total) : .wouldBlock
+            case SSL_ERROR_ZERO_RETURN:
+                outcome = .end
+            default:
+                outcome = .failed(failure(during: "read"))
+            }
+            // The records before an end or a failure go first; the next read reports it.
+            ending = outcome
+            return total > 0 ? .bytes(total) : outcome
         }
+        return .bytes(total)
     }
 
     func write(from buffer: UnsafeRawBufferPointer) -> StreamWrite {

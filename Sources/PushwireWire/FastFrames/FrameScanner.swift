@@ -131,6 +131,27 @@ extension HotFrames {
         return code
     }
 
+    /// The payload of a frame that is a Ping and nothing else — `Frame { [call_id] ping { [payload] } }`
+    /// with its fields in number order, as every encoder writes them — for the server to answer
+    /// without decoding it (a Ping is a whole call's worth of decoding for one number: the Ping
+    /// rows, docs/BENCHMARKS.md, TLS). Nil for any other frame, an unknown or repeated field
+    /// included: those take the regular decoder, which answers them as before.
+    @inlinable
+    public static func scanPing(_ frame: UnsafeRawBufferPointer) -> UInt64? {
+        var reader = Reader(frame)
+        guard var key = reader.tag() else { return nil }
+        if key.field == 1, key.wireType == 0 {  // call_id: a ping belongs to no call, ignored
+            guard reader.varint() != nil, let next = reader.tag() else { return nil }
+            key = next
+        }
+        guard key.field == 5, key.wireType == 2, var ping = reader.submessage(), reader.atEnd else { return nil }
+        if ping.atEnd { return 0 }
+        guard let inner = ping.tag(), inner.field == 1, inner.wireType == 0, let payload = ping.varint(), ping.atEnd else {
+            return nil
+        }
+        return payload
+    }
+
     /// A bounds-checked cursor over protobuf bytes. Public so that the runtime's raw fast paths
     /// (and the handlers behind them) read requests in place with the same primitives as the
     /// harness; `@inlinable` because they run once per field per call.
