@@ -127,7 +127,7 @@ final class TLSReadTests: XCTestCase {
         guard case .bytes(6) = first else { return XCTFail("\(first)") }
         XCTAssertEqual(head, "one tw")
         XCTAssertTrue(pair.session.lastReadMayHaveLeftMore, "stopped with records still held")
-        let (second, rest) = pair.read()
+        let (second, rest) = pair.read(waitMS: 0)  // OpenSSL holds it: the socket is empty
         guard case .bytes = second else { return XCTFail("\(second)") }
         XCTAssertEqual(rest, "o three")
         XCTAssertFalse(pair.session.lastReadMayHaveLeftMore)
@@ -151,8 +151,8 @@ final class TLSReadTests: XCTestCase {
         guard case .bytes = outcome else { return XCTFail("\(outcome)") }
         XCTAssertEqual(text, "bye")
         XCTAssertTrue(pair.session.lastReadMayHaveLeftMore, "the reader must read again to see the end")
-        guard case .end = pair.read().0 else { return XCTFail("no end after close_notify") }
-        guard case .end = pair.read().0 else { return XCTFail("the end is reported again") }
+        guard case .end = pair.read(waitMS: 0).0 else { return XCTFail("no end after close_notify") }
+        guard case .end = pair.read(waitMS: 0).0 else { return XCTFail("the end is reported again") }
     }
 
     /// End to end: pings sealed one record each and written in pieces of every size, some of
