@@ -19,7 +19,7 @@ def fanout_row(fanout):
     """The fan-out row: the figure of `--fanout N` when it was measured, else where to find it."""
     if fanout is None:
         return ("| Messages fan-out to 1 M devices | not in this run (`Scripts/bench --fanout 1000000`; "
-                "see the Messages section) | — | — | — | ≤ 5 s |")
+                "see docs/BENCHMARKS.md, Messages fan-out) | — | — | — | ≤ 5 s |")
     if isinstance(fanout, str):
         return f"| Messages fan-out to 1 M devices | {fanout} | — | — | — | ≤ 5 s |"
     return (f"| Messages fan-out: one message to {fanout['sent']:,} devices in 3 languages, NullGateway (s) "

@@ -41,6 +41,9 @@ final class InFlightWindow: Sendable {
     /// The most slots ever taken at once.
     var peakInUse: Int { state.withLock { $0.peakInUse } }
 
+    /// How many callers are suspended waiting for slots now.
+    var waiting: Int { state.withLock { $0.waiters.count - $0.waiterHead } }
+
     /// Takes between 1 and `wanted` slots, suspending until at least one is free; returns how many
     /// were taken. Waiters are served first come, first served.
     func acquire(atMost wanted: Int) async -> Int {

@@ -110,6 +110,9 @@ final class PGListener: @unchecked Sendable {
     /// How many times the listener connected again after losing its connection.
     var reconnects: Int { state.withLock { $0.reconnects } }
 
+    /// How many changes arrived before there was an observer and are kept for it.
+    var pendingCount: Int { state.withLock { $0.pending.count } }
+
     /// Stops the thread and closes the connection; waits for it unless called on it.
     func close() {
         let wasClosed = state.withLock { state in

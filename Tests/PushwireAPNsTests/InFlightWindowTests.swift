@@ -13,10 +13,13 @@ final class InFlightWindowTests: XCTestCase {
         XCTAssertEqual(window.peakInUse, 16)
 
         let waiter = Task { await window.acquire(atMost: 8) }
-        try? await Task.sleep(for: .milliseconds(50))
-        // The waiter wakes once a batch (an eighth of the window: 2 slots) is free, not at the first.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while window.waiting == 0, ContinuousClock.now < deadline { await Task.yield() }
+        XCTAssertEqual(window.waiting, 1, "the waiter never waited")
+        // The waiter wakes once a batch (an eighth of the window: 2 slots) is free, not at the
+        // first (a release wakes a waiter before it returns).
         window.release()
-        try? await Task.sleep(for: .milliseconds(50))
+        XCTAssertEqual(window.waiting, 1, "woken at the first free slot")
         window.release()
         let granted = await waiter.value
         XCTAssertEqual(granted, 2)

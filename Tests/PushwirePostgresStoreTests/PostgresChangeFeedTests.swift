@@ -184,7 +184,8 @@ final class PostgresChangeFeedTests: XCTestCase {
         let (_, a, b) = try twoServers()
         defer { a.close(); b.close() }
         let app = try await b.createApplication(application("FEED0-00004"), initialCategories: [])
-        try await Task.sleep(nanoseconds: 300_000_000)
+        let arrived = await eventually { a.listener.pendingCount == 1 }
+        XCTAssertTrue(arrived, "the change never reached A's listener")
         let seen = Received(observing: a)
         let received = await seen.wait(count: 1)
         XCTAssertEqual(received, [.application(id: app.id)])
