@@ -44,6 +44,9 @@ extension PushwireServices {
             let queues = pipeline.queueFigures
             out.gauge("pushwire_delivery_waiting_messages", help: "Messages created, due, and waiting in memory for a delivery slot.",
                       Double(queues.waiting))
+            out.gauge("pushwire_delivery_cached_message_bytes",
+                      help: "Bytes (estimated) of created messages handed to the delivery scheduler in memory: records and decoded specs, under one budget.",
+                      Double(pipeline.cachedMessageBytes))
             out.family("pushwire_delivery_running_messages", "gauge", help: "Messages being sent now, by size (small: batched with others).")
             out.sample("pushwire_delivery_running_messages", [("size", "small")], Double(queues.runningSmall))
             out.sample("pushwire_delivery_running_messages", [("size", "large")], Double(queues.runningLarge))

@@ -2,6 +2,7 @@
 import CJemalloc
 #endif
 import Glibc
+import PushwireRuntime
 
 /// pushwired's memory allocator: jemalloc, linked into the executable, so that it serves every
 /// malloc of the process (the Swift runtime's, SQLite's, libcurl's) in place of glibc's.
@@ -67,6 +68,24 @@ enum Allocator {
         var enable = true
         if mallctl("background_thread", nil, nil, &enable, MemoryLayout<Bool>.size) != 0 { failed.append("background_thread") }
         return failed.isEmpty ? nil : failed.joined(separator: ", ")
+    }
+
+    /// jemalloc's own figures for /metrics (`pushwire_allocator_bytes{kind}`): `allocated` (in
+    /// use by the program), `active` (its pages), `resident` (physically mapped, what RSS sees
+    /// of the heap), `retained` (address space kept but returned to the kernel). `resident` far
+    /// above `allocated` means freed pages not yet purged; both high, live data.
+    static func collectMetrics(_ out: inout PrometheusText) {
+        var epoch: UInt64 = 1
+        // Refreshes the statistics, which jemalloc otherwise reports as of the last refresh.
+        _ = mallctl("epoch", nil, nil, &epoch, MemoryLayout<UInt64>.size)
+        out.family("pushwire_allocator_bytes", "gauge", help: "jemalloc's statistics: allocated, active, resident, retained bytes.")
+        for kind in ["allocated", "active", "resident", "retained"] {
+            var value = 0  // size_t
+            var size = MemoryLayout<Int>.size
+            if mallctl("stats.\(kind)", &value, &size, nil, 0) == 0 {
+                out.sample("pushwire_allocator_bytes", [("kind", kind)], Double(value))
+            }
+        }
     }
     #endif
 }

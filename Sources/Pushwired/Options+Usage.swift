@@ -57,6 +57,9 @@ extension Options {
                                          batches of this many, which every server claims and fans
                                          out (leases as above); 0: each message by one server
                                          (default: 20000)
+          --delivery-cache-bytes <bytes> bytes of created messages (records, decoded specs)
+                                         handed to the delivery scheduler in memory; past it
+                                         they are read back from the outbox (default: 33554432)
           --sink <file>                  where notifications of apps without APNs credentials go, one
                                          JSON line each (default: <data-dir>/sink.jsonl); reopened
                                          on SIGHUP (for logrotate)

@@ -12,7 +12,7 @@ extension Options {
         "call-metrics", "http-max-body", "http-request-timeout", "http-idle-timeout", "threads", "data-dir",
         "database-url", "sink", "max-frame-size", "max-calls-per-connection", "max-connections",
         "max-connections-per-peer", "max-output-buffer", "max-buffered-bytes", "socket-send-buffer", "idle-timeout",
-        "preface-timeout", "frame-timeout", "drain-timeout", "outbox-lease", "fanout-batch", "sink-max-bytes", "sink-keep",
+        "preface-timeout", "frame-timeout", "drain-timeout", "outbox-lease", "fanout-batch", "delivery-cache-bytes", "sink-max-bytes", "sink-keep",
         "log-format", "log-level", "admin-token", "apns-url", "apns-ca-file", "fcm-url", "fcm-ca-file",
     ]
 
@@ -96,6 +96,7 @@ extension Options {
             guard lease >= .seconds(1) else { throw UsageError(message: "--outbox-lease: '\(value)' is shorter than 1s") }
             outboxLease = lease
         case "fanout-batch": fanOutBatchDevices = try Self.count(name, value, minimum: 0)
+        case "delivery-cache-bytes": deliveryCacheBytes = try Self.count(name, value, minimum: 0)
         case "sink-max-bytes":
             let bytes = try Self.count(name, value, minimum: 4096)
             sinkRotation = FileSinkGateway.Rotation(maxBytes: Int64(bytes), keep: sinkRotation?.keep ?? 5)

@@ -36,6 +36,8 @@ struct Options {
     var outboxLease: Duration = .seconds(10)
     /// `--fanout-batch`: devices per shared fan-out batch on PostgreSQL (0: never cut).
     var fanOutBatchDevices = 20_000
+    /// `--delivery-cache-bytes`: the delivery pipeline's in-memory hand-over budget.
+    var deliveryCacheBytes = 32 << 20  // DeliveryPipeline.defaultMaxCachedMessageBytes
     /// `--tls-cert` / `--tls-key`: the PEM chain and key that make `--listen` speak TLS; both or neither.
     var tlsCertificateFile: String?
     var tlsKeyFile: String?

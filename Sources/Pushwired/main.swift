@@ -184,6 +184,7 @@ case .run(let options):
     var delivery = DeliveryPipeline.Configuration()
     delivery.leaseDuration = options.outboxLease
     delivery.sharedBatchDevices = options.fanOutBatchDevices
+    delivery.maxCachedMessageBytes = options.deliveryCacheBytes
     let deliveryConfiguration = delivery
     // The gateways are this composition root's choice, as the store engine is.
     let gateways: DeliveryGateways
@@ -207,6 +208,9 @@ case .run(let options):
     }
     services.register(on: server)
     services.registerOperations(on: server)
+    #if !PUSHWIRE_SYSTEM_MALLOC
+    server.addMetricsCollector { out in Allocator.collectMetrics(&out) }
+    #endif
     PushwooshAPI.register(on: server)
     Console.register(on: server)
     services.registry.log.use(logger)

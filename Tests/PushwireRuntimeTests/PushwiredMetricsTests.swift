@@ -34,7 +34,9 @@ extension PushwiredProcessTests {
                          "pushwire_store_queued_writes", "pushwire_gateway_notifications_in_flight",
                          #"pushwire_delivery_running_messages{size="small"}"#, "pushwire_delivery_waiting_messages",
                          #"pushwire_deliveries_total{gateway="apns",platform="ios",outcome="sent"}"#,
-                         #"pushwire_rpc_bytes_total{direction="received"}"#, "pushwire_connections_refused_descriptors_total"] {
+                         #"pushwire_rpc_bytes_total{direction="received"}"#, "pushwire_connections_refused_descriptors_total",
+                         "pushwire_delivery_cached_message_bytes", #"pushwire_allocator_bytes{kind="allocated"}"#,
+                         #"pushwire_allocator_bytes{kind="resident"}"#] {
                 XCTAssertNotNil(before.values[name], "\(name) in:\n\(before.text)")
             }
 
@@ -73,6 +75,9 @@ extension PushwiredProcessTests {
             XCTAssertGreaterThan(moved(#"pushwire_rpc_bytes_total{direction="received"}"#), 0, after.text)
             XCTAssertGreaterThan(moved(#"pushwire_rpc_bytes_total{direction="sent"}"#), 0, after.text)
             XCTAssertEqual(after.values["pushwire_gateway_notifications_in_flight"], 0, after.text)
+            // The message was handed to the scheduler in memory and taken from there when it started.
+            XCTAssertEqual(after.values["pushwire_delivery_cached_message_bytes"], 0, after.text)
+            XCTAssertGreaterThan(after.values[#"pushwire_allocator_bytes{kind="allocated"}"#] ?? 0, 0, after.text)
             try PromtoolCheck.check(after.text)
         }
     }

@@ -16,7 +16,7 @@ final class PushwiredOptionsTests: XCTestCase {
         "log-format": "json", "admin-token": "t0k3n", "apns-url": "https://127.0.0.1:8443", "apns-ca-file": "/nonexistent/ca.pem",
         "fcm-url": "https://127.0.0.1:8444", "fcm-ca-file": "/nonexistent/ca.pem", "config": "",
         "tls-cert": "/nonexistent/fullchain.pem", "tls-key": "/nonexistent/key.pem", "tls-client-ca": "/nonexistent/ca.pem",
-        "tls-handshake-timeout": "5s", "outbox-lease": "5s", "fanout-batch": "5000", "plaintext-listen": "127.0.0.1:0",
+        "tls-handshake-timeout": "5s", "outbox-lease": "5s", "fanout-batch": "5000", "delivery-cache-bytes": "1048576", "plaintext-listen": "127.0.0.1:0",
         "http-plaintext-listen": "127.0.0.1:0",
     ]
 

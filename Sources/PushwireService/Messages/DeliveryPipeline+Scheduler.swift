@@ -32,12 +32,19 @@ extension DeliveryPipeline {
         // created (scheduled), so they need no read. One cancelled meanwhile is caught by the
         // first step's write, which checks the status and hands nothing over.
         var known: [Int64: MessageRecord] = [:]
+        // The change of `known`'s bytes not yet applied to `State.knownBytes` (entries dropped
+        // or claimed make it negative), settled once per pass rather than under the lock per entry.
+        var knownChange = 0
         while !isStopped {
             let now = Self.nowMS()
             let (fresh, overflowed, laterDueAtMS) = state.withLock { state in
                 defer {
                     state.fresh.removeAll(keepingCapacity: true)
                     state.freshOverflowed = false
+                    // Handed to `known` below: the bytes move with them, under the same lock, so
+                    // that no creation sees the budget emptier than it is.
+                    state.knownBytes += state.freshBytes
+                    state.freshBytes = 0
                 }
                 return (state.fresh, state.freshOverflowed, state.laterDueAtMS)
             }
@@ -76,8 +83,13 @@ extension DeliveryPipeline {
             if !fresh.isEmpty {
                 // Bounded: entries not claimed (their ids dropped by a look at the outbox, which
                 // finds them again) are forgotten rather than kept forever.
-                if known.count > 2 * Self.freshCapacity { known.removeAll(keepingCapacity: true) }
-                for message in fresh { known[message.id] = message }
+                if known.count > 2 * Self.freshCapacity {
+                    knownChange -= known.values.reduce(0) { $0 + Self.cachedCost(of: $1) }
+                    known.removeAll(keepingCapacity: true)
+                }
+                for message in fresh {
+                    if let replaced = known.updateValue(message, forKey: message.id) { knownChange -= Self.cachedCost(of: replaced) }
+                }
             }
             // Claim as many as there are free slots, then read them in one read transaction
             // (one each cost a transaction while the writer commits hundreds of times a second).
@@ -99,8 +111,14 @@ extension DeliveryPipeline {
             var read: [Int64: MessageRecord] = [:]
             var unknown: [Int64] = []
             for entry in claimed {
-                if let message = known.removeValue(forKey: entry.id) { read[entry.id] = message } else { unknown.append(entry.id) }
+                if let message = known.removeValue(forKey: entry.id) {
+                    read[entry.id] = message
+                    knownChange -= Self.cachedCost(of: message)
+                } else {
+                    unknown.append(entry.id)
+                }
             }
+            settleKnownBytes(&knownChange)
             if !unknown.isEmpty {
                 for (id, message) in (try? await store.messages(ids: unknown)) ?? [:] { read[id] = message }
             }
@@ -126,8 +144,16 @@ extension DeliveryPipeline {
                         for later in claimed[position...] { state.running.remove(later.id) }
                     }
                     // Kept for when they are claimed again (only this loop starts messages).
+                    // Within the budget: one past it is read from the store again.
                     for later in claimed[position...] {
-                        if let message = read[later.id], message.status == .scheduled { known[later.id] = message }
+                        guard let message = read[later.id], message.status == .scheduled else { continue }
+                        let cost = Self.cachedCost(of: message)
+                        let kept = state.withLock { state -> Bool in
+                            guard state.cacheFits(cost, budget: configuration.maxCachedMessageBytes) else { return false }
+                            state.knownBytes += cost
+                            return true
+                        }
+                        if kept { known[later.id] = message }
                     }
                     next = entry.index
                     break
@@ -164,6 +190,8 @@ extension DeliveryPipeline {
             if batchesLookedFor { delay = min(delay, configuration.batchPoll) }
             if delay > .zero { await sleep(delay) }
         }
+        // `known` goes with this loop.
+        state.withLock { $0.knownBytes = 0 }
         // Claimed small messages never started: not running (the next start finds them scheduled).
         if !smallBatch.isEmpty {
             state.withLock { state in
@@ -180,6 +208,14 @@ extension DeliveryPipeline {
         if !held.isEmpty { _ = try? await store.releaseLeases(owner: leaseOwner, messageIDs: held) }
         if !heldBatches.isEmpty { _ = try? await store.releaseBatchLeases(owner: leaseOwner, batches: heldBatches) }
         state.withLock { $0.renewer }?.cancel()
+    }
+
+    /// Applies the change of `known`'s bytes since the last call to `State.knownBytes`.
+    private func settleKnownBytes(_ change: inout Int) {
+        if change == 0 { return }
+        let settled = change
+        state.withLock { $0.knownBytes += settled }
+        change = 0
     }
 
     /// Runs `fanOut` in a task of its own; its slot is given back when it ends.

@@ -40,6 +40,10 @@ public final class DeliveryPipeline: Sendable {
         /// How often a scheduler with a free slot for a large message looks for batches to
         /// claim (cut by any server; its own cuts wake it at once).
         public var batchPoll: Duration = .milliseconds(100)
+        /// Bytes the in-memory hand-over of created messages to the scheduler may hold: their
+        /// records and small ones' decoded specs (`DeliveryPipeline+CacheBytes.swift`). Past it,
+        /// created messages are found in the outbox instead. 0 keeps nothing in memory.
+        public var maxCachedMessageBytes = DeliveryPipeline.defaultMaxCachedMessageBytes
 
         /// The defaults.
         public init() {}
@@ -86,7 +90,13 @@ public final class DeliveryPipeline: Sendable {
         /// small-message fan-out takes them instead of decoding the stored JSON again. Bounded
         /// like the scheduler's `known` (an entry whose message is never sent small is dropped
         /// with the rest when it overflows).
-        var createdSpecs: [Int64: MessageSpec] = [:]
+        var createdSpecs: [Int64: (spec: MessageSpec, cost: Int)] = [:]
+        /// What `fresh`, `createdSpecs` and the scheduler's `known` hold, in bytes as
+        /// `DeliveryPipeline.cachedCost(of:)` estimates them; together at most
+        /// `Configuration.maxCachedMessageBytes`. `knownBytes` is the scheduler's to keep.
+        var freshBytes = 0
+        var createdSpecBytes = 0
+        var knownBytes = 0
         /// Small-message batches started whose attempt records are not committed yet, by token.
         var startingSmallBatches: Set<Int> = []
         var nextSmallBatchToken = 0
@@ -205,15 +215,25 @@ public final class DeliveryPipeline: Sendable {
     func messagesCreated(_ created: [MessageRecord], specs: [MessageSpec?]) {
         guard let earliest = created.map(\.sendAtMS).min() else { return }
         let now = Self.nowMS()
+        let budget = configuration.maxCachedMessageBytes
         let needed = state.withLock { state -> Bool in
             for (index, message) in created.enumerated() where message.status == .scheduled {
                 if message.sendAtMS > now {
                     state.laterDueAtMS = min(state.laterDueAtMS ?? message.sendAtMS, message.sendAtMS)
-                } else if state.fresh.count < Self.freshCapacity {
+                } else if state.fresh.count < Self.freshCapacity,
+                          case let cost = Self.cachedCost(of: message), state.cacheFits(cost, budget: budget) {
                     state.fresh.append(message)
+                    state.freshBytes += cost
                     if index < specs.count, let spec = specs[index], configuration.isSmall(message) {
-                        if state.createdSpecs.count >= 2 * Self.freshCapacity { state.createdSpecs.removeAll(keepingCapacity: true) }
-                        state.createdSpecs[message.id] = spec
+                        if state.createdSpecs.count >= 2 * Self.freshCapacity {
+                            state.createdSpecs.removeAll(keepingCapacity: true)
+                            state.createdSpecBytes = 0
+                        }
+                        let specCost = Self.cachedSpecCost(of: message)
+                        if state.cacheFits(specCost, budget: budget) {
+                            state.createdSpecs[message.id] = (spec, specCost)
+                            state.createdSpecBytes += specCost
+                        }
                     }
                 } else {
                     state.freshOverflowed = true
@@ -231,7 +251,10 @@ public final class DeliveryPipeline: Sendable {
             if state.createdSpecs.isEmpty { return taken }
             taken.reserveCapacity(ids.count)
             for id in ids {
-                if let spec = state.createdSpecs.removeValue(forKey: id) { taken[id] = spec }
+                if let entry = state.createdSpecs.removeValue(forKey: id) {
+                    taken[id] = entry.spec
+                    state.createdSpecBytes -= entry.cost
+                }
             }
             return taken
         }
