@@ -54,11 +54,13 @@ enum DeliverySteps {
     static func add(messageID: Int64, batch: Int?, ids: [Int64], _ handOver: [NewDeliveryRecord], to rows: inout [Row]) {
         for (index, id) in ids.enumerated() where index < handOver.count {
             // A row stays within one block, so a row starts at most `blockSize - 1` ids before
-            // any id of it (what `handedOverSQL` looks back over).
-            if let last = rows.last, last.messageID == messageID, last.batch == batch, last.firstID + Int64(last.hwids.count) == id,
-               (id - base) % blockSize != 0 {
-                rows[rows.count - 1].hwids.append(handOver[index].hwid)
-                rows[rows.count - 1].attempts.append(Int64(handOver[index].attempt))
+            // any id of it (what `handedOverSQL` looks back over). The last row is looked at in
+            // place: a copy of it held while appending would copy its arrays on every append.
+            let last = rows.count - 1
+            if last >= 0, rows[last].messageID == messageID, rows[last].batch == batch,
+               rows[last].firstID + Int64(rows[last].hwids.count) == id, (id - base) % blockSize != 0 {
+                rows[last].hwids.append(handOver[index].hwid)
+                rows[last].attempts.append(Int64(handOver[index].attempt))
             } else {
                 rows.append(Row(messageID: messageID, batch: batch, firstID: id, hwids: [handOver[index].hwid],
                                 attempts: [Int64(handOver[index].attempt)]))
@@ -134,9 +136,9 @@ enum DeliverySteps {
         }
     }
 
-    /// Refuses a `stillWithGateway` that is not the ids of one earlier step of the message with
-    /// no outcome yet: each run of consecutive ids must be one of its step rows exactly (or, for
-    /// ids of the older form, rows handed over), and none may have an outcome row.
+    /// Refuses a `stillWithGateway` that is not ids of one earlier step of the message (its batch's)
+    /// with no outcome yet: each run of consecutive ids must lie within one of its step rows (or,
+    /// for ids of the older form, be rows handed over), and none may have an outcome row.
     static func checkStillWithGateway(_ step: FanOutStep, on connection: PGConnection) throws(StoreError) {
         let ids = step.stillWithGateway
         guard !ids.isEmpty else { return }
@@ -154,7 +156,8 @@ enum DeliverySteps {
         }
         var starts: [Int64] = [], lengths: [Int64] = []
         for id in sorted {
-            if let start = starts.last, let length = lengths.last, start + length == id {
+            // Runs break at block boundaries, as rows do (`add`).
+            if let start = starts.last, let length = lengths.last, start + length == id, (id - base) % blockSize != 0 {
                 lengths[lengths.count - 1] += 1
             } else {
                 starts.append(id); lengths.append(1)
@@ -163,8 +166,9 @@ enum DeliverySteps {
         let rows = try pg { () throws(PGError) in
             try connection.query("""
                 SELECT (SELECT count(*) FROM unnest($2::bigint[], $3::bigint[]) AS r (first_id, n)
-                        JOIN delivery_steps s ON s.message_id = $1 AND s.first_id = r.first_id AND cardinality(s.hwids) = r.n
-                            AND s.batch IS NOT DISTINCT FROM $4::integer),
+                        CROSS JOIN LATERAL (SELECT first_id, cardinality(hwids) AS records, batch FROM delivery_steps
+                                            WHERE message_id = $1 AND first_id <= r.first_id ORDER BY first_id DESC LIMIT 1) s
+                        WHERE r.first_id + r.n <= s.first_id + s.records AND s.batch IS NOT DISTINCT FROM $4::integer),
                        EXISTS (SELECT 1 FROM unnest($2::bigint[], $3::bigint[]) AS q (first_id, n)
                                JOIN deliveries d ON d.id BETWEEN q.first_id AND q.first_id + q.n - 1)
                 """, [String(step.messageID), PGText.intArray(starts), PGText.intArray(lengths), step.batch.map { String($0) }])
