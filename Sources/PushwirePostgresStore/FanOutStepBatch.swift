@@ -80,16 +80,9 @@ enum FanOutStepBatch {
 
     /// Writes `steps` (see the type's comment; `canWrite` holds); returns each step's new ids.
     static func apply(_ steps: [FanOutStep], on connection: PGConnection) throws(StoreError) -> [[UInt64]] {
-        // Ids for every new attempt record, ascending, dealt out in step order.
+        // Ids for every new attempt record (blocks: `DeliverySteps`), ascending, dealt out in step order.
         let total = steps.reduce(0) { $0 + $1.handOver.count }
-        var drawn: [Int64] = []
-        if total > 0 {
-            let rows = try pg { () throws(PGError) in
-                try connection.query("SELECT nextval('deliveries_ids') FROM generate_series(1, $1)", [String(total)])
-            }
-            drawn = (0..<rows.count).map { rows.int($0, 0) }.sorted()
-            guard drawn.count == total else { throw .internalError("drew \(drawn.count) attempt record ids of \(total)") }
-        }
+        let drawn = try DeliverySteps.drawIDs(total, on: connection)
         var ids: [[Int64]] = []
         ids.reserveCapacity(steps.count)
         var offset = 0
@@ -137,38 +130,39 @@ enum FanOutStepBatch {
     /// The rows besides the message rows of the steps at `written`: one statement per kind.
     private static func writeChanges(_ steps: [FanOutStep], _ written: [Int], _ ids: [[Int64]],
                                      on connection: PGConnection) throws(StoreError) {
-        var stateIDs: [Int64] = [], states: [Int64] = [], reasons: [String] = []
+        var stateMessages: [Int64] = [], stateIDs: [Int64] = [], stateHWIDs: [String] = [], states: [Int64] = [], reasons: [String] = []
         var failures: [FailureKey: Int64] = [:]
         var deadApps: [Int64] = [], deadHWIDs: [String] = [], deadTokens: [String] = [], deadStates: [Int64] = [], deadSince: [Int64] = []
         var badgeApps: [Int64] = [], badgeHWIDs: [String] = [], badges: [Int64] = []
-        var newIDs: [Int64] = [], newMessages: [Int64] = [], newHWIDs: [String] = [], newAttempts: [Int64] = []
+        var newRows: [DeliverySteps.Row] = []
         var platforms: [PlatformKey: (targeted: Int64, sent: Int64, failed: Int64, invalid: Int64)] = [:]
         for index in written {
             let step = steps[index]
             for result in step.results {
                 switch result.result {
-                case .sent: break  // keeps state 0: moving the open range past it records it
+                case .sent: break  // no row: moving the open range past it records it
                 case .failed(let reason, _, let refused):
                     failures[FailureKey(messageID: step.messageID, reason: reason), default: 0] += 1
-                    stateIDs.append(Int64(result.deliveryID)); states.append(PostgresStore.DeliveryState.failed.rawValue)
+                    stateMessages.append(step.messageID); stateIDs.append(Int64(result.deliveryID)); stateHWIDs.append(result.hwid)
+                    states.append(PostgresStore.DeliveryState.failed.rawValue)
                     reasons.append(reason)
                     if let refused {
                         deadApps.append(step.applicationID); deadHWIDs.append(result.hwid); deadTokens.append(refused.token)
                         deadStates.append(refused.state.rawValue); deadSince.append(refused.sinceMS)
                     }
                 case .retryPending(let reason):
-                    stateIDs.append(Int64(result.deliveryID)); states.append(PostgresStore.DeliveryState.retryPending.rawValue)
+                    stateMessages.append(step.messageID); stateIDs.append(Int64(result.deliveryID)); stateHWIDs.append(result.hwid)
+                    states.append(PostgresStore.DeliveryState.retryPending.rawValue)
                     reasons.append(reason)
                 }
             }
-            for (position, delivery) in step.handOver.enumerated() {
+            for delivery in step.handOver {
                 if let replaced = delivery.replaces {
-                    stateIDs.append(Int64(replaced)); states.append(PostgresStore.DeliveryState.replaced.rawValue); reasons.append("")
+                    stateMessages.append(step.messageID); stateIDs.append(Int64(replaced)); stateHWIDs.append(delivery.hwid)
+                    states.append(PostgresStore.DeliveryState.replaced.rawValue); reasons.append("")
                 }
-                guard position < ids[index].count else { continue }
-                newIDs.append(ids[index][position]); newMessages.append(step.messageID)
-                newHWIDs.append(delivery.hwid); newAttempts.append(Int64(delivery.attempt))
             }
+            DeliverySteps.add(messageID: step.messageID, batch: step.batch, ids: ids[index], step.handOver, to: &newRows)
             for badge in step.badges {
                 badgeApps.append(step.applicationID); badgeHWIDs.append(badge.hwid); badges.append(badge.badge)
             }
@@ -182,16 +176,11 @@ enum FanOutStepBatch {
                 platforms[key] = sum
             }
         }
+        // The last state given to each record wins, as when the steps ran one by one.
+        try DeliverySteps.recordOutcomes(messageIDs: stateMessages, ids: stateIDs, hwids: stateHWIDs, states: states, reasons: reasons,
+                                         on: connection)
+        try DeliverySteps.insert(newRows, on: connection)
         try pg { () throws(PGError) in
-            if !stateIDs.isEmpty {
-                // The last state given to each record wins, as when the steps ran one by one.
-                try connection.query("""
-                    UPDATE deliveries d SET state = u.state, reason = u.reason
-                    FROM (SELECT DISTINCT ON (id) id, state, reason FROM unnest($1::bigint[], $2::integer[], $3::text[])
-                          WITH ORDINALITY AS r (id, state, reason, n) ORDER BY id, n DESC) u
-                    WHERE d.id = u.id
-                    """, [PGText.intArray(stateIDs), PGText.intArray(states), PGText.textArray(reasons)])
-            }
             if !deadHWIDs.isEmpty {
                 // Only rows whose token is still the dead one join, so two for one device set one value.
                 try connection.query("""
@@ -218,13 +207,6 @@ enum FanOutStepBatch {
                           WITH ORDINALITY AS r (app_id, hwid, badge, n) ORDER BY app_id, hwid, n DESC) u
                     WHERE d.app_id = u.app_id AND d.hwid = u.hwid
                     """, [PGText.intArray(badgeApps), PGText.textArray(badgeHWIDs), PGText.intArray(badges)])
-            }
-            if !newIDs.isEmpty {
-                try connection.query("""
-                    INSERT INTO deliveries (id, message_id, hwid, attempt, state)
-                    SELECT id, message_id, hwid, attempt, 0 FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::integer[])
-                        AS r (id, message_id, hwid, attempt)
-                    """, [PGText.intArray(newIDs), PGText.intArray(newMessages), PGText.textArray(newHWIDs), PGText.intArray(newAttempts)])
             }
             if !platforms.isEmpty {
                 let keys = Array(platforms.keys)

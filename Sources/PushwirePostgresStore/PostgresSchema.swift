@@ -6,8 +6,10 @@ import PushwireStore
 ///
 /// The tables, columns and indexes are SQLite's (`Schema.swift` in the SQLite engine), with
 /// PostgreSQL's types. Keys and cursors compare text byte for byte, as SQLite does, whatever the
-/// database's locale: those columns are `COLLATE "C"`. Attempt record ids come from a sequence
-/// (`deliveries_ids`), taken before the records are written so that a step knows them.
+/// database's locale: those columns are `COLLATE "C"`. Attempt record ids are taken before the
+/// records are written so that a step knows them: since version 7 in blocks (`delivery_blocks`,
+/// `DeliverySteps`), a step's records one `delivery_steps` row; before, one by one from
+/// `deliveries_ids`, a `deliveries` row each.
 enum PostgresSchema {
     static let migrations: [String] = [
         // 1: everything of SQLite's schema version 3.
@@ -155,6 +157,22 @@ enum PostgresSchema {
         """
         ALTER TABLE devices ADD COLUMN dead_token_state integer NOT NULL DEFAULT 1;
         ALTER TABLE devices ADD COLUMN dead_token_since_ms bigint NOT NULL DEFAULT 0;
+        """,
+        // 7: attempt records compactly (`DeliverySteps`): a step's handed-over records are one
+        // row (hwids as an array, consecutive ids from `first_id`, attempts only when one is
+        // not a first), with a `deliveries` row only for an outcome other than sent. Ids come
+        // from blocks (`delivery_blocks`), above every id the older per-row form drew, whose
+        // rows stay as they are and are read as before.
+        """
+        CREATE SEQUENCE delivery_blocks;
+        CREATE TABLE delivery_steps (
+            message_id bigint NOT NULL,
+            first_id bigint NOT NULL,
+            batch integer,
+            hwids text[] NOT NULL,
+            attempts integer[],
+            PRIMARY KEY (message_id, first_id)
+        );
         """,
     ]
 

@@ -119,22 +119,25 @@ extension PostgresStore {
                                      [String(batch.messageID), String(batch.index)])
             }
             guard rows.count > 0 else { throw .notFound("batch \(batch.index) of message \(batch.messageID)") }
-            // The batch's records handed over last without outcomes, then its range's retries. Ids
-            // come from one sequence for every server, so another batch's records may fall in
-            // the open range: the hwid range keeps them out.
+            // The batch's records handed over last without outcomes (either form:
+            // `DeliverySteps`), then its range's retries. Ids come from one sequence for every
+            // server, so another batch's records may fall in the open range: compact records are
+            // their step's batch's, older ones are kept out by the hwid range.
+            let inRange = "(b.after_hwid IS NULL OR d.hwid > b.after_hwid) AND (b.through_hwid IS NULL OR d.hwid <= b.through_hwid)"
             let open = try pg { () throws(PGError) in
                 try connection.query("""
                     SELECT o.id, o.hwid, o.attempt, o.state, COALESCE(v.device_type, 0) FROM (
-                        SELECT d.id, d.hwid, d.attempt, d.state, m.app_id FROM message_batches b
+                        SELECT h.id, h.hwid, h.attempt, h.state, m.app_id FROM message_batches b
                             JOIN messages m ON m.id = b.message_id
-                            JOIN deliveries d ON d.id BETWEEN b.open_from AND b.open_to AND d.message_id = b.message_id AND d.state = 0
-                                AND (b.after_hwid IS NULL OR d.hwid > b.after_hwid) AND (b.through_hwid IS NULL OR d.hwid <= b.through_hwid)
+                            CROSS JOIN LATERAL (
+                                \(DeliverySteps.handedOverSQL(message: "b.message_id", range: "b", stepFilter: " AND s.batch = b.batch",
+                                                              rowFilter: " AND " + inRange))
+                            ) h
                         WHERE b.message_id = $1 AND b.batch = $2
                         UNION ALL
                         SELECT d.id, d.hwid, d.attempt, d.state, m.app_id FROM message_batches b
                             JOIN messages m ON m.id = b.message_id
-                            JOIN deliveries d ON d.message_id = b.message_id AND d.state = 3
-                                AND (b.after_hwid IS NULL OR d.hwid > b.after_hwid) AND (b.through_hwid IS NULL OR d.hwid <= b.through_hwid)
+                            JOIN deliveries d ON d.message_id = b.message_id AND d.state = 3 AND \(inRange)
                         WHERE b.message_id = $1 AND b.batch = $2
                     ) o LEFT JOIN devices v ON v.app_id = o.app_id AND v.hwid = o.hwid
                     ORDER BY 1

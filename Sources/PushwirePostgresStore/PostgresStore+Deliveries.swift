@@ -81,12 +81,14 @@ extension PostgresStore {
 
     public func openDeliveries(messageID: Int64) async throws(StoreError) -> [OpenDeliveryRecord] {
         try await read(snapshot: true) { connection throws(StoreError) in
-            // The records handed over last whose outcomes were never recorded, then the retries.
+            // The records handed over last whose outcomes were never recorded (either form:
+            // `DeliverySteps`), then the retries.
             let rows = try pg { () throws(PGError) in
                 try connection.query("""
                     SELECT o.id, o.hwid, o.attempt, o.state, COALESCE(v.device_type, 0) FROM (
-                        SELECT d.id, d.hwid, d.attempt, d.state, m.app_id FROM messages m JOIN deliveries d
-                            ON d.id BETWEEN m.open_from AND m.open_to AND d.message_id = m.id AND d.state = 0
+                        SELECT h.id, h.hwid, h.attempt, h.state, m.app_id FROM messages m CROSS JOIN LATERAL (
+                            \(DeliverySteps.handedOverSQL(message: "m.id", range: "m", stepFilter: "", rowFilter: ""))
+                        ) h
                         WHERE m.id = $1
                         UNION ALL
                         SELECT d.id, d.hwid, d.attempt, d.state, m.app_id FROM deliveries d JOIN messages m ON m.id = d.message_id
@@ -124,21 +126,6 @@ extension PostgresStore {
         }
     }
 
-    /// Checks that `stillWithGateway` names distinct attempt records of the step's message that
-    /// have no outcome yet: the open range is drawn from the smallest of them, and ids from the
-    /// sequence need not be consecutive (several servers draw from it), so they are looked up.
-    private static func checkStillWithGateway(_ step: FanOutStep, on connection: PGConnection) throws(StoreError) {
-        let ids = step.stillWithGateway
-        guard !ids.isEmpty else { return }
-        let invalid = StoreError.invalidChange("stillWithGateway of message \(step.messageID) is not the ids of one earlier step")
-        guard Set(ids).count == ids.count, ids.allSatisfy({ $0 <= UInt64(Int64.max) }) else { throw invalid }
-        let rows = try pg { () throws(PGError) in
-            try connection.query("SELECT count(*) FROM deliveries WHERE id = ANY($1::bigint[]) AND message_id = $2 AND state = 0",
-                                 [PGText.intArray(ids.map { Int64($0) }), String(step.messageID)])
-        }
-        guard rows.int(0, 0) == Int64(ids.count) else { throw invalid }
-    }
-
     /// A step's UPDATE of its message row: counters, cursor, open range, status; for a first step
     /// only if the message is still scheduled or sending.
     /// With a lease ($11 its owner, $12 the owner's now, $13 until when), only under it: a
@@ -154,21 +141,18 @@ extension PostgresStore {
                  OR ($10::boolean AND (lease_owner IS NULL OR lease_until_ms < $12::bigint)))
         """
 
-    /// Writes one step: ids for its new attempt records (from the sequence, ascending), the message
-    /// row, the outcomes, failure counts, dead tokens and badges, then the new records; each kind
-    /// of change is one statement over arrays, however many rows it has.
+    /// Writes one step: ids for its new attempt records (a block, ascending), the message row,
+    /// the outcomes, failure counts, dead tokens and badges, then the new records (one
+    /// `delivery_steps` row: `DeliverySteps`); each kind of change is one statement over arrays,
+    /// however many rows it has.
     private static func apply(_ step: FanOutStep, on connection: PGConnection) throws(StoreError) -> [UInt64] {
         if step.batch != nil, step.lease == nil || step.startsSending {
             throw .invalidChange("a step of a batch of message \(step.messageID) needs its lease and cannot start the message")
         }
-        let (ids, changed) = try pg { () throws(PGError) -> ([Int64], Bool) in
+        let ids = try DeliverySteps.drawIDs(step.handOver.count, on: connection)
+        let changed = try pg { () throws(PGError) -> Bool in
             let outcomes = FanOutOutcomeCounts(step.results)
             let (sent, failed, invalid) = (outcomes.sent, outcomes.failed, outcomes.invalidTokens)
-            var ids: [Int64] = []
-            if !step.handOver.isEmpty {
-                let rows = try connection.query("SELECT nextval('deliveries_ids') FROM generate_series(1, $1)", [String(step.handOver.count)])
-                ids = (0..<rows.count).map { rows.int($0, 0) }.sorted()
-            }
             let count = Int64(ids.count)
             let firstID = ids.first ?? 0
             // The open range is now this batch's, from the batch still with the gateway if there is one.
@@ -181,14 +165,14 @@ extension PostgresStore {
                     String(step.messageID), String(batch), lease.owner, step.cursor, String(openFrom), String(openTo),
                     PGText.bool(step.finish), String(lease.untilMS),
                 ])
-                return (ids, updated.changes > 0)
+                return updated.changes > 0
             }
             let updated = try connection.query(stepUpdateSQL, [
                 String(step.messageID), String(sent), String(failed), String(invalid), String(step.targetedIncrement), step.cursor,
                 PGText.bool(step.finish), String(openFrom), String(openTo), PGText.bool(step.startsSending),
                 step.lease?.owner, String(step.lease?.nowMS ?? 0), String(step.lease?.untilMS ?? 0),
             ])
-            return (ids, updated.changes > 0)
+            return updated.changes > 0
         }
         if let batch = step.batch, !changed {
             let exists = try pg { () throws(PGError) in
@@ -204,42 +188,42 @@ extension PostgresStore {
         if step.lease != nil, !changed { throw .leaseLost("message \(step.messageID) is held by another server") }
         // After the UPDATE, which locked the message row: no other server's step on this message
         // can change its records between the check and the COMMIT.
-        try checkStillWithGateway(step, on: connection)
+        try DeliverySteps.checkStillWithGateway(step, on: connection)
+        // Outcomes other than sent (a sent record gets no row: moving the open range past it
+        // records it), and the retry-pending records the new attempts replace.
+        var stateIDs: [Int64] = [], stateHWIDs: [String] = [], states: [Int64] = [], reasons: [String] = []
+        var failuresByReason: [String: Int64] = [:]
+        var deadHWIDs: [String] = [], deadTokens: [String] = [], deadStates: [Int64] = [], deadSince: [Int64] = []
+        for result in step.results {
+            switch result.result {
+            case .sent: break
+            case .failed(let reason, _, let refused):
+                failuresByReason[reason, default: 0] += 1
+                stateIDs.append(Int64(result.deliveryID)); stateHWIDs.append(result.hwid); states.append(DeliveryState.failed.rawValue)
+                reasons.append(reason)
+                if let refused {
+                    deadHWIDs.append(result.hwid)
+                    deadTokens.append(refused.token)
+                    deadStates.append(refused.state.rawValue)
+                    deadSince.append(refused.sinceMS)
+                }
+            case .retryPending(let reason):
+                stateIDs.append(Int64(result.deliveryID)); stateHWIDs.append(result.hwid); states.append(DeliveryState.retryPending.rawValue)
+                reasons.append(reason)
+            }
+        }
+        for delivery in step.handOver {
+            if let replaced = delivery.replaces {
+                stateIDs.append(Int64(replaced)); stateHWIDs.append(delivery.hwid); states.append(DeliveryState.replaced.rawValue)
+                reasons.append("")
+            }
+        }
+        try DeliverySteps.recordOutcomes(messageIDs: Array(repeating: step.messageID, count: stateIDs.count), ids: stateIDs,
+                                         hwids: stateHWIDs, states: states, reasons: reasons, on: connection)
+        var rows: [DeliverySteps.Row] = []
+        DeliverySteps.add(messageID: step.messageID, batch: step.batch, ids: ids, step.handOver, to: &rows)
+        try DeliverySteps.insert(rows, on: connection)
         return try pg { () throws(PGError) in
-            // Outcomes other than sent (a sent record keeps state 0: moving the open range past it
-            // records it), and the retry-pending records the new attempts replace.
-            var stateIDs: [Int64] = [], states: [Int64] = [], reasons: [String] = []
-            var failuresByReason: [String: Int64] = [:]
-            var deadHWIDs: [String] = [], deadTokens: [String] = [], deadStates: [Int64] = [], deadSince: [Int64] = []
-            for result in step.results {
-                switch result.result {
-                case .sent: break
-                case .failed(let reason, _, let refused):
-                    failuresByReason[reason, default: 0] += 1
-                    stateIDs.append(Int64(result.deliveryID)); states.append(DeliveryState.failed.rawValue); reasons.append(reason)
-                    if let refused {
-                        deadHWIDs.append(result.hwid)
-                        deadTokens.append(refused.token)
-                        deadStates.append(refused.state.rawValue)
-                        deadSince.append(refused.sinceMS)
-                    }
-                case .retryPending(let reason):
-                    stateIDs.append(Int64(result.deliveryID)); states.append(DeliveryState.retryPending.rawValue); reasons.append(reason)
-                }
-            }
-            for delivery in step.handOver {
-                if let replaced = delivery.replaces {
-                    stateIDs.append(Int64(replaced)); states.append(DeliveryState.replaced.rawValue); reasons.append("")
-                }
-            }
-            if !stateIDs.isEmpty {
-                try connection.query("""
-                    UPDATE deliveries d SET state = u.state, reason = u.reason
-                    FROM (SELECT DISTINCT ON (id) id, state, reason FROM unnest($1::bigint[], $2::integer[], $3::text[])
-                          WITH ORDINALITY AS r (id, state, reason, n) ORDER BY id, n DESC) u
-                    WHERE d.id = u.id
-                    """, [PGText.intArray(stateIDs), PGText.intArray(states), PGText.textArray(reasons)])
-            }
             if !deadHWIDs.isEmpty {
                 try connection.query("""
                     UPDATE devices d SET dead_token = u.token, dead_token_state = u.state, dead_token_since_ms = u.since
@@ -257,13 +241,6 @@ extension PostgresStore {
                           WITH ORDINALITY AS r (hwid, badge, n) ORDER BY hwid, n DESC) u
                     WHERE d.app_id = $1 AND d.hwid = u.hwid
                     """, [String(step.applicationID), PGText.textArray(step.badges.map(\.hwid)), PGText.intArray(step.badges.map(\.badge))])
-            }
-            if !ids.isEmpty {
-                try connection.query("""
-                    INSERT INTO deliveries (id, message_id, hwid, attempt, state)
-                    SELECT id, $2, hwid, attempt, 0 FROM unnest($1::bigint[], $3::text[], $4::integer[]) AS r (id, hwid, attempt)
-                    """, [PGText.intArray(ids), String(step.messageID), PGText.textArray(step.handOver.map(\.hwid)),
-                          PGText.intArray(step.handOver.map { Int64($0.attempt) })])
             }
             if step.batch != nil {
                 // After the records: the message row is what every server's steps of this

@@ -80,6 +80,36 @@ extension StoreContractTests {
         }
     }
 
+    /// A retry's record keeps its device and attempt number through its own outcomes (given
+    /// with an empty hwid, as a caller may): handed over it is open with attempt 2, and waiting
+    /// for a retry again it is open, not handed over, still with attempt 2.
+    func testARetriedRecordKeepsItsAttemptThroughItsOutcomes() async throws {
+        try await forEachEngine { store in
+            let (app, message) = try await sendingMessage(store, "RETRY-00001", ["a", "b"])
+            let first = try await store.recordFanOutStep(FanOutStep(
+                messageID: message.id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "a", attempt: 1), NewDeliveryRecord(hwid: "b", attempt: 1)],
+                cursor: "b", targetedIncrement: 2, startsSending: true))
+            _ = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, results: [
+                DeliveryResultRecord(deliveryID: first[0], hwid: "a", result: .retryPending(reason: "TooManyRequests")),
+                DeliveryResultRecord(deliveryID: first[1], hwid: "b", result: .retryPending(reason: "TooManyRequests")),
+            ]))
+            let second = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, handOver: [
+                NewDeliveryRecord(hwid: "a", attempt: 2, replaces: first[0]), NewDeliveryRecord(hwid: "b", attempt: 2, replaces: first[1]),
+            ]))
+            var open = try await store.openDeliveries(messageID: message.id)
+            XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: second[0], hwid: "a", attempt: 2, handedOver: true, deviceType: 1),
+                                  OpenDeliveryRecord(deliveryID: second[1], hwid: "b", attempt: 2, handedOver: true, deviceType: 1)])
+            _ = try await store.recordFanOutStep(FanOutStep(messageID: message.id, applicationID: app.id, results: [
+                DeliveryResultRecord(deliveryID: second[0], hwid: "", result: .retryPending(reason: "ServiceUnavailable")),
+                DeliveryResultRecord(deliveryID: second[1], hwid: "", result: .sent),
+            ]))
+            open = try await store.openDeliveries(messageID: message.id)
+            XCTAssertEqual(open, [OpenDeliveryRecord(deliveryID: second[0], hwid: "a", attempt: 2, handedOver: false, deviceType: 1)])
+            let stats = try await store.statistics(messageID: message.id)
+            XCTAssertEqual([stats.targeted, stats.sent, stats.failed], [2, 1, 0])
+        }
+    }
+
     func testAFirstStepOfACancelledMessageWritesNothing() async throws {
         try await forEachEngine { store in
             let (app, message) = try await sendingMessage(store, "CANCF-00001", ["a"])

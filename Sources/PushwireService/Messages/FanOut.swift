@@ -142,8 +142,11 @@ struct FanOut {
             startsSending = false
             pending = []
             async let committed: [UInt64]? = try? await store.recordFanOutStep(step)
-            // A short batch was the last one: no need to ask (most messages fit in one batch).
-            let isLast = targets.count < configuration.batchSize, lastHWID = last.hwid
+            // A short batch was the last one: no need to ask (most messages fit in one batch); so
+            // is one that ends at its shared batch's last hwid (reading on would read a whole
+            // batch of the next one's targets to keep none: a fifth of a 20,000-device batch's reads).
+            let isLast = targets.count < configuration.batchSize || (range?.throughHWID.map { $0.utf8.elementsEqual(last.hwid.utf8) } ?? false)
+            let lastHWID = last.hwid
             async let next: [TargetDevice]? = isLast ? [] : read(after: lastHWID)
             // A failed commit ends this run; what is open is closed as Interrupted on the next.
             guard let ids = await committed, ids.count == targets.count else { return }
