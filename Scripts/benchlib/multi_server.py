@@ -1,7 +1,6 @@
 """`--multi-server`: two pushwired servers on one throw-away PostgreSQL (MultiServerSetup): the
 caches' figures, the shared fan-out and CreateMessage."""
 
-import glob
 import json
 import os
 import shutil
@@ -11,7 +10,7 @@ import tempfile
 
 from .common import REGISTER_POOL, ROOT, log, run
 from .peers import pushwire_bench
-from .postgres import PGBENCH_UPSERT, pgbench_upserts, psql_value
+from .postgres import find_pgbench, pgbench_upserts, psql_value, upsert_script
 from .servers import start
 
 
@@ -71,6 +70,20 @@ def multi_server_blocks(bench, pushwired_binary, options):
     print(multi_server_cache_block(cache, options))
 
 
+def reports_of_both(commands, timeout):
+    """Runs the pushwire-bench `commands` at once (one per server) and returns their --json reports,
+    in order; raises with the first failing one's error output."""
+    processes = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for command in commands]
+    reports = []
+    for command, process in zip(commands, processes):
+        output, errors = process.communicate(timeout=timeout)
+        if process.returncode != 0:
+            raise RuntimeError(f"pushwire-bench {command[1]} exited {process.returncode}: {errors.strip()[-300:]}")
+        reports.append(json.loads(output))
+    return reports
+
+
 def multi_server_cache_figures(bench, setup, seconds, warmup, runs):
     """On the two servers of `setup`, `runs` times each, alternating where there is a peer:
     - RegisterDevice of new devices, two pushwire-bench processes at once, 2 × 16 against each
@@ -81,27 +94,18 @@ def multi_server_cache_figures(bench, setup, seconds, warmup, runs):
     script = None
     servers, url, admin = setup.servers, setup.url, setup.admin
     try:
-        pgbench = shutil.which("pgbench") or next(
-            (p for p in sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), reverse=True)), None)
+        pgbench = find_pgbench()
         if not pgbench:
             return "n/a (no pgbench: apt install postgresql)"
-        script = tempfile.NamedTemporaryFile("w", prefix="pushwire-pgbench-", suffix=".sql", delete=False)
-        script.write(PGBENCH_UPSERT)
-        script.close()
+        script = upsert_script()
         common = ["--admin-token", admin, "--yes"]
         new, upserts, pools, propagation = [], [], {"A": [], "B": []}, []
         for index in range(runs):
             log(f"measuring RegisterDevice of new devices through A and B at once, run {index + 1} of {runs}")
-            processes = [subprocess.Popen(
+            reports = reports_of_both([
                 [bench, "register", "--target", server.address, "--connections", "2", "--concurrency", "16",
-                 "--duration", f"{seconds}s", "--warmup", f"{warmup}s", "--json"] + common,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for server in servers]
-            reports = []
-            for process in processes:
-                output, errors = process.communicate(timeout=seconds + warmup + 120)
-                if process.returncode != 0:
-                    raise RuntimeError(f"pushwire-bench register exited {process.returncode}: {errors.strip()[-300:]}")
-                reports.append(json.loads(output))
+                 "--duration", f"{seconds}s", "--warmup", f"{warmup}s", "--json"] + common
+                for server in servers], seconds + warmup + 120)
             if any(report["errors"] for report in reports):
                 raise RuntimeError(f"register through two servers: {[report['errors'] for report in reports]} errors")
             new.append({"rps": sum(report["requests_per_second"] for report in reports),
@@ -181,14 +185,7 @@ def multi_server_figures(bench, setup, devices, seconds, warmup):
         command = lambda target: [  # noqa: E731
             bench, "send", "--target", target.address, "--connections", "2", "--concurrency", "16",
             "--duration", f"{seconds}s", "--warmup", f"{warmup}s", "--json", "--admin-token", admin, "--yes", "--devices", "10"]
-        processes = [subprocess.Popen(command(t), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                     for t in (a, b)]
-        reports = []
-        for process in processes:
-            out, err = process.communicate(timeout=seconds + warmup + 300)
-            if process.returncode != 0:
-                raise RuntimeError(f"pushwire-bench send failed: {err[-300:]}")
-            reports.append(json.loads(out))
+        reports = reports_of_both([command(t) for t in (a, b)], seconds + warmup + 300)
         backlog = int(psql_value(url, "SELECT count(*) FROM messages WHERE status IN (1, 2)"))
         total = int(psql_value(url, "SELECT count(*) FROM messages"))
         send = {"rps": sum(r["requests_per_second"] for r in reports),

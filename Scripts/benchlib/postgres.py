@@ -37,25 +37,17 @@ def postgres_register_figure(bench, pushwired_binary, seconds, warmup, runs):
                                                   "--database-url", url, "--log-level", "warning"])
         if not server:
             return "n/a (pushwired on PostgreSQL did not start)"
-        pgbench = shutil.which("pgbench") or next(
-            (p for p in sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), reverse=True)), None)
+        pgbench = find_pgbench()
         if not pgbench:
             return "n/a (no pgbench: apt install postgresql)"
-        script = tempfile.NamedTemporaryFile("w", prefix="pushwire-pgbench-", suffix=".sql", delete=False)
-        script.write(PGBENCH_UPSERT)
-        script.close()
+        script = upsert_script()
         registers, upserts = [], []
         for index in range(runs):
             log(f"measuring RegisterDevice on PostgreSQL, run {index + 1} of {runs}")
             registers.append(pushwire_bench(bench, "register", server.address, 4, 16, seconds, warmup,
                                             ["--data-dir", data_dir]))
             log(f"measuring pgbench -M prepared -c 64, run {index + 1} of {runs}")
-            text = run([pgbench, "-n", "-M", "prepared", "-c", "64", "-j", "2", "-T", str(max(1, round(seconds))),
-                        "-f", script.name, url], 600)
-            match = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", text)
-            if not match:
-                raise RuntimeError(f"unexpected pgbench output: {text[-300:]}")
-            upserts.append(float(match.group(1)))
+            upserts.append(pgbench_upserts(pgbench, script.name, url, seconds))
         errors = sum(r["errors"] for r in registers)
         if errors:
             raise RuntimeError(f"register on PostgreSQL: {errors} errors")
@@ -74,6 +66,20 @@ def postgres_register_figure(bench, pushwired_binary, seconds, warmup, runs):
         if script:
             os.unlink(script.name)
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def find_pgbench():
+    """pgbench on the PATH, or the newest in Debian's /usr/lib/postgresql/*/bin; None without one."""
+    return shutil.which("pgbench") or next(
+        (p for p in sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), reverse=True)), None)
+
+
+def upsert_script():
+    """PGBENCH_UPSERT in a temporary file (closed; the caller unlinks `.name`)."""
+    script = tempfile.NamedTemporaryFile("w", prefix="pushwire-pgbench-", suffix=".sql", delete=False)
+    script.write(PGBENCH_UPSERT)
+    script.close()
+    return script
 
 
 def pgbench_upserts(pgbench, script, url, seconds):
