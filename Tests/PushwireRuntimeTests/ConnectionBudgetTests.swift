@@ -18,18 +18,10 @@ final class ConnectionBudgetTests: XCTestCase {
     /// byte; the RSS of a real pushwired under such clients is measured by Scripts/abuse.)
     func testClientThatNeverReadsCannotMakeTheServerHoldItsAnswers() throws {
         let budget = 64 * 1024
-        let (server, address) = try startTestServer {
-            $0.maxOutputBufferBytes = budget
-            $0.socketSendBufferBytes = 32 * 1024
-        }
+        let (server, address) = try startServerWithSmallSocketBuffers(budget: budget)
         defer { stop(server) }
-        let lazy = try TestClient(address, receiveBuffer: 32 * 1024)
-        var requests: [UInt8] = []
-        for callID in UInt32(1)...40 {
-            Frame.request(callID: callID, method: TestMethods.blockingBig.path, message: TestMethods.request("64"))
-                .encode(appendingTo: &requests, lengthPrefixed: true)
-        }
-        try lazy.sendRaw(requests)
+        let lazy = try lazyClient(address)
+        try pipeline(into: lazy, calls: 40, of: TestMethods.blockingBig, kibibytes: "64")
         // Time for the server to do all it will do for the lazy client.
         usleep(1_500_000)
         let held = server.budgetStatistics.peakHeldBytes
@@ -70,18 +62,10 @@ final class ConnectionBudgetTests: XCTestCase {
         method: MethodDescriptor<HealthCheckRequest, Request>, file: StaticString = #filePath, line: UInt = #line
     ) throws {
         let budget = 256 * 1024
-        let (server, address) = try startTestServer {
-            $0.maxOutputBufferBytes = budget
-            $0.socketSendBufferBytes = 32 * 1024
-        }
+        let (server, address) = try startServerWithSmallSocketBuffers(budget: budget)
         defer { stop(server) }
-        let lazy = try TestClient(address, receiveBuffer: 32 * 1024)
-        var requests: [UInt8] = []
-        for callID in UInt32(1)...60 {
-            Frame.request(callID: callID, method: method.path, message: TestMethods.request("48"))
-                .encode(appendingTo: &requests, lengthPrefixed: true)
-        }
-        try lazy.sendRaw(requests)
+        let lazy = try lazyClient(address)
+        try pipeline(into: lazy, calls: 60, of: method, kibibytes: "48")
         // Time for the server to do all it will do for the lazy client.
         usleep(1_000_000)
         // Each call starts only with room for its answer (48 KiB, under the 64 KiB reservation),
@@ -112,20 +96,12 @@ final class ConnectionBudgetTests: XCTestCase {
     /// reservation, three started at once and made 600 KiB of answers.
     func testMethodWithLargeAnswersReservesTheirSize() throws {
         let budget = 256 * 1024
-        let (server, address) = try startTestServer {
-            $0.maxOutputBufferBytes = budget
-            $0.socketSendBufferBytes = 32 * 1024
-        }
+        let (server, address) = try startServerWithSmallSocketBuffers(budget: budget)
         defer { stop(server) }
         let first = try TestClient(address)
         XCTAssertEqual(try first.call(TestMethods.asyncBig.path, TestMethods.request("200")).body.count, 200 * 1024 + 4)
-        let lazy = try TestClient(address, receiveBuffer: 32 * 1024)
-        var requests: [UInt8] = []
-        for callID in UInt32(1)...30 {
-            Frame.request(callID: callID, method: TestMethods.asyncBig.path, message: TestMethods.request("200"))
-                .encode(appendingTo: &requests, lengthPrefixed: true)
-        }
-        try lazy.sendRaw(requests)
+        let lazy = try lazyClient(address)
+        try pipeline(into: lazy, calls: 30, of: TestMethods.asyncBig, kibibytes: "200")
         usleep(1_000_000)
         XCTAssertLessThanOrEqual(server.budgetStatistics.peakHeldBytes, budget + 4096, "bytes held for the connection")
         var answered = Set<UInt32>()
@@ -239,5 +215,31 @@ final class ConnectionBudgetTests: XCTestCase {
         // the 4000 calls, only those whose Cancel came in a later read may have started.
         let started = TestMethods.blockingStarts.load(ordering: .relaxed) - startsBefore
         XCTAssertLessThan(started, 400, "\(started) of the cancelled calls ran")
+    }
+
+    /// A test server whose connections have `budget` bytes and small socket send buffers (32 KiB,
+    /// doubled by Linux), so that what a client does not read stays in the server, not the kernel.
+    private func startServerWithSmallSocketBuffers(budget: Int) throws -> (Server, SocketAddress) {
+        try startTestServer {
+            $0.maxOutputBufferBytes = budget
+            $0.socketSendBufferBytes = 32 * 1024
+        }
+    }
+
+    /// A client with a small receive buffer, which sends and then does not read.
+    private func lazyClient(_ address: SocketAddress) throws -> TestClient {
+        try TestClient(address, receiveBuffer: 32 * 1024)
+    }
+
+    /// Sends `calls` calls of `method` (call ids 1…calls), each asking for `kibibytes` KiB, in one write.
+    private func pipeline<In, Out>(
+        into client: TestClient, calls: UInt32, of method: MethodDescriptor<In, Out>, kibibytes: String
+    ) throws {
+        var requests: [UInt8] = []
+        for callID in UInt32(1)...calls {
+            Frame.request(callID: callID, method: method.path, message: TestMethods.request(kibibytes))
+                .encode(appendingTo: &requests, lengthPrefixed: true)
+        }
+        try client.sendRaw(requests)
     }
 }

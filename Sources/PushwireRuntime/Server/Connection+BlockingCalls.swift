@@ -151,10 +151,16 @@ extension Connection {
     func startOnLoop(_ start: @Sendable (@escaping @Sendable (CallOutcome) -> Void) -> Void,
                      callID: UInt32, call: InFlightCall, charge: Int, answers: AnswerSizes, reservation: Int) {
         let release = reserveAnswer(charge: charge, reservation: reservation)
+        start(completion(callID: callID, call: call, answers: answers, releasing: release))
+    }
+
+    /// What a started call's work reports its outcome to: it notes the answer's size, then hops
+    /// back to this loop through its task queue (and eventfd), gives back what the call held and
+    /// answers it, unless a deadline, Cancel or close answered it first.
+    func completion(callID: UInt32, call: InFlightCall, answers: AnswerSizes,
+                    releasing release: Int) -> @Sendable (CallOutcome) -> Void {
         let loop = owner.loop
-        // The outcome hops back to this loop through its task queue (and eventfd), and answers
-        // the call unless a deadline, Cancel or close answered it first.
-        start { [self] outcome in
+        return { [self] outcome in
             answers.note(outcome.body.count)
             loop.execute {
                 self.workEnded(releasing: release)
@@ -231,7 +237,7 @@ extension Connection {
         let call = queued.call
         let callID = queued.callID
         let start = queued.start
-        let answers = queued.answers
+        let done = completion(callID: callID, call: call, answers: queued.answers, releasing: release)
         let shared = self.shared
         pool.submit({ [self] in
             if call.cancellation.isSet {
@@ -245,15 +251,7 @@ extension Connection {
                 }
                 return
             }
-            start { outcome in
-                answers.note(outcome.body.count)
-                loop.execute {
-                    self.workEnded(releasing: release)
-                    self.finish(callID: callID, call: call, status: outcome.status, message: outcome.message, body: outcome.body)
-                    self.scheduleFlush()
-                    self.budgetChanged()
-                }
-            }
+            start(done)
             // The thread is free again; the call may still be waiting for its answer (a large
             // request's write waits for the group commit), which its completion reports.
             loop.execute {

@@ -78,26 +78,10 @@ func startTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }
     server.register(TestMethods.fail) { _, request throws(RPCError) in
         throw RPCError(.notFound, "no such thing: \(request.service)")
     }
-    server.register(TestMethods.big) { _, request in
-        var response = Request()
-        response.message = [UInt8](repeating: 0x78, count: (Int(request.service) ?? 1) * 1024)
-        return response
-    }
-    server.registerBlocking(TestMethods.blockingBig) { _, request in
-        var response = Request()
-        response.message = [UInt8](repeating: 0x79, count: (Int(request.service) ?? 1) * 1024)
-        return response
-    }
-    server.registerAsync(TestMethods.asyncBig) { _, request in
-        var response = Request()
-        response.message = [UInt8](repeating: 0x7A, count: (Int(request.service) ?? 1) * 1024)
-        return response
-    }
-    server.registerAsync(TestMethods.rawLaterBig) { _, request in
-        var response = Request()
-        response.message = [UInt8](repeating: 0x7A, count: (Int(request.service) ?? 1) * 1024)
-        return response
-    }
+    server.register(TestMethods.big) { _, request in kibibytes(of: 0x78, askedFor: request) }
+    server.registerBlocking(TestMethods.blockingBig) { _, request in kibibytes(of: 0x79, askedFor: request) }
+    server.registerAsync(TestMethods.asyncBig) { _, request in kibibytes(of: 0x7A, askedFor: request) }
+    server.registerAsync(TestMethods.rawLaterBig) { _, request in kibibytes(of: 0x7A, askedFor: request) }
     server.registerRawFastPath(TestMethods.rawLaterBig) { message in
         guard let request = try? HealthCheckRequest(decoding: message) else { return .decline }
         let kibibytes = Int(request.service) ?? 1
@@ -136,4 +120,12 @@ func startTestServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }
 func stop(_ server: Server) {
     server.shutdownNow()
     server.waitUntilStopped()
+}
+
+/// The answer of the test methods that answer big: `request.service` KiB (1 when it is no number)
+/// of `byte`, which tells the methods' answers apart on the wire.
+func kibibytes(of byte: UInt8, askedFor request: Request) -> Request {
+    var response = Request()
+    response.message = [UInt8](repeating: byte, count: (Int(request.service) ?? 1) * 1024)
+    return response
 }
