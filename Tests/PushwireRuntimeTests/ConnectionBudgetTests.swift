@@ -22,8 +22,7 @@ final class ConnectionBudgetTests: XCTestCase {
         defer { stop(server) }
         let lazy = try lazyClient(address)
         try pipeline(into: lazy, calls: 40, of: TestMethods.blockingBig, kibibytes: "64")
-        // Time for the server to do all it will do for the lazy client.
-        usleep(1_500_000)
+        waitUntilServerSettles(server)
         let held = server.budgetStatistics.peakHeldBytes
         // At most the budget, plus the answers of the calls already running when it was reached
         // (4 per connection) and one more being appended.
@@ -66,8 +65,7 @@ final class ConnectionBudgetTests: XCTestCase {
         defer { stop(server) }
         let lazy = try lazyClient(address)
         try pipeline(into: lazy, calls: 60, of: method, kibibytes: "48")
-        // Time for the server to do all it will do for the lazy client.
-        usleep(1_000_000)
+        waitUntilServerSettles(server)
         // Each call starts only with room for its answer (48 KiB, under the 64 KiB reservation),
         // so the connection never holds more than the budget plus the request read last.
         let held = server.budgetStatistics.peakHeldBytes
@@ -102,7 +100,7 @@ final class ConnectionBudgetTests: XCTestCase {
         XCTAssertEqual(try first.call(TestMethods.asyncBig.path, TestMethods.request("200")).body.count, 200 * 1024 + 4)
         let lazy = try lazyClient(address)
         try pipeline(into: lazy, calls: 30, of: TestMethods.asyncBig, kibibytes: "200")
-        usleep(1_000_000)
+        waitUntilServerSettles(server)
         XCTAssertLessThanOrEqual(server.budgetStatistics.peakHeldBytes, budget + 4096, "bytes held for the connection")
         var answered = Set<UInt32>()
         while answered.count < 30 {

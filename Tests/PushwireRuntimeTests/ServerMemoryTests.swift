@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import PushwireTestSupport
 import PushwireWire
 import XCTest
 @testable import PushwireRuntime
@@ -26,7 +27,7 @@ final class ServerMemoryTests: XCTestCase {
             senders.append(sendInBackground(fd: client.fd, frame))
             stallers.append(client)
         }
-        usleep(1_500_000)
+        waitUntilServerSettles(server)
         let peak = server.bufferedBytesStatistics.peak
         // The total, plus one buffer growth per loop in progress when it was reached (up to
         // half a frame each: 2 loops) and per connection the 64 KiB it may hold regardless, one
@@ -41,8 +42,7 @@ final class ServerMemoryTests: XCTestCase {
         for sender in senders { XCTAssertEqual(sender.wait(timeout: .now() + 10), .success) }
         stallers.removeAll()
         // The loops give the bytes back as they see each close.
-        let deadline = TestClient.now() + 5
-        while server.bufferedBytesStatistics.current >= 1024 * 1024, TestClient.now() < deadline { usleep(10_000) }
-        XCTAssertLessThan(server.bufferedBytesStatistics.current, 1024 * 1024)
+        XCTAssertTrue(waitUntil(timeout: 5) { server.bufferedBytesStatistics.current < 1024 * 1024 },
+                      "bytes still held after the stallers closed: \(server.bufferedBytesStatistics.current)")
     }
 }

@@ -206,7 +206,7 @@ final class TLSServerTests: XCTestCase {
                 .encode(appendingTo: &requests, lengthPrefixed: true)
         }
         try lazy.sendRaw(requests)
-        usleep(1_000_000)
+        waitUntilServerSettles(server)
         let statistics = server.backpressureStatistics
         XCTAssertGreaterThan(statistics.pauses, 0)
         XCTAssertLessThanOrEqual(statistics.peakBufferedBytes, cap + 66 * 1024)

@@ -2,8 +2,10 @@
 import Glibc
 #endif
 import Dispatch
+import PushwireTestSupport
 import PushwireWire
 import Synchronization
+import XCTest
 @testable import PushwireRuntime
 
 /// Test methods, reusing the Health messages so no test proto is needed: the request's `service`
@@ -124,8 +126,21 @@ func stop(_ server: Server) {
 
 /// The answer of the test methods that answer big: `request.service` KiB (1 when it is no number)
 /// of `byte`, which tells the methods' answers apart on the wire.
-func kibibytes(of byte: UInt8, askedFor request: Request) -> Request {
+func kibibytes(of byte: UInt8, askedFor request: HealthCheckRequest) -> Request {
     var response = Request()
     response.message = [UInt8](repeating: byte, count: (Int(request.service) ?? 1) * 1024)
     return response
+}
+
+/// Waits until `server` has done all it will do for its clients as they are (a client that never
+/// reads): its byte accounting, budgets and pauses have not moved for half a second. Fails the
+/// test if they still move after 20 s.
+func waitUntilServerSettles(_ server: Server, file: StaticString = #filePath, line: UInt = #line) {
+    let settled = waitUntilSettled(quietFor: 0.5) { () -> [Int] in
+        let buffered = server.bufferedBytesStatistics, budget = server.budgetStatistics
+        let backpressure = server.backpressureStatistics
+        return [buffered.current, buffered.peak, budget.peakHeldBytes, budget.blockingCallsSkipped,
+                backpressure.pauses, backpressure.peakBufferedBytes]
+    }
+    XCTAssertTrue(settled, "the server was still working after 20 s", file: file, line: line)
 }
