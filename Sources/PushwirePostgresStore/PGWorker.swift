@@ -7,15 +7,27 @@ import Synchronization
 /// Whether the database can be reached, as the workers last found it.
 final class PGHealth: Sendable {
     private let state = Mutex<(reachable: Bool, reason: String)>((true, ""))
+    /// `state.reachable`, read without the lock: Health/Check asks on every call.
+    private let reachable = Atomic<Bool>(true)
 
-    var isReachable: Bool { state.withLock { $0.reachable } }
+    var isReachable: Bool { reachable.load(ordering: .relaxed) }
 
     /// Why the database is unreachable ("" when it is reachable).
     var reason: String { state.withLock { $0.reason } }
 
-    func up() { state.withLock { $0 = (true, "") } }
+    func up() {
+        state.withLock { state in
+            state = (true, "")
+            reachable.store(true, ordering: .relaxed)
+        }
+    }
 
-    func down(_ reason: String) { state.withLock { $0 = (false, reason) } }
+    func down(_ reason: String) {
+        state.withLock { state in
+            state = (false, reason)
+            reachable.store(false, ordering: .relaxed)
+        }
+    }
 
     /// The error for jobs that cannot run while the database is down.
     var unavailable: StoreError {

@@ -34,6 +34,8 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     private let workers: [PGWorker]
     let counters = PGCounters()
     private let closed = Mutex(false)
+    /// `closed`, for `isServing` (asked on every Health/Check call) without the lock.
+    private let isClosed = Atomic<Bool>(false)
     /// This store object's name in the change feed's notifications (`PGChangeFeed`): its own
     /// are skipped by its listener.
     let origin: String
@@ -144,7 +146,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     }
 
     /// Whether writes are expected to succeed: false while the writer's connection is down.
-    public var isServing: Bool { writerHealth.isReachable && !closed.withLock { $0 } }
+    public var isServing: Bool { writerHealth.isReachable && !isClosed.load(ordering: .relaxed) }
 
     /// Why the store is not serving ("" when it is).
     public var notServingReason: String {
@@ -175,6 +177,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
             return closed
         }
         if wasClosed { return }
+        isClosed.store(true, ordering: .relaxed)
         writeQueue.close()
         for queue in registrationQueues { queue.close() }
         deliveryQueue?.close()

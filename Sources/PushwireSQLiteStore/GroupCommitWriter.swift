@@ -66,6 +66,8 @@ final class GroupCommitWriter: Sendable {
     let checkpointer: Checkpointer
     /// A full disk found by the last writes (see `health`).
     let writeHealth = WriteHealth()
+    /// `state.closed`, for `health` (asked on every Health/Check call) without the writer's lock.
+    private let isClosed = Atomic<Bool>(false)
 
     /// Starts the writer thread on `connection` (in WAL mode, `synchronous=NORMAL`), which it
     /// then owns, its syncer on the WAL of the database at `connection.path`, and its
@@ -113,7 +115,7 @@ final class GroupCommitWriter: Sendable {
     var health: StoreHealth {
         if let failure = syncer.failure { return .notServing(reason: failure.description) }
         if let full = writeHealth.notServingReason { return .notServing(reason: full) }
-        if state.withLock({ $0.closed }) { return .notServing(reason: StoreError.closed.description) }
+        if isClosed.load(ordering: .relaxed) { return .notServing(reason: StoreError.closed.description) }
         return .serving
     }
 
@@ -191,6 +193,7 @@ final class GroupCommitWriter: Sendable {
             return true
         }
         guard wasOpen else { return }
+        isClosed.store(true, ordering: .relaxed)
         worker.stopAndWait()
     }
 }

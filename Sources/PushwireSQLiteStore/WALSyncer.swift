@@ -106,7 +106,14 @@ final class WALSyncer: Sendable {
     }
 
     /// The failure that stopped durability, if any: the writer refuses new batches after it.
-    var failure: StoreError? { state.withLock { $0.failure } }
+    /// Whether `failure` is set: Health/Check asks on every call, from both event loops, and
+    /// looks at this rather than taking the lock the syncer's thread uses.
+    private let hasFailed = Atomic<Bool>(false)
+
+    var failure: StoreError? {
+        guard hasFailed.load(ordering: .acquiring) else { return nil }
+        return state.withLock { $0.failure }
+    }
 
     /// Hands over the completions of a batch the writer just committed.
     func submit(_ completions: Completions) {
@@ -166,6 +173,7 @@ final class WALSyncer: Sendable {
         let reason = "fdatasync of \(walPath) failed (\(String(cString: strerror(errno)))); restart pushwired once the disk is fixed"
         let error: StoreError = errno == ENOSPC || errno == EDQUOT ? .storageFull(reason) : .unavailable(reason)
         state.withLock { $0.failure = error }
+        hasFailed.store(true, ordering: .releasing)
         return error
     }
 }

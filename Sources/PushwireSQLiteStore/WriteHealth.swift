@@ -7,7 +7,7 @@ import Synchronization
 final class WriteHealth: Sendable {
     private let fullReason = Mutex<String?>(nil)
     /// Whether `fullReason` is set: a successful write (every write, on the completion thread)
-    /// looks at this rather than taking the lock.
+    /// and Health/Check (every call, on the event loops) look at this rather than taking the lock.
     private let isFull = Atomic<Bool>(false)
 
     /// Notes a write's outcome (nil: it succeeded).
@@ -31,6 +31,7 @@ final class WriteHealth: Sendable {
 
     /// Why writes cannot succeed now, or nil.
     var notServingReason: String? {
-        fullReason.withLock { $0.map { StoreError.storageFull($0).description } }
+        guard isFull.load(ordering: .relaxed) else { return nil }
+        return fullReason.withLock { $0.map { StoreError.storageFull($0).description } }
     }
 }

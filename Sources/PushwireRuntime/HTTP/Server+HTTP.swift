@@ -66,9 +66,10 @@ final class ServerExtensions: Sendable {
 
     func makeMetrics(calls: CallMetrics, shared: ServerShared) -> MetricsRegistry {
         state.withLock { state in
-            let metrics = MetricsRegistry(calls: calls, collectors: state.collectors) { [weak shared] in
-                guard let shared else { return BinaryDoorFigures() }
-                return BinaryDoorFigures(
+            // `shared` held, not weakly: nothing it holds holds the registry, and a weak reference
+            // would give it a side table, making every retain of it (every call) take the slow path.
+            let metrics = MetricsRegistry(calls: calls, collectors: state.collectors) {
+                BinaryDoorFigures(
                     connections: shared.connectionCount.load(ordering: .relaxed), bytesReceived: shared.rpcBytes?.value(0) ?? 0,
                     bytesSent: shared.rpcBytes?.value(1) ?? 0, blockingQueued: shared.blockingPool.queuedJobs,
                     largeRequestQueued: shared.largeRequestPool.queuedJobs,
@@ -88,7 +89,7 @@ final class ServerExtensions: Sendable {
         guard var configuration else { return }
         let (routes, checks) = state.withLock { ($0.routes, $0.healthChecks) }
         let router = HTTPRouter(table: table, routes: routes, healthChecks: checks,
-                                isDraining: { [weak shared] in shared?.isDraining ?? true }, metrics: metrics)
+                                isDraining: { shared.isDraining }, metrics: metrics)
         configuration.listen = try ListeningSocket.reserve(configuration.listen)
         // A clear-text listener beside clear text would be the same door twice.
         let plaintext = tls == nil ? nil : try configuration.plaintextListen.map { (given) throws(SystemError) in
