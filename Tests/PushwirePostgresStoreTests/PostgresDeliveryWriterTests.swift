@@ -28,12 +28,26 @@ final class PostgresDeliveryWriterTests: XCTestCase {
         }
     }
 
+    /// Waits until a backend of `url`'s database is in `pg_sleep`: the held write has begun.
+    private func waitForTheHeldWrite(_ url: String) async throws {
+        let watcher = try PGConnection(url: url, connectTimeout: 5, applicationName: "delivery-writer-test")
+        for _ in 0..<1_000 {
+            let rows = try watcher.query("""
+                SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()
+                """)
+            if rows.int(0, 0) > 0 { return }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        XCTFail("the held write's pg_sleep did not begin within 5 s")
+    }
+
     func testMessageCreationCommitsWhileTheDeliveryBookkeepingRuns() async throws {
-        let store = try PostgresStore(url: try freshDatabaseURL())
+        let url = try freshDatabaseURL()
+        let store = try PostgresStore(url: url)
         defer { store.close() }
         let app = try await application(store, "AAAAA-00041")
         let busy = hold(store, background: true)
-        try await Task.sleep(nanoseconds: 200_000_000)  // the bookkeeping is in its sleep
+        try await waitForTheHeldWrite(url)
         let started = Date()
         let created = try await store.createMessages([message(app.id, "DW-1")])
         let elapsed = Date().timeIntervalSince(started)
@@ -44,12 +58,13 @@ final class PostgresDeliveryWriterTests: XCTestCase {
     }
 
     func testDeliveryBookkeepingCommitsWhileTheWriterIsBusy() async throws {
-        let store = try PostgresStore(url: try freshDatabaseURL())
+        let url = try freshDatabaseURL()
+        let store = try PostgresStore(url: url)
         defer { store.close() }
         let app = try await application(store, "AAAAA-00042")
         let created = try await store.createMessages([message(app.id, "DW-2")])
         let busy = hold(store, background: false)
-        try await Task.sleep(nanoseconds: 200_000_000)  // the writer is in its sleep
+        try await waitForTheHeldWrite(url)
         let started = Date()
         let lease = MessageLease(owner: "delivery-writer-test", nowMS: 1_000, durationMS: 10_000)
         let claimed = try await store.claimDueMessages(lease, limit: 10, includeSending: true)
@@ -61,11 +76,12 @@ final class PostgresDeliveryWriterTests: XCTestCase {
 
     /// Without a delivery writer the bookkeeping shares the writer, as before.
     func testWithoutADeliveryWriterTheBookkeepingSharesTheWriter() async throws {
-        let store = try PostgresStore(url: try freshDatabaseURL(), deliveryWriter: false)
+        let url = try freshDatabaseURL()
+        let store = try PostgresStore(url: url, deliveryWriter: false)
         defer { store.close() }
         let app = try await application(store, "AAAAA-00043")
         let busy = hold(store, background: true)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await waitForTheHeldWrite(url)
         let started = Date()
         _ = try await store.createMessages([message(app.id, "DW-3")])
         XCTAssertGreaterThan(Date().timeIntervalSince(started), 1.0, "one writer: the creation waits for the sleep")
