@@ -101,7 +101,7 @@ extension SQLiteStore {
     /// `[message id, device type, targeted, sent, failed, invalid tokens]` rows): one statement
     /// per message and platform would double the statements a small message's steps execute.
     static func writePlatformCounts(_ counts: [(messageID: Int64, counts: PlatformCountRecord)],
-                                            on connection: SQLiteConnection) throws(SQLiteError) {
+                                    on connection: SQLiteConnection) throws(SQLiteError) {
         if counts.isEmpty { return }
         var list: [UInt8] = [0x5B]
         list.reserveCapacity(2 + counts.count * 24)

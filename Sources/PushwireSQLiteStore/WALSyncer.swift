@@ -105,11 +105,11 @@ final class WALSyncer: Sendable {
         }
     }
 
-    /// The failure that stopped durability, if any: the writer refuses new batches after it.
     /// Whether `failure` is set: Health/Check asks on every call, from both event loops, and
     /// looks at this rather than taking the lock the syncer's thread uses.
     private let hasFailed = Atomic<Bool>(false)
 
+    /// The failure that stopped durability, if any: the writer refuses new batches after it.
     var failure: StoreError? {
         guard hasFailed.load(ordering: .acquiring) else { return nil }
         return state.withLock { $0.failure }
