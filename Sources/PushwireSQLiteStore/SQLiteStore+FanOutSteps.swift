@@ -149,27 +149,33 @@ extension SQLiteStore {
     }
 
     /// What `apply` writes for each of `messageIDs` given a plain finishing step with `sent` devices
-    /// sent (`plainFinishSent`), in one UPDATE for all of them: the last step of every small
-    /// message was a statement of its own (reset, ten bindings, a VDBE program run).
+    /// sent (`plainFinishSent`), `finishRowsPerUpdate` messages to an UPDATE (then powers of two):
+    /// the last step of every small message was a statement of its own (reset, ten bindings, a
+    /// VDBE program run), and reading the ids from one JSON array cost more than binding them.
     static func finishAllSent(_ messageIDs: [Int64], sent: Int, on connection: SQLiteConnection) throws(SQLiteError) {
-        var list: [UInt8] = [0x5B]
-        list.reserveCapacity(2 + messageIDs.count * 8)
-        for (index, id) in messageIDs.enumerated() {
-            if index > 0 { list.append(0x2C) }
-            list.append(contentsOf: String(id).utf8)
+        var index = 0
+        while index < messageIDs.count {
+            var size = finishRowsPerUpdate
+            while size > messageIDs.count - index { size /= 2 }
+            let update = try connection.statement(StatementKey(kind: ObjectIdentifier(FanOutStep.self), variant: size)) {
+                SQLiteStore.finishAllSentUpdates[size.trailingZeroBitCount]
+            }
+            try update.bind(1, Int64(sent))
+            for offset in 0..<size { try update.bind(Int32(offset + 2), messageIDs[index + offset]) }
+            try update.run()
+            index += size
         }
-        list.append(0x5D)
-        let update = try connection.statement(SQLiteStore.finishAllSentSQL)
-        try update.bind(1, String(decoding: list, as: UTF8.self))
-        try update.bind(2, Int64(sent))
-        try update.run()
     }
 
-    /// `apply`'s UPDATE for plain finishing steps (see `finishAllSent`).
-    static let finishAllSentSQL: StaticString = """
-        UPDATE messages SET sent = sent + ?2, status = 3, open_from = 0, open_to = -1
-        WHERE id IN (SELECT value FROM json_each(?1))
-        """
+    /// Messages per `finishAllSent` UPDATE (a power of two).
+    static let finishRowsPerUpdate = 64
+
+    /// `finishAllSent`'s UPDATEs of 1, 2, 4 … `finishRowsPerUpdate` messages, by the power of
+    /// two: `?1` is the devices sent, then the messages' ids.
+    static let finishAllSentUpdates: [String] = (0...finishRowsPerUpdate.trailingZeroBitCount).map { power in
+        "UPDATE messages SET sent = sent + ?1, status = 3, open_from = 0, open_to = -1 WHERE id IN ("
+            + (0..<(1 << power)).map { "?\($0 + 2)" }.joined(separator: ", ") + ")"
+    }
 
     /// A step's UPDATE of its message row (see `apply`).
     static let stepUpdateSQL: StaticString = """

@@ -97,35 +97,51 @@ extension SQLiteStore {
         }
     }
 
-    /// Adds the job's per-platform counters, all of them with one statement (a JSON array of
-    /// `[message id, device type, targeted, sent, failed, invalid tokens]` rows): one statement
-    /// per message and platform would double the statements a small message's steps execute.
+    /// Adds the job's per-platform counters, `platformRowsPerUpsert` rows to a statement (then
+    /// powers of two), each row bound as integers. One statement per message and platform would
+    /// double the statements a small message's steps execute; one statement reading a JSON array
+    /// of all of them (as this was) cost more than the rest of the job's writes together: every
+    /// `->>` parsed its row again, and the GROUP BY sorted them. A key that comes twice needs no
+    /// grouping: SQLite applies the rows of one INSERT in order, so the second updates the first.
     static func writePlatformCounts(_ counts: [(messageID: Int64, counts: PlatformCountRecord)],
                                     on connection: SQLiteConnection) throws(SQLiteError) {
-        if counts.isEmpty { return }
-        var list: [UInt8] = [0x5B]
-        list.reserveCapacity(2 + counts.count * 24)
-        for (index, entry) in counts.enumerated() {
-            if index > 0 { list.append(0x2C) }
-            let c = entry.counts
-            list.append(contentsOf: "[\(entry.messageID),\(c.deviceType),\(c.targeted),\(c.sent),\(c.failed),\(c.invalidTokens)]".utf8)
+        var index = 0
+        while index < counts.count {
+            var size = platformRowsPerUpsert
+            while size > counts.count - index { size /= 2 }
+            let upsert = try connection.statement(StatementKey(kind: ObjectIdentifier(PlatformCountRecord.self), variant: size)) {
+                SQLiteStore.platformCountUpserts[size.trailingZeroBitCount]
+            }
+            for row in 0..<size {
+                let (messageID, c) = counts[index + row]
+                let first = Int32(6 * row + 1)
+                try upsert.bind(first, messageID)
+                try upsert.bind(first + 1, Int64(c.deviceType))
+                try upsert.bind(first + 2, Int64(clamping: c.targeted))
+                try upsert.bind(first + 3, Int64(clamping: c.sent))
+                try upsert.bind(first + 4, Int64(clamping: c.failed))
+                try upsert.bind(first + 5, Int64(clamping: c.invalidTokens))
+            }
+            try upsert.run()
+            index += size
         }
-        list.append(0x5D)
-        // `WHERE true`: SQLite's parser needs it to read ON CONFLICT after a SELECT.
-        let upsert = try connection.statement(SQLiteStore.platformCountsSQL)
-        try upsert.bind(1, String(decoding: list, as: UTF8.self))
-        try upsert.run()
     }
 
-    /// `writePlatformCounts`' statement.
-    static let platformCountsSQL: StaticString = """
-            INSERT INTO message_platforms (message_id, device_type, targeted, sent, failed, invalid_tokens)
-            SELECT value ->> 0, value ->> 1, SUM(value ->> 2), SUM(value ->> 3), SUM(value ->> 4), SUM(value ->> 5)
-            FROM json_each(?1) WHERE true GROUP BY value ->> 0, value ->> 1
-            ON CONFLICT (message_id, device_type) DO UPDATE SET targeted = targeted + excluded.targeted,
+    /// Per-platform counter rows per multi-row upsert (a power of two).
+    static let platformRowsPerUpsert = 64
+
+    /// `writePlatformCounts`' upserts of 1, 2, 4 … `platformRowsPerUpsert` rows, by the power of
+    /// two: each row's message id, device type, targeted, sent, failed and invalid tokens.
+    static let platformCountUpserts: [String] = (0...platformRowsPerUpsert.trailingZeroBitCount).map { power in
+        "INSERT INTO message_platforms (message_id, device_type, targeted, sent, failed, invalid_tokens) VALUES "
+            + (0..<(1 << power)).map { row in "(" + (1...6).map { "?\(6 * row + $0)" }.joined(separator: ", ") + ")" }
+                .joined(separator: ", ")
+            + """
+             ON CONFLICT (message_id, device_type) DO UPDATE SET targeted = targeted + excluded.targeted,
                 sent = sent + excluded.sent, failed = failed + excluded.failed,
                 invalid_tokens = invalid_tokens + excluded.invalid_tokens
-        """
+            """
+    }
 
     /// Delivery records per multi-row INSERT (a power of two).
     static let rowsPerInsert = 256

@@ -51,6 +51,34 @@ final class PlatformCountsTests: XCTestCase {
                        "a plain finishing step adds its platform counts too")
     }
 
+    /// The multi-row statements cut a job's rows into chunks of 64, 32 … 1: 100 messages' platform
+    /// counts and plain finishing steps in one job each (64 + 32 + 4), and a platform named twice
+    /// in one step, which one statement must add up rather than refuse or keep only once.
+    func testPlatformCountsAndPlainFinishesOfManyMessagesInOneJob() async throws {
+        let directory = temporaryDataDirectory()
+        let store = try SQLiteStore(dataDirectory: directory)
+        defer { store.close() }
+        let app = try await store.createApplication(sampleApplication(code: "PLAT1-00003"), initialCategories: [])
+        try await store.upsertDevice(sampleDevice(app.id, "i1"), tags: [])
+        let created = try await store.createMessages((0..<100).map { newMessage(app.id, code: "M\($0)") })
+        let handedOver = try await store.recordFanOutSteps(created.map { message in
+            FanOutStep(messageID: message.id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "i1", attempt: 1)], cursor: "i1",
+                       targetedIncrement: 1, startsSending: true,
+                       platformCounts: [PlatformCountRecord(deviceType: 1, targeted: 1), PlatformCountRecord(deviceType: 1, targeted: 2)])
+        })
+        _ = try await store.recordFanOutSteps(zip(created, handedOver).map { message, ids in
+            FanOutStep(messageID: message.id, applicationID: app.id, results: [DeliveryResultRecord(deliveryID: ids[0], hwid: "i1", result: .sent)],
+                       finish: true, platformCounts: [PlatformCountRecord(deviceType: 1, sent: 1)])
+        })
+        let stored = try await store.messages(ids: created.map(\.id))
+        for message in created {
+            let statistics = try await store.statistics(messageID: message.id)
+            XCTAssertEqual(statistics.platforms, [PlatformCountRecord(deviceType: 1, targeted: 3, sent: 1)], message.code)
+            XCTAssertEqual([statistics.targeted, statistics.sent, statistics.failed], [1, 1, 0], message.code)
+            XCTAssertEqual(stored[message.id]?.status, .done, message.code)
+        }
+    }
+
     func testFCMCredentialsAreKeptUpdatedAndClearedAcrossRestarts() async throws {
         let directory = temporaryDataDirectory()
         var record = sampleApplication(code: "PLAT1-00002")
