@@ -173,6 +173,8 @@ final class HTTPDoorTests: XCTestCase {
         XCTAssertTrue(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") ?? false)
         XCTAssertTrue(metrics.text.contains(#"pushwire_calls_total{method="/pushwire.test.Test/Fail",code="NOT_FOUND"} 4"#), metrics.text)
         XCTAssertTrue(metrics.text.contains(#"pushwire_call_duration_seconds_count{method="/pushwire.test.Test/Fail"} 4"#))
+        // Timed from each request's arrival (the loop's wake-up, or the HTTP door's read): well under a second each.
+        XCTAssertTrue(metrics.text.contains(#"pushwire_call_duration_seconds_bucket{method="/pushwire.test.Test/Fail",le="1"} 4"#), metrics.text)
         XCTAssertTrue(metrics.text.contains(#"pushwire_connections{door="http"} 1"#))
         XCTAssertTrue(metrics.text.contains(#"pushwire_http_requests_total{status="404"} 3"#))
         try PromtoolCheck.check(metrics.text)

@@ -224,7 +224,7 @@ final class HealthWhileDrainingTests: XCTestCase {
         }
         let context = RequestContext(
             callID: 1, method: Methods.Health.check.path, metadata: [],
-            peer: try SocketAddress(parsing: "127.0.0.1:1"), deadlineNanos: nil, cancellation: nil)
+            peer: try SocketAddress(parsing: "127.0.0.1:1"), arrivalNanos: 0, deadlineNanos: nil, cancellation: nil)
         func status(_ service: String) throws -> ServingStatus {
             try HealthCheckResponse(decoding: handler(context, TestMethods.request(service)).body).status
         }

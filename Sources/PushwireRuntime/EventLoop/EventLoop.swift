@@ -32,6 +32,10 @@ public final class EventLoop: @unchecked Sendable {
     private var running = true
     private let tickInterval: UInt64
     private var nextTick: UInt64 = 0
+    /// When epoll last returned (monotonic nanoseconds): the arrival time of every request read in
+    /// this iteration, for its deadline and the call metrics, so that a call needs no clock read of
+    /// its own to start. Loop thread only.
+    private(set) var wokeAtNanos: UInt64 = 0
     private let finished = Mutex<Bool>(false)
     private var threadID: pthread_t?
 
@@ -163,7 +167,8 @@ public final class EventLoop: @unchecked Sendable {
             events.deallocate()
             scratch.deallocate()
         }
-        nextTick = monotonicNanos() &+ tickInterval
+        wokeAtNanos = monotonicNanos()
+        nextTick = wokeAtNanos &+ tickInterval
         while running {
             let now = monotonicNanos()
             var wake = nextTick
@@ -176,6 +181,7 @@ public final class EventLoop: @unchecked Sendable {
                 // epoll_wait fails only on programmer errors (EBADF, EFAULT, EINVAL).
                 break
             }
+            wokeAtNanos = monotonicNanos()
             for i in 0..<Int(count) {
                 let event = events[i]
                 let fd = event.fd

@@ -17,8 +17,9 @@ enum MethodInvoker {
             completion(.failure(refusal))
             return
         }
+        let arrival = monotonicNanos()
         if let fast = Array(path.utf8).withUnsafeBytes({ table.rawFastPaths.handler(forPath: $0) }) {
-            switch message.withUnsafeBytes({ fast($0) }) {
+            switch message.withUnsafeBytes({ fast($0, arrival) }) {
             case .decline:
                 break
             case .response(let body):
@@ -36,7 +37,8 @@ enum MethodInvoker {
                 return
             }
         }
-        let context = RequestContext(callID: 1, method: path, metadata: metadata, peer: peer, deadlineNanos: deadline, cancellation: cancellation)
+        let context = RequestContext(callID: 1, method: path, metadata: metadata, peer: peer, arrivalNanos: arrival, deadlineNanos: deadline,
+                                     cancellation: cancellation)
         switch method.handler {
         case .onLoop(let handler):
             completion(handler(context, message))

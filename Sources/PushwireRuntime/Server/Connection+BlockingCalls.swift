@@ -111,7 +111,7 @@ extension Connection {
         track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
         let context = RequestContext(
             callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-            deadlineNanos: deadline, cancellation: call.cancellation)
+            arrivalNanos: arrivalNanos, deadlineNanos: deadline, cancellation: call.cancellation)
         let message = request.message
         let charge = Self.requestCharge(messageBytes: message.count)
         heldBytes += charge

@@ -56,7 +56,7 @@ extension Connection {
             }
         }
         if blockingWaitingHead < blockingWaiting.count { startQueuedCalls() }
-        let now = monotonicNanos()
+        let now = arrivalNanos
         if completedAny { lastFrameAt = now }
         // Whole frames left undecoded (reading paused by the byte budget, or the turn yielded)
         // are the server's wait, not a peer's slow frame: only a partial frame is timed.
@@ -102,7 +102,7 @@ extension Connection {
     /// Runs a raw fast path when the call passes the checks `handleRequest` makes; returns false
     /// (the frame then takes the regular path, which answers any refusal) otherwise or when the
     /// fast path declines.
-    private func takeRaw(_ request: ScannedRequest, _ handler: RawHandler, answers: AnswerSizes, waitsForServer: Bool) -> Bool {
+    private func takeRaw(_ request: ScannedRequest, _ handler: ArrivedRawHandler, answers: AnswerSizes, waitsForServer: Bool) -> Bool {
         let callID = request.callID
         // Read in place, so no decoded form: the charge is the bytes a `.later` start keeps.
         let charge = request.message.count + Self.callOverheadBytes
@@ -117,7 +117,7 @@ extension Connection {
         let logEntry = shared.callLog.map { log in
             log.start(method: String(decoding: request.method, as: UTF8.self), metadata: [], message: Array(request.message))
         }
-        switch handler(request.message) {
+        switch handler(request.message, arrivalNanos) {
         case .decline:
             return false
         case .response(let body):
@@ -129,7 +129,7 @@ extension Connection {
             if callID > highestCallID { highestCallID = callID }
             var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
             if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
-            let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
+            let deadline = timeoutNanos == 0 ? nil : arrivalNanos &+ timeoutNanos
             let call = InFlightCall(logEntry: logEntry)
             track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
             heldBytes += charge
@@ -208,7 +208,7 @@ extension Connection {
         if callID > highestCallID { highestCallID = callID }
         var timeoutNanos = UInt64(request.timeoutMS) &* 1_000_000
         if timeoutNanos == 0 { timeoutNanos = shared.defaultCallTimeoutNanos }
-        let deadline = timeoutNanos == 0 ? nil : monotonicNanos() &+ timeoutNanos
+        let deadline = timeoutNanos == 0 ? nil : arrivalNanos &+ timeoutNanos
         // Decoding and checking a large request (a CreateMessage of many notifications in many
         // languages) takes milliseconds: on the blocking threads, not on the loop.
         let isLarge = request.message.count >= shared.configuration.largeRequestBytes
@@ -235,7 +235,7 @@ extension Connection {
             // Cheap work answers inline: no allocation for the call beyond its values, no hop.
             let context = RequestContext(
                 callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-                deadlineNanos: deadline, cancellation: nil)
+                arrivalNanos: arrivalNanos, deadlineNanos: deadline, cancellation: nil)
             let result = handler(context, request.message)
             respond(callID: callID, status: result.status, message: result.message, body: result.body)
             if let log = shared.callLog, let logEntry { log.finish(logEntry, status: result.status, peer: peer) }
@@ -247,7 +247,7 @@ extension Connection {
         case .onLoopOrOffLoop(let fast, let slow):
             let context = RequestContext(
                 callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-                deadlineNanos: deadline, cancellation: nil)
+                arrivalNanos: arrivalNanos, deadlineNanos: deadline, cancellation: nil)
             if let result = fast(context, request.message) {
                 respond(callID: callID, status: result.status, message: result.message, body: result.body)
                 if let log = shared.callLog, let logEntry { log.finish(logEntry, status: result.status, peer: peer) }
@@ -269,7 +269,7 @@ extension Connection {
         track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
         let context = RequestContext(
             callID: callID, method: request.method, metadata: request.metadata, peer: peer,
-            deadlineNanos: deadline, cancellation: call.cancellation)
+            arrivalNanos: arrivalNanos, deadlineNanos: deadline, cancellation: call.cancellation)
         let message = request.message
         let charge = Self.requestCharge(messageBytes: message.count)
         let reservation = answers.reservation(floor: Self.answerReservationBytes)
@@ -295,7 +295,7 @@ extension Connection {
                 guard let self, let call else { return false }
                 return self.inFlight[callID] === call
             }
-            owner.loop.schedule(at: deadline, isLive: isLive) { [weak self, weak call] in
+            loop.schedule(at: deadline, isLive: isLive) { [weak self, weak call] in
                 guard let self, let call else { return }
                 self.finish(callID: callID, call: call, status: .deadlineExceeded,
                             message: "deadline of \(milliseconds) ms exceeded", body: [])

@@ -66,7 +66,7 @@ extension Connection {
         if case .closed = state { return }
         state = .closed
         shared.logger.trace("connection closed", ["peer": peer.description, "reason": reason])
-        owner.loop.deregister(fd: stream.raw)
+        loop.deregister(fd: stream.raw)
         stream.close()
         for call in inFlight.values { call.cancellation.set() }
         inFlight.removeAll()

@@ -54,7 +54,7 @@ extension Connection {
     func yieldTurn() {
         if turnYielded { return }
         turnYielded = true
-        owner.loop.execute { [self] in
+        loop.execute { [self] in
             self.turnYielded = false
             self.resumeAfterBackpressure()
         }
@@ -81,7 +81,7 @@ extension Connection {
         updateInterest()
         // Frames may be waiting in the decoder with nothing left in the socket to raise an event:
         // decode them after this iteration.
-        owner.loop.execute { [self] in self.resumeAfterBackpressure() }
+        loop.execute { [self] in self.resumeAfterBackpressure() }
     }
 
     func updateInterest() {
@@ -93,7 +93,7 @@ extension Connection {
         // Re-arming EPOLLIN with EPOLL_CTL_MOD raises an event if input is already waiting, so a
         // paused connection resumes without a lost wake-up.
         do {
-            try owner.loop.modify(fd: stream.raw, events: events)
+            try loop.modify(fd: stream.raw, events: events)
         } catch {
             close(reason: "\(error)")
         }

@@ -46,6 +46,11 @@ final class Connection: EventHandler, @unchecked Sendable {
     // closes, so it always outlives it; this skips an atomic check on every access.
     unowned(unsafe) let owner: LoopServer
     var shared: ServerShared { owner.shared }
+    /// The owner's loop, held like `owner`: reached through `owner` on every call, it was retained
+    /// and released each time, on Swift's slow path (the balancer's weak reference to the owner).
+    unowned(unsafe) let loop: EventLoop
+    /// When the frames being processed arrived: when the loop last woke (`EventLoop.wokeAtNanos`).
+    var arrivalNanos: UInt64 { loop.wokeAtNanos }
 
     var state = State.awaitingPreface
     /// Whether the TLS client presented a certificate leading to the server's client CA; set once
@@ -110,6 +115,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         self.stream = stream
         self.peer = peer
         self.owner = owner
+        self.loop = owner.loop
         self.decoder = FrameDecoder(maxFrameSize: owner.shared.configuration.maxFrameSize, expectsPreface: false)
         self.openedAt = now
         self.lastFrameAt = now
@@ -155,7 +161,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// Registers with the loop for input (edge-triggered).
     func register() throws(SystemError) {
         interest = CPW_EPOLLIN | CPW_EPOLLRDHUP | CPW_EPOLLET
-        try owner.loop.register(fd: stream.raw, events: interest, handler: self)
+        try loop.register(fd: stream.raw, events: interest, handler: self)
     }
 
     // MARK: Events
@@ -258,7 +264,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         }
         // Budget used up with data maybe left: come back after the other ready descriptors.
         if case .open = state, !readingPaused, !turnYielded {
-            owner.loop.execute { [self] in
+            loop.execute { [self] in
                 self.readAvailable(toTheEnd: toTheEnd)
                 if case .closed = self.state { return }
                 if self.output.hasPending { self.flush() }

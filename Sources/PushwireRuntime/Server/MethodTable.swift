@@ -78,13 +78,13 @@ final class MethodTable: Sendable {
     /// (`ServerConfiguration.clientCertificateServices`).
     let clientCertificateServices: Set<String>
 
-    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: RawHandler] = [:], clientCertificateServices: Set<String> = []) {
+    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: ArrivedRawHandler] = [:], clientCertificateServices: Set<String> = []) {
         self.methods = methods
         serviceNames = Set(methods.values.map(\.descriptor.service))
         self.clientCertificateServices = clientCertificateServices
         // A fast path may only stand in front of a registered method: a declined call needs it.
         // None for a method behind a client certificate: the check is made before the handler.
-        self.rawFastPaths = RawFastPaths(rawFastPaths.compactMap { path, handler -> (path: String, handler: RawHandler, answers: AnswerSizes)? in
+        self.rawFastPaths = RawFastPaths(rawFastPaths.compactMap { path, handler -> (path: String, handler: ArrivedRawHandler, answers: AnswerSizes)? in
             guard let method = methods[path], !clientCertificateServices.contains(method.descriptor.service) else { return nil }
             return (path: path, handler: handler, answers: method.answers)
         })

@@ -13,13 +13,18 @@ public struct RequestContext: Sendable {
     public let peer: SocketAddress
     /// The deadline on the monotonic clock (nanoseconds), if the call has one.
     let deadlineNanos: UInt64?
+    /// When the request arrived, on the monotonic clock (nanoseconds): where the call metrics'
+    /// duration starts.
+    let arrivalNanos: UInt64
     let cancellation: CancellationFlag?
 
-    init(callID: UInt32, method: String, metadata: [Metadata], peer: SocketAddress, deadlineNanos: UInt64?, cancellation: CancellationFlag?) {
+    init(callID: UInt32, method: String, metadata: [Metadata], peer: SocketAddress, arrivalNanos: UInt64, deadlineNanos: UInt64?,
+         cancellation: CancellationFlag?) {
         self.callID = callID
         self.method = method
         self.metadata = metadata
         self.peer = peer
+        self.arrivalNanos = arrivalNanos
         self.deadlineNanos = deadlineNanos
         self.cancellation = cancellation
     }

@@ -155,7 +155,8 @@ public final class Server: Sendable {
             ? MethodTable(InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
                           rawFastPaths: InstrumentedMethods.wrap(fastPaths, metrics: callMetrics),
                           clientCertificateServices: configuration.clientCertificateServices)
-            : MethodTable(allMethods, rawFastPaths: fastPaths, clientCertificateServices: configuration.clientCertificateServices)
+            : MethodTable(allMethods, rawFastPaths: fastPaths.mapValues { handler in { message, _ in handler(message) } },
+                          clientCertificateServices: configuration.clientCertificateServices)
         let shared = ServerShared(configuration: configuration, table: table, logger: logger, describeCall: callDescriber.withLock { $0 })
         reference.shared = shared
         let metrics = extensions.makeMetrics(calls: callMetrics, shared: shared)
