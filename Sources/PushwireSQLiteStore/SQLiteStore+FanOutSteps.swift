@@ -132,7 +132,16 @@ extension SQLiteStore {
     static func checkStillWithGateway(_ step: FanOutStep) throws(StoreError) {
         let ids = step.stillWithGateway
         guard let first = ids.min(), let last = ids.max() else { return }
-        if last - first + 1 != UInt64(ids.count) || Set(ids).count != ids.count {
+        // Distinct and spanning exactly their count: each id's slot marked once (a `Set` of
+        // 5,000 ids hashed each, 2 % of a large fan-out).
+        var seen = [Bool](repeating: false, count: ids.count)
+        let distinct = last - first + 1 == UInt64(ids.count) && ids.allSatisfy { id in
+            let slot = Int(id - first)
+            if seen[slot] { return false }
+            seen[slot] = true
+            return true
+        }
+        if !distinct {
             throw .invalidChange("stillWithGateway of message \(step.messageID) is not the ids of one earlier step")
         }
     }

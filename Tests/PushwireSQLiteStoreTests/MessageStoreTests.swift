@@ -10,6 +10,20 @@ final class MessageStoreTests: XCTestCase {
                          targeting: targeting, spec: "{}")
     }
 
+    /// The ids still with the gateway must be one earlier step's: consecutive and distinct. A
+    /// repeated id whose list still spans as many ids as it holds is refused as well as a gap.
+    func testStillWithGatewayMustBeConsecutiveDistinctIDs() {
+        func accepts(_ ids: [UInt64]) -> Bool {
+            (try? SQLiteStore.checkStillWithGateway(FanOutStep(messageID: 1, applicationID: 1, stillWithGateway: ids))) != nil
+        }
+        XCTAssertTrue(accepts([]))
+        XCTAssertTrue(accepts([5, 6, 7]))
+        XCTAssertTrue(accepts([7, 5, 6]))
+        XCTAssertFalse(accepts([5, 5, 7]), "a repeated id")
+        XCTAssertFalse(accepts([5, 7]), "a gap")
+        XCTAssertFalse(accepts([6, 6]))
+    }
+
     /// A database written before migration 3 (the due index over every message) opens, and its
     /// outbox is read as before: the scheduled, due message and the one left sending are found,
     /// the done and cancelled ones are not, and the next send time is the future one's.

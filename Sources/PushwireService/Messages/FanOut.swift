@@ -133,7 +133,9 @@ struct FanOut {
         }
         while !pipeline.isStopped, let last = targets.last {
             let (badges, payloads, handOver) = render(targets, spec: spec, cache: &renders)
-            for target in targets { tally.targeted(target.deviceType) }
+            // By index, here and below: `for target in targets` copied each device (three strings
+            // retained and released) to read a field or two (7 % of a 1 M-device fan-out).
+            for index in targets.indices { tally.targeted(targets[index].deviceType) }
             let step = FanOutStep(messageID: message.id, applicationID: message.applicationID, results: pending,
                                   handOver: handOver, cursor: last.hwid, targetedIncrement: targets.count, badges: badges,
                                   stillWithGateway: inGateway?.ids ?? [], startsSending: startsSending, platformCounts: tally.take(), lease: pipeline.lease(),
@@ -157,10 +159,10 @@ struct FanOut {
             batch.reserveCapacity(targets.count)
             var hwids: [String] = []
             hwids.reserveCapacity(targets.count)
-            for (index, target) in targets.enumerated() {
-                batch.append(outgoing(ids[index], token: target.pushToken, payload: payloads[index], spec: spec,
-                                      deviceType: target.deviceType))
-                hwids.append(target.hwid)
+            for index in targets.indices {
+                batch.append(outgoing(ids[index], token: targets[index].pushToken, payload: payloads[index], spec: spec,
+                                      deviceType: targets[index].deviceType))
+                hwids.append(targets[index].hwid)
             }
             let handed = batch
             let delivering = Task(executorPreference: DeliveryExecutor.shared) { await gateway.deliver(handed) }
@@ -270,12 +272,13 @@ struct FanOut {
         payloads.reserveCapacity(targets.count)
         var handOver: [NewDeliveryRecord] = []
         handOver.reserveCapacity(targets.count)
-        for target in targets {
+        for index in targets.indices {
+            let deviceType = targets[index].deviceType
             // Badges are APNs': an Android device's stored badge is left alone.
-            let badge = PushPlatform.service(deviceType: target.deviceType) == .fcm ? nil : spec.badge(after: target.badge)
-            if let badge { badges.append((target.hwid, badge)) }
-            payloads.append(payload(spec, language: target.language, badge: badge, deviceType: target.deviceType, cache: &cache))
-            handOver.append(NewDeliveryRecord(hwid: target.hwid, attempt: 1))
+            let badge = PushPlatform.service(deviceType: deviceType) == .fcm ? nil : spec.badge(after: targets[index].badge)
+            if let badge { badges.append((targets[index].hwid, badge)) }
+            payloads.append(payload(spec, language: targets[index].language, badge: badge, deviceType: deviceType, cache: &cache))
+            handOver.append(NewDeliveryRecord(hwid: targets[index].hwid, attempt: 1))
         }
         return (badges, payloads, handOver)
     }
@@ -316,7 +319,9 @@ struct FanOut {
     private func record(_ outcomes: [DeliveryOutcome], batch: [OutgoingNotification], hwids: [String], attempts: [Int]?,
                         into pending: inout [DeliveryResultRecord], tally: inout PlatformTally, retries: inout [Retry]) {
         let configuration = pipeline.configuration
-        for (index, notification) in batch.enumerated() {
+        pending.reserveCapacity(pending.count + batch.count)
+        // By index: each notification's five buffers were retained and released for the copy.
+        for index in batch.indices {
             // A gateway that answers short leaves the rest without an outcome: treat as transient.
             let outcome = index < outcomes.count ? outcomes[index] : .retry(reason: "NoOutcome", after: nil)
             let attempt = attempts?[index] ?? 1
@@ -325,9 +330,9 @@ struct FanOut {
             case .sent:
                 result = .sent
             case .deadToken(let reason, let since):
-                result = FanOut.refused(.dead, reason: reason, since: since, token: notification.deviceToken)
+                result = FanOut.refused(.dead, reason: reason, since: since, token: batch[index].deviceToken)
             case .invalidToken(let reason):
-                result = FanOut.refused(.invalid, reason: reason, since: nil, token: notification.deviceToken)
+                result = FanOut.refused(.invalid, reason: reason, since: nil, token: batch[index].deviceToken)
             case .failed(let reason):
                 result = .failed(reason: reason, invalidToken: false, refusedToken: nil)
             case .retry(let reason, let after):
@@ -335,13 +340,13 @@ struct FanOut {
                     result = .failed(reason: reason, invalidToken: false, refusedToken: nil)
                 } else {
                     result = .retryPending(reason: reason)
-                    retries.append(Retry(replaces: notification.deliveryID, hwid: hwids[index], attempt: attempt + 1, reason: reason,
+                    retries.append(Retry(replaces: batch[index].deliveryID, hwid: hwids[index], attempt: attempt + 1, reason: reason,
                                          notBefore: .now + max(after ?? .zero, FanOut.backoff(attempt: attempt, configuration)),
-                                         deviceType: notification.deviceType))
+                                         deviceType: batch[index].deviceType))
                 }
             }
-            pending.append(DeliveryResultRecord(deliveryID: notification.deliveryID, hwid: hwids[index], result: result))
-            tally.recorded(notification.deviceType, result)
+            pending.append(DeliveryResultRecord(deliveryID: batch[index].deliveryID, hwid: hwids[index], result: result))
+            tally.recorded(batch[index].deviceType, result)
         }
     }
 

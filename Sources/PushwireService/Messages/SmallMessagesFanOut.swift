@@ -71,7 +71,7 @@ struct SmallMessagesFanOut {
             let (badges, payloads, handOver) = entry.fanOut.render(targets, spec: entry.spec, cache: &renders)
             let message = entry.fanOut.message
             var tally = PlatformTally()
-            for target in targets { tally.targeted(target.deviceType) }
+            for index in targets.indices { tally.targeted(targets[index].deviceType) }
             // No targets: the message is done in this one step.
             steps.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, handOver: handOver,
                                     cursor: targets.last?.hwid, targetedIncrement: targets.count, badges: badges,
@@ -104,10 +104,11 @@ struct SmallMessagesFanOut {
             var group = byApplication.removeValue(forKey: applicationID) ?? ([], [])
             if group.notifications.isEmpty { group.notifications.reserveCapacity(total) }
             group.entries.append((index, ids.count))
-            for (position, target) in entry.targets.enumerated() {
-                group.notifications.append(entry.fanOut.outgoing(ids[position], token: target.pushToken,
+            // By index: a copy of each target retained and released its three strings.
+            for position in entry.targets.indices {
+                group.notifications.append(entry.fanOut.outgoing(ids[position], token: entry.targets[position].pushToken,
                                                                  payload: entry.payloads[position], spec: entry.spec,
-                                                                 deviceType: target.deviceType))
+                                                                 deviceType: entry.targets[position].deviceType))
             }
             byApplication[applicationID] = group
         }
