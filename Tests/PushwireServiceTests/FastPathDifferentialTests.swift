@@ -1,5 +1,5 @@
 import Foundation
-import PushwireRuntime
+@testable import PushwireRuntime
 import PushwireWire
 import XCTest
 @testable import PushwireService
@@ -51,13 +51,15 @@ final class FastPathDifferentialTests: XCTestCase {
     func testFrameScannerEqualsTheDecoder() {
         var random = SplitMix64(seed: 0x0016_0006)
         var mismatches: [String] = []
-        var accepted = 0
+        var accepted = 0, scannedWithMetadata = 0
         let count = 30_000
         for i in 0..<count {
             var frame = ProtoFuzz.requestFrame(&random, message: ProtoFuzz.registerDevice(&random, application: "A1B2C-3D4E5"))
             if i % 2 == 1 { ProtoFuzz.mutate(&frame, &random) }
             frame.withUnsafeBytes { bytes in
                 if (try? Frame(decoding: bytes)) != nil { accepted += 1 }
+                // Scanned calls that no fast path takes are lifted from the scan, metadata and all.
+                if let scanned = ScannedRequest(frame: bytes), !scanned.request().metadata.isEmpty { scannedWithMetadata += 1 }
                 if let mismatch = RawFrameDifferential.mismatch(bytes), mismatches.count < 10 {
                     mismatches.append("\(frame): \(mismatch)")
                 }
@@ -66,6 +68,7 @@ final class FastPathDifferentialTests: XCTestCase {
         XCTAssertEqual(mismatches, [])
         XCTAssertGreaterThan(accepted, count / 10)
         XCTAssertLessThan(accepted, count * 9 / 10)
+        XCTAssertGreaterThan(scannedWithMetadata, 100)
     }
 
     /// The cases, each refused by the regular decoder and therefore declined here.
@@ -336,6 +339,8 @@ enum ProtoFuzz {
                              keyBytes: keyBytes(&random), lengthBytes: keyBytes(&random))
             entry.bytesField(2, pick([text("Bearer abc"), text("v"), text("a\0b"), text("é"), [0xFF], []], &random),
                              keyBytes: keyBytes(&random), lengthBytes: keyBytes(&random))
+            // A repeated key or value: the decoder keeps the last.
+            if chance(15, &random) { entry.bytesField(pick([1, 2], &random), pick([text("x-other"), text("Bearer def"), []], &random)) }
             if chance(5, &random) { entry.varintField(3, 1) }
             request.bytesField(3, entry.bytes, keyBytes: keyBytes(&random), lengthBytes: keyBytes(&random))
         }

@@ -85,11 +85,17 @@ extension Connection {
             HotFrames.appendPongFrame(payload: ping, to: &output.bytes)
             return .answered
         }
-        let fastPaths = shared.table.rawFastPaths
-        // A large request takes the regular path, which checks it off the loop.
-        if !fastPaths.isEmpty, payload.count < shared.configuration.largeRequestBytes, let request = ScannedRequest(frame: payload),
-           let entry = fastPaths.entry(forPath: request.method), takeRaw(request, entry.handler, answers: entry.answers, waitsForServer: waitsForServer) {
-            return .answered
+        // A large request takes the regular path, which checks it off the loop. Any other the
+        // scanner reads goes to its fast path if it has one, else is lifted from the scan.
+        if payload.count < shared.configuration.largeRequestBytes, let request = ScannedRequest(frame: payload) {
+            if let entry = shared.table.rawFastPaths.entry(forPath: request.method),
+               takeRaw(request, entry.handler, answers: entry.answers, waitsForServer: waitsForServer) {
+                return .answered
+            }
+            var frame = Frame()
+            frame.callID = request.callID
+            frame.kind = .request(request.request())
+            return .decoded(frame)
         }
         do throws(WireDecodingError) {
             let frame = try Frame(decoding: payload)

@@ -41,11 +41,15 @@ typealias ArrivedRawHandler = @Sendable (_ message: UnsafeRawBufferPointer, _ ar
 /// timeout_ms, metadata (ASCII, no NUL), message } }` is not scanned (nil), and such a frame takes
 /// the regular path, whose decoder reports what is wrong with it. So the fast path never accepts a
 /// frame the regular path would reject (`RawFrameDifferential` states the rule as a function).
+/// A scanned call that no fast path takes is lifted from the scan (`request()`), which the same
+/// rule proves equal to what the decoder lifts.
 struct ScannedRequest {
     var callID: UInt32 = 0
     var method = UnsafeRawBufferPointer(start: nil, count: 0)
     var timeoutMS: UInt32 = 0
     var message = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The request's own bytes, whose metadata `request()` reads (the fast paths ignore it).
+    private var requestBytes = UnsafeRawBufferPointer(start: nil, count: 0)
 
     init?(frame payload: UnsafeRawBufferPointer) {
         var reader = HotFrames.Reader(payload)
@@ -59,6 +63,7 @@ struct ScannedRequest {
                 sawCallID = true
             case (2, 2):
                 guard !sawRequest, let request = reader.submessage(), scanRequest(request) else { return nil }
+                requestBytes = request.bytes
                 sawRequest = true
             default:
                 return nil
@@ -97,6 +102,37 @@ struct ScannedRequest {
             }
         }
         return sawMethod
+    }
+
+    /// The request as `Frame(decoding:)` lifts it from the same frame: for a scanned call that no
+    /// fast path takes, without protobuf-c's unpack, the validator's walk and the lifting (a
+    /// sixth of a Health/Check call). Only for a frame the scan accepted, whose structure it checked.
+    func request() -> Request {
+        var request = Request()
+        request.method = String(decoding: method, as: UTF8.self)
+        request.timeoutMS = timeoutMS
+        request.message = Array(message)
+        var reader = HotFrames.Reader(requestBytes)
+        while !reader.atEnd, let (field, wireType) = reader.tag() {
+            if field == 3, let entry = reader.submessage() {
+                request.metadata.append(Self.metadata(entry))
+            } else if !reader.skip(wireType: wireType) {
+                break
+            }
+        }
+        return request
+    }
+
+    /// A metadata entry the scan accepted: key and value, the last of each when repeated (as
+    /// protobuf-c keeps the last value of a singular field).
+    private static func metadata(_ entry: HotFrames.Reader) -> Metadata {
+        var reader = entry
+        var metadata = Metadata()
+        while !reader.atEnd, let (field, _) = reader.tag(), let text = reader.submessage() {
+            if field == 1 { metadata.key = String(decoding: text.bytes, as: UTF8.self) }
+            if field == 2 { metadata.value = String(decoding: text.bytes, as: UTF8.self) }
+        }
+        return metadata
     }
 
     private static func isASCIIMetadata(_ entry: HotFrames.Reader) -> Bool {

@@ -3,8 +3,8 @@ import PushwireWire
 /// The rule the runtime's frame scanner (`ScannedRequest`) keeps, as a function a test or a
 /// fuzzer can call on any frame payload: it either declines the frame or reads exactly the
 /// call id, method, timeout and message that the regular decoder (the wire validator, then
-/// protobuf-c) decodes from it — and it never accepts a frame the decoder rejects, which would
-/// have been answered with GoAway.
+/// protobuf-c) decodes from it, and lifts exactly its request (metadata too, `request()`) — and
+/// it never accepts a frame the decoder rejects, which would have been answered with GoAway.
 public enum RawFrameDifferential {
     /// How `ScannedRequest` and `Frame(decoding:)` differ on `payload`; nil when they agree.
     public static func mismatch(_ payload: UnsafeRawBufferPointer) -> String? {
@@ -21,6 +21,8 @@ public enum RawFrameDifferential {
         if !scanned.method.elementsEqual(request.method.utf8) { differences.append("method \(Array(scanned.method)) ≠ \(request.method)") }
         if scanned.timeoutMS != request.timeoutMS { differences.append("timeout \(scanned.timeoutMS) ≠ \(request.timeoutMS)") }
         if !scanned.message.elementsEqual(request.message) { differences.append("message \(Array(scanned.message)) ≠ \(request.message)") }
+        let lifted = scanned.request()
+        if lifted != request { differences.append("lifted request \(lifted) ≠ \(request)") }
         return differences.isEmpty ? nil : differences.joined(separator: "; ")
     }
 }
