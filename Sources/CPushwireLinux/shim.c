@@ -65,6 +65,8 @@ int cpw_set_thread_niceness_above_process(int step) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), target);
 }
 
+__thread int cpw_thread_counter_shard = -1;
+
 int cpw_set_thread_name(const char *name) {
     char truncated[16];
     strncpy(truncated, name, sizeof truncated - 1);

@@ -1,5 +1,5 @@
 // Linux system calls that Swift's Glibc module does not export (epoll, eventfd, accept4, a
-// thread's own niceness).
+// thread's own niceness), and a thread-local Swift cannot declare (a thread's counter shard).
 // Every symbol here is prefixed `cpw_`; the Swift side wraps them once in PushwireRuntime/System.
 #ifndef CPUSHWIRE_LINUX_H
 #define CPUSHWIRE_LINUX_H
@@ -50,5 +50,12 @@ int cpw_set_thread_niceness_above_process(int step);
 /// bytes of `name` (Linux's limit); pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc
 /// module hides. 0 on success, an errno value otherwise.
 int cpw_set_thread_name(const char *name);
+
+/// The calling thread's counter shard (`ShardedCounters`): an event loop's thread sets its loop's
+/// index once it starts, so that no two loops ever add to the same cache line; -1 (the default)
+/// on every other thread, whose shard is then derived from its thread id.
+extern __thread int cpw_thread_counter_shard;
+static inline int cpw_counter_shard(void) { return cpw_thread_counter_shard; }
+static inline void cpw_set_counter_shard(int shard) { cpw_thread_counter_shard = shard; }
 
 #endif

@@ -167,6 +167,7 @@ public final class EventLoop: @unchecked Sendable {
             events.deallocate()
             scratch.deallocate()
         }
+        ShardedCounters.claimShard(index)
         wokeAtNanos = monotonicNanos()
         nextTick = wokeAtNanos &+ tickInterval
         while running {

@@ -1,11 +1,15 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CPushwireLinux
 import Synchronization
 
 /// A fixed set of counters, striped over a few shards so that threads recording at once (the
 /// event loops, the store's syncer, the pool threads of off-loop handlers) rarely touch the same
-/// cache line; a scrape sums the shards. Recording is one relaxed atomic add.
+/// cache line; a scrape sums the shards. Recording is one relaxed atomic add. Each event loop
+/// records in the shard of its index (`claimShard`), so two loops never share a line; other
+/// threads in one derived from their thread id (a shared line costs a cache-line transfer per
+/// add: two loops hashed together, one run in eight with two loops, would pay it on every call).
 ///
 /// `@unchecked Sendable`: the slots are atomics, allocated once in `init` and freed in `deinit`
 /// after every user is gone; the pointer itself never changes.
@@ -31,11 +35,20 @@ final class ShardedCounters: @unchecked Sendable {
         slots.deallocate()
     }
 
-    /// The calling thread's shard: its id (the address of its thread block, so aligned and far
-    /// apart) mixed by a Fibonacci multiply, whose top bits spread such values well.
+    /// Makes the calling thread record in shard `index` modulo `shardCount` (an event loop, with
+    /// its index, when its thread starts).
+    static func claimShard(_ index: Int) {
+        cpw_set_counter_shard(Int32(truncatingIfNeeded: index & (shardCount - 1)))
+    }
+
+    /// The calling thread's shard: the one it claimed, or else its id (the address of its thread
+    /// block, so aligned and far apart) mixed by a Fibonacci multiply, whose top bits spread such
+    /// values well.
     @inline(__always)
-    private static var currentShard: Int {
-        Int(truncatingIfNeeded: (UInt64(UInt(pthread_self())) &* 0x9E37_79B9_7F4A_7C15) >> 61)
+    static var currentShard: Int {
+        let claimed = Int(cpw_counter_shard())
+        if claimed >= 0 { return claimed }
+        return Int(truncatingIfNeeded: (UInt64(UInt(pthread_self())) &* 0x9E37_79B9_7F4A_7C15) >> 61)
     }
 
     /// Adds `amount` to counter `index`.
