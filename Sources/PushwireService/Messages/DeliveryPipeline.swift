@@ -134,7 +134,8 @@ public final class DeliveryPipeline: Sendable {
     /// the `messages.lease_owner` column.
     static func makeLeaseOwner() -> String {
         var name = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&name, name.count) == 0 ? String(cString: name) : "host"
+        let host = gethostname(&name, name.count) == 0
+            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "host"
         let random = String(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF, radix: 16)
         return "\(host)-\(getpid())-\(random)"
     }

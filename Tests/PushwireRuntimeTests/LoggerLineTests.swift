@@ -1,0 +1,50 @@
+import Foundation
+@testable import PushwireRuntime
+import XCTest
+
+/// A log line, built as bytes: the text format's quoting and the JSON format's escaping, the
+/// latter checked by an independent parser over generated values.
+final class LoggerLineTests: XCTestCase {
+    /// 2026-11-29T21:05:03Z.
+    private let seconds = 1_795_986_303
+
+    private func text(_ message: String, _ metadata: [(String, String)], level: Logger.Level = .info) -> String {
+        String(decoding: Logger.line(.text, level: level, label: "pushwired", message: message,
+                                     metadata: metadata.map { (key: $0.0, value: $0.1) }, seconds: seconds, milliseconds: 7),
+               as: UTF8.self)
+    }
+
+    func testTextLinesQuoteWhatWouldSplitThem() {
+        XCTAssertEqual(text("listening", [("address", "127.0.0.1:7355"), ("threads", "2")]),
+                       "2026-11-29T21:05:03.007Z info pushwired: listening address=127.0.0.1:7355 threads=2\n")
+        XCTAssertEqual(text("x", [("empty", ""), ("space", "a b"), ("quote", "say \"hi\" \\ ok"), ("equals", "k=v")], level: .warning),
+                       "2026-11-29T21:05:03.007Z warning pushwired: x empty=\"\" space=\"a b\" quote=\"say \\\"hi\\\" \\\\ ok\" equals=\"k=v\"\n")
+        // A newline never ends a line early, whatever character it is part of.
+        XCTAssertEqual(text("x", [("lines", "a\nb"), ("crlf", "a\r\nb"), ("unicode", "Grüße😀")]),
+                       "2026-11-29T21:05:03.007Z info pushwired: x lines=\"a\\nb\" crlf=\"a\r\\nb\" unicode=Grüße😀\n")
+        XCTAssertEqual(String(decoding: Logger.line(.text, level: .critical, label: "l", message: "m", metadata: [(key: String, value: String)](),
+                                                    seconds: 0, milliseconds: 999), as: UTF8.self),
+                       "1970-01-01T00:00:00.999Z critical l: m\n")
+    }
+
+    func testJSONLinesParseBackToWhatWasLogged() throws {
+        var random = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "Z", "0", " ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{1f}", "\u{7f}",
+                                     "é", "😀", "\r\n", "=", "/", "{", "}"]
+        func value() -> String { String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! }) }
+        for _ in 0..<2_000 {
+            let message = value(), key = value(), entry = value()
+            let bytes = Logger.line(.json, level: .notice, label: "pushwired", message: message,
+                                    metadata: [(key: key, value: entry), (key: "time", value: "shadowed")],
+                                    seconds: seconds, milliseconds: 123)
+            XCTAssertEqual(bytes.last, UInt8(ascii: "\n"))
+            XCTAssertEqual(bytes.filter { $0 == UInt8(ascii: "\n") }.count, 1, "one line")
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: String], "\(message) \(key) \(entry)")
+            XCTAssertEqual(object["time"], "2026-11-29T21:05:03.123Z")
+            XCTAssertEqual(object["level"], "notice")
+            XCTAssertEqual(object["message"], message)
+            XCTAssertEqual(object["meta_time"], "shadowed")
+            if !Logger.reservedJSONKeys.contains(key) { XCTAssertEqual(object[key], entry) }
+        }
+    }
+}
