@@ -16,7 +16,7 @@ import Synchronization
 /// together migrate once.
 public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendable {
     // @unchecked: every stored property is immutable and Sendable except the workers, which are
-    // only started here and joined in `close` (guarded by `closed`).
+    // only started here and joined in `close` (once: guarded by `isClosed`).
 
     /// The database's URL without its password, for messages.
     public let location: String
@@ -33,8 +33,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     private let readQueue = PGJobQueue()
     private let workers: [PGWorker]
     let counters = PGCounters()
-    private let closed = Mutex(false)
-    /// `closed`, for `isServing` (asked on every Health/Check call) without the lock.
+    /// Set once by `close`; read without a lock by `isServing` (asked on every Health/Check call).
     private let isClosed = Atomic<Bool>(false)
     /// This store object's name in the change feed's notifications (`PGChangeFeed`): its own
     /// are skipped by its listener.
@@ -150,7 +149,7 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
 
     /// Why the store is not serving ("" when it is).
     public var notServingReason: String {
-        if closed.withLock({ $0 }) { return "the store is closed" }
+        if isClosed.load(ordering: .acquiring) { return "the store is closed" }
         return writerHealth.isReachable ? "" : "the database at \(location) is unreachable: \(writerHealth.reason)"
     }
 
@@ -172,12 +171,8 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
 
     /// Finishes queued writes and reads, then closes every connection; later calls fail with `.closed`.
     public func close() {
-        let wasClosed = closed.withLock { closed in
-            defer { closed = true }
-            return closed
-        }
-        if wasClosed { return }
-        isClosed.store(true, ordering: .relaxed)
+        // The first caller closes; the others return at once.
+        if isClosed.exchange(true, ordering: .acquiringAndReleasing) { return }
         writeQueue.close()
         for queue in registrationQueues { queue.close() }
         deliveryQueue?.close()
