@@ -162,17 +162,13 @@ extension SQLiteStore {
     /// the last step of every small message was a statement of its own (reset, ten bindings, a
     /// VDBE program run), and reading the ids from one JSON array cost more than binding them.
     static func finishAllSent(_ messageIDs: [Int64], sent: Int, on connection: SQLiteConnection) throws(SQLiteError) {
-        var index = 0
-        while index < messageIDs.count {
-            var size = finishRowsPerUpdate
-            while size > messageIDs.count - index { size /= 2 }
+        try forEachPowerOfTwoRun(count: messageIDs.count, largest: finishRowsPerUpdate) { (index, size) throws(SQLiteError) in
             let update = try connection.statement(StatementKey(kind: ObjectIdentifier(FanOutStep.self), variant: size)) {
                 SQLiteStore.finishAllSentUpdates[size.trailingZeroBitCount]
             }
             try update.bind(1, Int64(sent))
             for offset in 0..<size { try update.bind(Int32(offset + 2), messageIDs[index + offset]) }
             try update.run()
-            index += size
         }
     }
 

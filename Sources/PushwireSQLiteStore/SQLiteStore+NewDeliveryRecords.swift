@@ -105,10 +105,7 @@ extension SQLiteStore {
     /// grouping: SQLite applies the rows of one INSERT in order, so the second updates the first.
     static func writePlatformCounts(_ counts: [(messageID: Int64, counts: PlatformCountRecord)],
                                     on connection: SQLiteConnection) throws(SQLiteError) {
-        var index = 0
-        while index < counts.count {
-            var size = platformRowsPerUpsert
-            while size > counts.count - index { size /= 2 }
+        try forEachPowerOfTwoRun(count: counts.count, largest: platformRowsPerUpsert) { (index, size) throws(SQLiteError) in
             let upsert = try connection.statement(StatementKey(kind: ObjectIdentifier(PlatformCountRecord.self), variant: size)) {
                 SQLiteStore.platformCountUpserts[size.trailingZeroBitCount]
             }
@@ -123,7 +120,20 @@ extension SQLiteStore {
                 try upsert.bind(first + 5, Int64(clamping: c.invalidTokens))
             }
             try upsert.run()
-            index += size
+        }
+    }
+
+    /// Calls `body(start, size)` for consecutive runs of `count` rows: runs of `largest` (a power
+    /// of two), then of each smaller power of two the rest needs, so that a statement prepared once
+    /// per size (log2(largest) + 1 of them) serves any number of rows.
+    static func forEachPowerOfTwoRun(count: Int, largest: Int,
+                                     _ body: (_ start: Int, _ size: Int) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        var start = 0
+        while start < count {
+            var size = largest
+            while size > count - start { size /= 2 }
+            try body(start, size)
+            start += size
         }
     }
 
