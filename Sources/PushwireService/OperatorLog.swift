@@ -35,4 +35,10 @@ public final class OperatorLog: Sendable {
         guard let logger = logger.withLock({ $0 }) else { return }
         logger.log(level, message, metadata)
     }
+
+    /// Logs one line per event at `level`, with one write.
+    func log(_ level: Logger.Level, events: [(message: String, metadata: [(String, String)])]) {
+        guard let logger = logger.withLock({ $0 }) else { return }
+        logger.log(level, events: events)
+    }
 }

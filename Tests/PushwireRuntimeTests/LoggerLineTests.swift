@@ -47,4 +47,32 @@ final class LoggerLineTests: XCTestCase {
             if !Logger.reservedJSONKeys.contains(key) { XCTAssertEqual(object[key], entry) }
         }
     }
+
+    /// Several events with one write: a line each, in order, and none below the logger's level.
+    func testEventsAreWrittenALineEach() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("logger-\(UUID().uuidString)").path
+        let file = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+        XCTAssertGreaterThanOrEqual(file, 0)
+        defer { unlink(path) }
+        let saved = dup(2)
+        dup2(file, 2)
+        let logger = Logger(label: "pushwired", level: .info)
+        logger.log(.info, events: [(message: "message delivered", metadata: [("message_code", "M1"), ("sent", "1")]),
+                                   (message: "message delivered", metadata: [("message_code", "M2"), ("sent", "2")]),
+                                   (message: "message delivered", metadata: [("message_code", "M 3"), ("sent", "3")])])
+        logger.log(.debug, events: [(message: "hidden", metadata: [])])
+        logger.log(.info, events: [])
+        dup2(saved, 2)
+        close(saved)
+        close(file)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(lines.count, 4, "\(lines)")
+        XCTAssertEqual(lines.last, "")
+        for (line, expected) in zip(lines, [" info pushwired: message delivered message_code=M1 sent=1",
+                                            " info pushwired: message delivered message_code=M2 sent=2",
+                                            " info pushwired: message delivered message_code=\"M 3\" sent=3"]) {
+            XCTAssertTrue(line.hasSuffix(expected), "\(line)")
+            XCTAssertEqual(line.count, "2026-11-29T21:05:03.007Z".count + expected.count, "\(line)")
+        }
+    }
 }

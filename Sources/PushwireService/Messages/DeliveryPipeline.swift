@@ -140,10 +140,22 @@ public final class DeliveryPipeline: Sendable {
         return "\(host)-\(getpid())-\(random)"
     }
 
-    /// Logs the summary of a message that is done, at `info`: its code and delivery counts.
-    func logDelivered(code: String, targeted: UInt64, sent: UInt64, failed: UInt64, invalidTokens: UInt64) {
-        log.log(.info, "message delivered", [("message_code", code), ("targeted", String(targeted)), ("sent", String(sent)),
-                                             ("failed", String(failed)), ("invalid_tokens", String(invalidTokens))])
+    /// A message that is done, as its summary line says: its code and delivery counts.
+    struct DeliverySummary {
+        var code: String
+        var targeted: UInt64
+        var sent: UInt64
+        var failed: UInt64
+        var invalidTokens: UInt64
+    }
+
+    /// Logs the summaries of messages that are done, at `info`, a line each, with one write.
+    func logDelivered(_ summaries: [DeliverySummary]) {
+        log.log(.info, events: summaries.map { summary in
+            (message: "message delivered",
+             metadata: [("message_code", summary.code), ("targeted", String(summary.targeted)), ("sent", String(summary.sent)),
+                        ("failed", String(summary.failed)), ("invalid_tokens", String(summary.invalidTokens))])
+        })
     }
 
     /// Starts the scheduler: due messages (and any a crash left half sent) go out from now on.

@@ -245,8 +245,8 @@ struct FanOut {
         // The counts of every run of this message (a resumed one had earlier runs): one read, at
         // the end of a message that took the long path, only when someone reads the line.
         if pipeline.log.enabled(.info), let stats = try? await store.statistics(messageID: message.id) {
-            pipeline.logDelivered(code: message.code, targeted: stats.targeted, sent: stats.sent, failed: stats.failed,
-                                  invalidTokens: stats.invalidTokens)
+            pipeline.logDelivered([DeliveryPipeline.DeliverySummary(code: message.code, targeted: stats.targeted, sent: stats.sent,
+                                                                    failed: stats.failed, invalidTokens: stats.invalidTokens)])
         }
     }
 

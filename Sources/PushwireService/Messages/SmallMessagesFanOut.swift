@@ -194,12 +194,12 @@ struct SmallMessagesFanOut {
         pipeline.flowMetrics.entered(.done, finishing.filter(\.finish).count)
         if pipeline.log.enabled(.info) {
             // A small message goes out in this one step: its counts are this step's results.
-            for (step, entry) in zip(finishing, finishingEntries) where step.finish {
+            pipeline.logDelivered(zip(finishing, finishingEntries).filter(\.0.finish).map { step, entry in
                 let outcomes = FanOutOutcomeCounts(step.results)
-                pipeline.logDelivered(code: entry.fanOut.message.code, targeted: UInt64(entry.targets.count),
-                                      sent: UInt64(outcomes.sent), failed: UInt64(outcomes.failed),
-                                      invalidTokens: UInt64(outcomes.invalidTokens))
-            }
+                return DeliveryPipeline.DeliverySummary(code: entry.fanOut.message.code, targeted: UInt64(entry.targets.count),
+                                                        sent: UInt64(outcomes.sent), failed: UInt64(outcomes.failed),
+                                                        invalidTokens: UInt64(outcomes.invalidTokens))
+            })
         }
         return alone + retrying
     }
