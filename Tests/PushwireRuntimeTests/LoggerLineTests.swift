@@ -8,8 +8,16 @@ final class LoggerLineTests: XCTestCase {
     /// 2026-11-29T21:05:03Z.
     private let seconds = 1_795_986_303
 
+    private func line(_ format: Logger.Format, level: Logger.Level, label: String, message: String,
+                      metadata: [(key: String, value: String)], seconds: Int, milliseconds: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        Logger.appendLine(to: &bytes, format, level: level, label: label, message: message, metadata: metadata,
+                          seconds: seconds, milliseconds: milliseconds)
+        return bytes
+    }
+
     private func text(_ message: String, _ metadata: [(String, String)], level: Logger.Level = .info) -> String {
-        String(decoding: Logger.line(.text, level: level, label: "pushwired", message: message,
+        String(decoding: line(.text, level: level, label: "pushwired", message: message,
                                      metadata: metadata.map { (key: $0.0, value: $0.1) }, seconds: seconds, milliseconds: 7),
                as: UTF8.self)
     }
@@ -22,7 +30,7 @@ final class LoggerLineTests: XCTestCase {
         // A newline never ends a line early, whatever character it is part of.
         XCTAssertEqual(text("x", [("lines", "a\nb"), ("crlf", "a\r\nb"), ("unicode", "Grüße😀")]),
                        "2026-11-29T21:05:03.007Z info pushwired: x lines=\"a\\nb\" crlf=\"a\r\\nb\" unicode=Grüße😀\n")
-        XCTAssertEqual(String(decoding: Logger.line(.text, level: .critical, label: "l", message: "m", metadata: [(key: String, value: String)](),
+        XCTAssertEqual(String(decoding: line(.text, level: .critical, label: "l", message: "m", metadata: [(key: String, value: String)](),
                                                     seconds: 0, milliseconds: 999), as: UTF8.self),
                        "1970-01-01T00:00:00.999Z critical l: m\n")
     }
@@ -34,7 +42,7 @@ final class LoggerLineTests: XCTestCase {
         func value() -> String { String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! }) }
         for _ in 0..<2_000 {
             let message = value(), key = value(), entry = value()
-            let bytes = Logger.line(.json, level: .notice, label: "pushwired", message: message,
+            let bytes = line(.json, level: .notice, label: "pushwired", message: message,
                                     metadata: [(key: key, value: entry), (key: "time", value: "shadowed")],
                                     seconds: seconds, milliseconds: 123)
             XCTAssertEqual(bytes.last, UInt8(ascii: "\n"))
