@@ -30,12 +30,6 @@ public final class OperatorLog: Sendable {
         logger.log(.notice, message, pairs)
     }
 
-    /// Logs at `level` with `metadata` in order.
-    func log(_ level: Logger.Level, _ message: String, _ metadata: [(String, String)]) {
-        guard let logger = logger.withLock({ $0 }) else { return }
-        logger.log(level, message, metadata)
-    }
-
     /// Logs one line per event at `level`, with one write.
     func log(_ level: Logger.Level, events: [(message: String, metadata: [(String, String)])]) {
         guard let logger = logger.withLock({ $0 }) else { return }
