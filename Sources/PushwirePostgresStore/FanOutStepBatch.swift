@@ -63,7 +63,7 @@ enum FanOutStepBatch {
 
     /// The message rows' UPDATE for every step at once: `PostgresStore.stepUpdateSQL` with each
     /// parameter an array (one element per step). Returns the ids of the rows it changed.
-    static let updateSQL = """
+    static let updateSQL = PostgresOutbox.updatingStatus("""
         UPDATE messages m SET sent = m.sent + u.sent, failed = m.failed + u.failed, invalid_tokens = m.invalid_tokens + u.invalid,
             targeted = m.targeted + u.targeted, cursor = COALESCE(u.cursor, m.cursor),
             status = CASE WHEN u.finish THEN 3 WHEN u.starts THEN 2 ELSE m.status END, open_from = u.open_from, open_to = u.open_to,
@@ -75,8 +75,8 @@ enum FanOutStepBatch {
         WHERE m.id = u.id AND (NOT u.starts OR m.status IN (1, 2))
             AND (u.owner IS NULL OR m.lease_owner = u.owner
                  OR (u.starts AND (m.lease_owner IS NULL OR m.lease_until_ms < u.now_ms)))
-        RETURNING m.id
-        """
+        RETURNING m.id, m.status, m.send_at_ms
+        """)
 
     /// Writes `steps` (see the type's comment; `canWrite` holds); returns each step's new ids.
     static func apply(_ steps: [FanOutStep], on connection: PGConnection) throws(StoreError) -> [[UInt64]] {

@@ -57,18 +57,21 @@ struct MessageInsertGroup: PGUnit {
     var jobCount: Int { jobs.count }
 
     /// The rows in call order (`n`), so that ids grow with creation order; each inserted row is
-    /// known by its code, which is unique.
+    /// known by its code, which is unique. Each one, scheduled, enters the outbox (`PostgresOutbox`).
     static let insertSQL = """
         WITH r AS (
             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[])
-                WITH ORDINALITY AS r (app_id, code, transaction_id, send_at_ms, category_id, targeting, spec, n))
-        INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
-        SELECT app_id, code, transaction_id, 1, send_at_ms, category_id, targeting, spec, $8 FROM r
-        WHERE transaction_id = '' OR NOT EXISTS (
-            SELECT 1 FROM messages m WHERE m.app_id = r.app_id AND m.transaction_id = r.transaction_id AND m.transaction_id <> '')
-        ORDER BY n
-        ON CONFLICT (app_id, transaction_id) WHERE transaction_id <> '' DO NOTHING
-        RETURNING id, code
+                WITH ORDINALITY AS r (app_id, code, transaction_id, send_at_ms, category_id, targeting, spec, n)),
+        created AS (
+            INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
+            SELECT app_id, code, transaction_id, 1, send_at_ms, category_id, targeting, spec, $8 FROM r
+            WHERE transaction_id = '' OR NOT EXISTS (
+                SELECT 1 FROM messages m WHERE m.app_id = r.app_id AND m.transaction_id = r.transaction_id AND m.transaction_id <> '')
+            ORDER BY n
+            ON CONFLICT (app_id, transaction_id) WHERE transaction_id <> '' DO NOTHING
+            RETURNING id, code, send_at_ms),
+        queued AS (INSERT INTO message_outbox (status, send_at_ms, message_id) SELECT 1, send_at_ms, id FROM created)
+        SELECT id, code FROM created
         """
 
     static let storedSQL = """

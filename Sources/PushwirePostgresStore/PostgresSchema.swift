@@ -174,6 +174,26 @@ enum PostgresSchema {
             PRIMARY KEY (message_id, first_id)
         );
         """,
+        // 8: the outbox as a table of its own (`PostgresOutbox`): a row (status, send time, id)
+        // for each message scheduled or sending, walked by the claims in place of the partial
+        // index `messages_due`, which had `status` among its columns so that no UPDATE of a
+        // message's status was HOT — each wrote a new entry in all five indexes of `messages`.
+        // With the index gone no step's UPDATE of a message row changes an indexed column, and
+        // the fillfactors leave room on each page for the new versions of its rows: a small
+        // message's two steps (status, counters, open range, lease) and its per-platform
+        // counters are HOT.
+        """
+        CREATE TABLE message_outbox (
+            status integer NOT NULL,
+            send_at_ms bigint NOT NULL,
+            message_id bigint NOT NULL,
+            PRIMARY KEY (status, send_at_ms, message_id)
+        );
+        INSERT INTO message_outbox (status, send_at_ms, message_id) SELECT status, send_at_ms, id FROM messages WHERE status IN (1, 2);
+        DROP INDEX messages_due;
+        ALTER TABLE messages SET (fillfactor = 50);
+        ALTER TABLE message_platforms SET (fillfactor = 50);
+        """,
     ]
 
     /// The newest schema version this binary understands.

@@ -40,15 +40,16 @@ extension PostgresStore {
             try pg { () throws(PGError) -> Bool in
                 // Moves it to sending under the lease, as a first step does (a cut message is
                 // taken as is); its message lease is given up: its batches are claimed instead.
-                let updated = try connection.query("""
+                let updated = try connection.query(PostgresOutbox.updatingStatus("""
                     UPDATE messages SET status = 2, batches = CASE WHEN batches = 0 THEN $4 ELSE batches END,
                         lease_owner = NULL, lease_until_ms = 0
                     WHERE id = $1 AND status IN (1, 2) AND (status = 1 OR batches > 0)
                         AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until_ms < $3)
-                    RETURNING (SELECT count(*) FROM message_batches WHERE message_id = $1)
-                    """, [String(messageID), lease.owner, String(lease.nowMS), String(bounds.count + 1)])
+                    RETURNING id, status, send_at_ms
+                    """), [String(messageID), lease.owner, String(lease.nowMS), String(bounds.count + 1)])
                 guard updated.count > 0 else { return false }
-                if updated.int(0, 0) > 0 { return true }  // cut before: left as it is
+                let cut = try connection.query("SELECT 1 FROM message_batches WHERE message_id = $1 LIMIT 1", [String(messageID)])
+                if cut.count > 0 { return true }  // cut before: left as it is
                 let afters: [String?] = [nil] + bounds
                 let throughs: [String?] = bounds + [nil]
                 try connection.query("""
@@ -165,11 +166,12 @@ extension PostgresStore {
     /// COMMIT. A finishing step locks the row with a statement of its own first: the check of
     /// the other batches then sees every step committed before it (READ COMMITTED takes a new
     /// snapshot per statement), so the last two batches ending together cannot both miss it.
-    static let batchMessageUpdateSQL = """
+    static let batchMessageUpdateSQL = PostgresOutbox.updatingStatus("""
         UPDATE messages SET sent = sent + $2, failed = failed + $3, invalid_tokens = invalid_tokens + $4,
             targeted = targeted + $5,
             status = CASE WHEN $6::boolean AND NOT EXISTS (SELECT 1 FROM message_batches WHERE message_id = $1 AND NOT done)
                           THEN 3 ELSE status END
         WHERE id = $1
-        """
+        RETURNING id, status, send_at_ms
+        """)
 }

@@ -130,7 +130,7 @@ extension PostgresStore {
     /// only if the message is still scheduled or sending.
     /// With a lease ($11 its owner, $12 the owner's now, $13 until when), only under it: a
     /// first step takes it when free, expired or the owner's; any other needs it the owner's.
-    static let stepUpdateSQL = """
+    static let stepUpdateSQL = PostgresOutbox.updatingStatus("""
         UPDATE messages SET sent = sent + $2, failed = failed + $3, invalid_tokens = invalid_tokens + $4,
             targeted = targeted + $5, cursor = COALESCE($6, cursor),
             status = CASE WHEN $7::boolean THEN 3 WHEN $10::boolean THEN 2 ELSE status END, open_from = $8, open_to = $9,
@@ -139,7 +139,8 @@ extension PostgresStore {
         WHERE id = $1 AND (NOT $10::boolean OR status IN (1, 2))
             AND ($11::text IS NULL OR lease_owner = $11::text
                  OR ($10::boolean AND (lease_owner IS NULL OR lease_until_ms < $12::bigint)))
-        """
+        RETURNING id, status, send_at_ms
+        """)
 
     /// Writes one step: ids for its new attempt records (a block, ascending), the message row,
     /// the outcomes, failure counts, dead tokens and badges, then the new records (one
@@ -172,7 +173,7 @@ extension PostgresStore {
                 PGText.bool(step.finish), String(openFrom), String(openTo), PGText.bool(step.startsSending),
                 step.lease?.owner, String(step.lease?.nowMS ?? 0), String(step.lease?.untilMS ?? 0),
             ])
-            return updated.changes > 0
+            return updated.count > 0
         }
         if let batch = step.batch, !changed {
             let exists = try pg { () throws(PGError) in

@@ -89,7 +89,8 @@ extension PostgresStore {
                                                            [code, String(applicationID)]).first else { return nil }
             if message.status == .scheduled {
                 try pg { () throws(PGError) in
-                    try connection.query("UPDATE messages SET status = 4 WHERE id = $1", [String(message.id)])
+                    try connection.query(PostgresOutbox.updatingStatus("UPDATE messages SET status = 4 WHERE id = $1 RETURNING id, status, send_at_ms"),
+                                         [String(message.id)])
                 }
             }
             return message.status
@@ -114,19 +115,23 @@ extension PostgresStore {
     }
 
     /// Messages left sending (oldest first), then scheduled ones whose time passed: two walks of
-    /// `messages_due`, each in index order so that LIMIT stops it early.
+    /// the outbox (`PostgresOutbox`), each in key order so that LIMIT stops it early.
     private static func dueMessageIDs(_ connection: PGConnection, nowMS: Int64, limit: Int,
                                       includeSending: Bool) throws(StoreError) -> [Int64] {
         try pg { () throws(PGError) in
             var ids: [Int64] = []
             if includeSending {
                 let sending = try connection.query(
-                    "SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 AND batches = 0 ORDER BY send_at_ms, id LIMIT $1", [String(limit)])
+                    """
+                    SELECT m.id FROM message_outbox o JOIN messages m ON m.id = o.message_id
+                    WHERE o.status = 2 AND m.batches = 0 ORDER BY o.status, o.send_at_ms, o.message_id LIMIT $1
+                    """, [String(limit)])
                 for row in 0..<sending.count { ids.append(sending.int(row, 0)) }
                 if ids.count >= limit { return ids }
             }
             let scheduled = try connection.query("""
-                SELECT id FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= $1 ORDER BY send_at_ms, id LIMIT $2
+                SELECT message_id FROM message_outbox
+                WHERE status = 1 AND send_at_ms <= $1 ORDER BY status, send_at_ms, message_id LIMIT $2
                 """, [String(nowMS), String(limit - ids.count)])
             for row in 0..<scheduled.count { ids.append(scheduled.int(row, 0)) }
             return ids
@@ -136,8 +141,9 @@ extension PostgresStore {
     public func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? {
         try await read { connection throws(StoreError) in
             let rows = try pg { () throws(PGError) in
-                try connection.query("SELECT min(send_at_ms) FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms > $1",
-                                     [String(nowMS)])
+                try connection.query("""
+                    SELECT min(send_at_ms) FROM message_outbox WHERE status = 1 AND send_at_ms > $1
+                    """, [String(nowMS)])
             }
             return rows.count > 0 && !rows.isNull(0, 0) ? rows.int(0, 0) : nil
         }
@@ -146,12 +152,13 @@ extension PostgresStore {
     public func startSending(messageID: Int64, lease: MessageLease?) async throws(StoreError) -> Bool {
         try await write { connection throws(StoreError) in
             try pg { () throws(PGError) in
-                try connection.query("""
+                try connection.query(PostgresOutbox.updatingStatus("""
                     UPDATE messages SET status = 2, lease_owner = COALESCE($2, lease_owner),
                         lease_until_ms = CASE WHEN $2::text IS NULL THEN lease_until_ms ELSE $4 END
                     WHERE id = $1 AND status IN (1, 2) AND batches = 0
                         AND ($2::text IS NULL OR lease_owner IS NULL OR lease_owner = $2 OR lease_until_ms < $3)
-                    """, [String(messageID), lease?.owner, String(lease?.nowMS ?? 0), String(lease?.untilMS ?? 0)]).changes > 0
+                    RETURNING id, status, send_at_ms
+                    """), [String(messageID), lease?.owner, String(lease?.nowMS ?? 0), String(lease?.untilMS ?? 0)]).count > 0
             }
         }
     }
@@ -161,18 +168,12 @@ extension PostgresStore {
             try pg { () throws(PGError) in
                 // SKIP LOCKED: a row another server's transaction holds (its claim, its step) is
                 // passed over rather than waited for; the lease test then keeps live leases out.
-                // Two walks of `messages_due` as in `dueMessageIDs`, each stopped by its LIMIT.
+                // Two walks of the outbox as in `dueMessageIDs`, each stopped by its LIMIT.
                 var claimed: [(sendAt: Int64, id: Int64)] = []
                 for sending in includeSending ? [true, false] : [false] where claimed.count < limit {
-                    let rows = try connection.query("""
-                        UPDATE messages m SET lease_owner = $1, lease_until_ms = $3
-                        FROM (SELECT id FROM messages
-                              WHERE status IN (1, 2) AND status = $5 AND ($5 = 2 OR send_at_ms <= $2) AND batches = 0
-                                  AND (lease_owner IS NULL OR lease_owner = $1 OR lease_until_ms < $2)
-                              ORDER BY send_at_ms, id LIMIT $4 FOR UPDATE SKIP LOCKED) c
-                        WHERE m.id = c.id RETURNING m.send_at_ms, m.id
-                        """, [lease.owner, String(lease.nowMS), String(lease.untilMS), String(limit - claimed.count),
-                              sending ? "2" : "1"])
+                    let rows = try connection.query(sending ? PostgresStore.claimSendingSQL : PostgresStore.claimScheduledSQL, [
+                        lease.owner, String(lease.nowMS), String(lease.untilMS), String(limit - claimed.count),
+                    ])
                     // RETURNING comes in no particular order.
                     claimed += (0..<rows.count).map { (rows.int($0, 0), rows.int($0, 1)) }.sorted { ($0.sendAt, $0.id) < ($1.sendAt, $1.id) }
                 }
@@ -180,6 +181,25 @@ extension PostgresStore {
             }
         }
     }
+
+    /// A claim of due messages in one walk of the outbox, `walk` its condition on the outbox row
+    /// `o`: at most $4 messages not cut into batches whose lease is free, expired or $1's (at
+    /// $2), taken under $1 until $3. The status is tested again on the locked row (`m`): the
+    /// outbox row was read before the lock, and a step may have finished the message meanwhile.
+    private static func claimSQL(_ walk: String) -> String {
+        """
+        UPDATE messages m SET lease_owner = $1, lease_until_ms = $3
+        FROM (SELECT d.id FROM message_outbox o JOIN messages d ON d.id = o.message_id
+              WHERE \(walk) AND d.batches = 0 AND (d.lease_owner IS NULL OR d.lease_owner = $1 OR d.lease_until_ms < $2)
+              ORDER BY o.status, o.send_at_ms, o.message_id LIMIT $4 FOR UPDATE OF d SKIP LOCKED) c
+        WHERE m.id = c.id AND m.status IN (1, 2) RETURNING m.send_at_ms, m.id
+        """
+    }
+
+    /// Messages left sending (`claimSQL`), oldest first.
+    static let claimSendingSQL = claimSQL("o.status = 2")
+    /// Scheduled messages whose time has come (`claimSQL`), oldest first.
+    static let claimScheduledSQL = claimSQL("o.status = 1 AND o.send_at_ms <= $2")
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
         if messageIDs.isEmpty { return [] }
