@@ -13,6 +13,26 @@ final class PGTextTests: XCTestCase {
         XCTAssertEqual(PGText.optionalTextArray(["a", nil, "b\"c", ""]), #"{"a",NULL,"b\"c",""}"#)
     }
 
+    /// The literal is what quoting each text byte by byte gives (the rule in its plainest form),
+    /// for texts made of runs of plain bytes, quotes, backslashes and multi-byte characters.
+    func testTextArraysMatchByteByByteQuoting() {
+        func quotedByteByByte(_ values: [String?]) -> String {
+            "{" + values.map { value in
+                guard let value else { return "NULL" }
+                return "\"" + value.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : String($0) }.joined() + "\""
+            }.joined(separator: ",") + "}"
+        }
+        let pieces = ["a", "plain text", "\"", "\\", "ü", "{,}", " ", "NULL", "𝄞", "\"\\\""]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let values: [String?] = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                if Int.random(in: 0..<8, using: &generator) == 0 { return nil }
+                return (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            }
+            XCTAssertEqual(PGText.optionalTextArray(values), quotedByteByByte(values), "\(values)")
+        }
+    }
+
     /// Integer arrays are written digit by digit: the literal must be what `String(_:)` joined
     /// with commas gives, at the extremes too.
     func testIntegerArraysAreWrittenAsPostgreSQLReadsThem() {
