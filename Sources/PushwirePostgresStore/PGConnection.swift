@@ -103,6 +103,23 @@ final class PGConnection {
         return try check(result, context: sql)
     }
 
+    /// Runs `sql` with `parameters` as `query` does, but as an unnamed statement: planned for
+    /// these values and the tables as they are at this call, never from a cached plan. For rare
+    /// statements whose best plan changes as the tables grow from empty — the outbox claims: a
+    /// prepared statement's generic plan, made while `messages` was nearly empty (a sequential
+    /// scan of it, joined to the outbox), outlived it and took a second a claim a minute later.
+    @discardableResult
+    func queryPlannedNow(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
+        guard let packed = PackedCStrings(parameters) else {
+            throw PGError(sqlstate: "22021", message: "a text value contains a NUL byte", context: PGConnection.head(sql))
+        }
+        countRoundTrip()
+        let result: OpaquePointer? = packed.withPointers { pointers in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+        }
+        return try check(result, context: sql)
+    }
+
     private func statementName(_ sql: String) throws(PGError) -> String {
         if let name = prepared[sql] { return name }
         let name = "pw\(prepared.count + 1)"

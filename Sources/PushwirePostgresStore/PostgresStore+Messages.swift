@@ -121,7 +121,7 @@ extension PostgresStore {
         try pg { () throws(PGError) in
             var ids: [Int64] = []
             if includeSending {
-                let sending = try connection.query(
+                let sending = try connection.queryPlannedNow(
                     """
                     SELECT m.id FROM message_outbox o JOIN messages m ON m.id = o.message_id
                     WHERE o.status = 2 AND m.batches = 0 ORDER BY o.status, o.send_at_ms, o.message_id LIMIT $1
@@ -171,7 +171,7 @@ extension PostgresStore {
                 // Two walks of the outbox as in `dueMessageIDs`, each stopped by its LIMIT.
                 var claimed: [(sendAt: Int64, id: Int64)] = []
                 for sending in includeSending ? [true, false] : [false] where claimed.count < limit {
-                    let rows = try connection.query(sending ? PostgresStore.claimSendingSQL : PostgresStore.claimScheduledSQL, [
+                    let rows = try connection.queryPlannedNow(sending ? PostgresStore.claimSendingSQL : PostgresStore.claimScheduledSQL, [
                         lease.owner, String(lease.nowMS), String(lease.untilMS), String(limit - claimed.count),
                     ])
                     // RETURNING comes in no particular order.
@@ -186,6 +186,8 @@ extension PostgresStore {
     /// `o`: at most $4 messages not cut into batches whose lease is free, expired or $1's (at
     /// $2), taken under $1 until $3. The status is tested again on the locked row (`m`): the
     /// outbox row was read before the lock, and a step may have finished the message meanwhile.
+    /// Planned at each call (`queryPlannedNow`), as is the due read's walk of sending messages,
+    /// which joins the same two tables.
     private static func claimSQL(_ walk: String) -> String {
         """
         UPDATE messages m SET lease_owner = $1, lease_until_ms = $3
