@@ -69,8 +69,8 @@ enum DeliverySteps {
     }
 
     /// Writes `rows`: one statement with the arrays as parameters for one row (a large
-    /// message's step), else one for all of them, aggregated from per-record arrays. Attempts are
-    /// stored only when one is not a first attempt.
+    /// message's step), else one for all of them, each row's arrays one element of a parameter.
+    /// Attempts are stored only when one is not a first attempt.
     static func insert(_ rows: [Row], on connection: PGConnection) throws(StoreError) {
         guard let first = rows.first else { return }
         try pg { () throws(PGError) in
@@ -83,23 +83,21 @@ enum DeliverySteps {
                           attempts])
                 return
             }
-            var row: [Int64] = [], messages: [Int64] = [], batches: [String?] = [], firstIDs: [Int64] = []
-            var hwids: [String] = [], attempts: [Int64] = []
-            for (index, step) in rows.enumerated() {
-                for (position, hwid) in step.hwids.enumerated() {
-                    row.append(Int64(index)); messages.append(step.messageID); batches.append(step.batch.map { String($0) })
-                    firstIDs.append(step.firstID); hwids.append(hwid); attempts.append(step.attempts[position])
-                }
+            // Each row's arrays as one literal, cast per row. One array of all the records,
+            // grouped back into rows by the database (unnest, GROUP BY, array_agg), took 2.3
+            // times as long in PostgreSQL (20 against 8.7 µs a small message under CreateMessage).
+            var messages: [Int64] = [], firstIDs: [Int64] = [], batches: [String?] = [], hwids: [String] = [], attempts: [String?] = []
+            for step in rows {
+                messages.append(step.messageID); firstIDs.append(step.firstID); batches.append(step.batch.map { String($0) })
+                hwids.append(PGText.textArray(step.hwids))
+                attempts.append(step.attempts.allSatisfy { $0 == 1 } ? nil : PGText.intArray(step.attempts))
             }
             try connection.query("""
                 INSERT INTO delivery_steps (message_id, first_id, batch, hwids, attempts)
-                SELECT message_id, first_id, batch, array_agg(hwid ORDER BY n),
-                       CASE WHEN bool_and(attempt = 1) THEN NULL ELSE array_agg(attempt ORDER BY n) END
-                FROM unnest($1::bigint[], $2::bigint[], $3::integer[], $4::bigint[], $5::text[], $6::integer[])
-                    WITH ORDINALITY AS r (step_row, message_id, batch, first_id, hwid, attempt, n)
-                GROUP BY step_row, message_id, batch, first_id
-                """, [PGText.intArray(row), PGText.intArray(messages), PGText.optionalTextArray(batches), PGText.intArray(firstIDs),
-                      PGText.textArray(hwids), PGText.intArray(attempts)])
+                SELECT message_id, first_id, batch, hwids::text[], attempts::integer[]
+                FROM unnest($1::bigint[], $2::bigint[], $3::integer[], $4::text[], $5::text[]) AS r (message_id, first_id, batch, hwids, attempts)
+                """, [PGText.intArray(messages), PGText.intArray(firstIDs), PGText.optionalTextArray(batches),
+                      PGText.textArray(hwids), PGText.optionalTextArray(attempts)])
         }
     }
 
