@@ -42,7 +42,8 @@ final class MessageInsertJob: PGJob, @unchecked Sendable {
 
 /// Adjacent `createMessages` calls as one INSERT over arrays (one prepared statement however
 /// many messages), plus one read of the stored messages whose transaction ids were already used:
-/// a constant number of round trips for the writer's whole batch.
+/// a constant number of round trips for the writer's whole batch, and one when the batch is
+/// nothing else (`PGStatementUnit`: no BEGIN, no COMMIT).
 ///
 /// Transaction ids keep their promise (`PostgresStore.createMessages`): a message whose
 /// (application, transaction id) is stored is not inserted (the `NOT EXISTS`), nor one that
@@ -80,18 +81,24 @@ struct MessageInsertGroup: PGUnit {
         """
 
     func run(on connection: PGConnection) throws(StoreError) {
-        var messages: [NewMessageRecord] = []
-        var targetings: [String] = []
-        for job in jobs {
-            messages += job.messages
-            targetings += job.targetings
-        }
-        let records = try MessageInsertGroup.insert(messages, targetings: targetings, createdAt: jobs.first?.createdAt ?? 0,
+        let (messages, targetings) = all()
+        let ids = try MessageInsertGroup.insertRows(messages, targetings: targetings, createdAt: jobs.first?.createdAt ?? 0,
                                                     on: connection)
-        var offset = 0
-        for job in jobs {
-            job.created = Array(records[offset..<offset + job.messages.count])
-            offset += job.messages.count
+        hand(try MessageInsertGroup.records(messages, ids: ids, on: connection))
+    }
+
+    /// As `run`, outside a transaction block: the INSERT commits as it ends, so a failure of the
+    /// read after it (the stored messages of taken transaction ids) must not make the writer run
+    /// the INSERT again — it is `.unavailable`, and a retry with the same transaction ids finds
+    /// what was created.
+    func runAlone(on connection: PGConnection) throws(StoreError) {
+        let (messages, targetings) = all()
+        let ids = try MessageInsertGroup.insertRows(messages, targetings: targetings, createdAt: jobs.first?.createdAt ?? 0,
+                                                    on: connection)
+        do {
+            hand(try MessageInsertGroup.records(messages, ids: ids, on: connection))
+        } catch {
+            throw error.isUnavailable ? error : .unavailable("the messages were created but not read back (\(error)); retry with the same transaction ids")
         }
     }
 
@@ -99,10 +106,30 @@ struct MessageInsertGroup: PGUnit {
         for job in jobs { job.complete(error) }
     }
 
-    /// Inserts `messages` (two statements at most), returning each one's record: the inserted
-    /// one, or the stored one with its (application, transaction id).
-    static func insert(_ messages: [NewMessageRecord], targetings: [String], createdAt: Int64,
-                       on connection: PGConnection) throws(StoreError) -> [MessageRecord] {
+    /// Every job's messages and stored targetings, in job order.
+    private func all() -> ([NewMessageRecord], [String]) {
+        var messages: [NewMessageRecord] = []
+        var targetings: [String] = []
+        for job in jobs {
+            messages += job.messages
+            targetings += job.targetings
+        }
+        return (messages, targetings)
+    }
+
+    /// Gives each job its messages' records (`records` in job order).
+    private func hand(_ records: [MessageRecord]) {
+        var offset = 0
+        for job in jobs {
+            job.created = Array(records[offset..<offset + job.messages.count])
+            offset += job.messages.count
+        }
+    }
+
+    /// Inserts `messages` (one statement), returning each one's new id, or nil where its
+    /// (application, transaction id) was taken.
+    static func insertRows(_ messages: [NewMessageRecord], targetings: [String], createdAt: Int64,
+                           on connection: PGConnection) throws(StoreError) -> [Int64?] {
         if messages.isEmpty { return [] }
         let inserted = try pg { () throws(PGError) in
             try connection.query(insertSQL, [
@@ -120,7 +147,12 @@ struct MessageInsertGroup: PGUnit {
         idsByCode.reserveCapacity(inserted.count)
         for row in 0..<inserted.count { idsByCode[inserted.text(row, 1)] = inserted.int(row, 0) }
         // Each code once (codes are unique: a second message with one would have failed the INSERT).
-        let ids = messages.map { idsByCode.removeValue(forKey: $0.code) }
+        return messages.map { idsByCode.removeValue(forKey: $0.code) }
+    }
+
+    /// Each message's record: the inserted one (`ids`), or the stored one with its (application,
+    /// transaction id), read in one statement.
+    static func records(_ messages: [NewMessageRecord], ids: [Int64?], on connection: PGConnection) throws(StoreError) -> [MessageRecord] {
         // The keyed messages not inserted: their transaction ids were taken.
         var stored: [Key: MessageRecord] = [:]
         let taken = zip(messages, ids).filter { $0.1 == nil && !$0.0.transactionID.isEmpty }.map(\.0)

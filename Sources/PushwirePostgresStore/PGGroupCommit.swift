@@ -42,26 +42,31 @@ enum PGGroupCommit {
         var pending = units(jobs)
         var retries = 0
         connection.clearLastError()
-        // A batch of registrations only (RegisterDevice under load) is one statement: run alone
-        // it is its own transaction, one round trip instead of three (BEGIN, it, COMMIT). If it
-        // fails, nothing was written and the registrations go the usual way, one by one.
-        while pending.count == 1, let group = pending[0] as? DeviceUpsertGroup {
+        // A batch that is one statement (registrations only, RegisterDevice under load; message
+        // creations only, CreateMessage under load) runs alone as its own transaction, one round
+        // trip instead of three (BEGIN, it, COMMIT). If it fails, nothing was written and its
+        // writes go the usual way, one by one.
+        while pending.count == 1, let unit = pending[0] as? PGStatementUnit {
             do throws(StoreError) {
                 // Its own transaction: the statement's time includes its COMMIT, counted as such.
                 let started = DispatchTime.now().uptimeNanoseconds
-                try group.run(on: connection)
+                try unit.runAlone(on: connection)
                 let elapsed = DispatchTime.now().uptimeNanoseconds &- started
                 statistics.value.withLock {
                     $0.transactions += 1
-                    $0.writes += group.jobCount
+                    $0.writes += unit.jobCount
                     $0.commitNanoseconds &+= elapsed
                 }
-                group.complete(nil)
+                unit.complete(nil)
                 return []
             } catch {
-                // Connection lost: whether it committed is unknown, but an upsert of these values
-                // is idempotent, so it may run again on a new connection.
-                if connection.isBroken { return jobs }
+                if connection.isBroken {
+                    // Whether it committed is unknown: an upsert of the same values may run again
+                    // on a new connection; new rows' callers are told (nothing acknowledged).
+                    if unit.rerunsSafely { return jobs }
+                    unit.complete(health.unavailableAfterLoss)
+                    return []
+                }
                 if isRetryable(connection), retries < maximumRetries {
                     retries += 1
                     count(retry: statistics)
@@ -70,14 +75,14 @@ enum PGGroupCommit {
                     continue
                 }
                 if error.isUnavailable {
-                    group.complete(error)
+                    unit.complete(error)
                     return []
                 }
-                if group.writes.count == 1 {
-                    group.complete(error)
+                guard let parts = unit.split() else {
+                    unit.complete(error)
                     return []
                 }
-                pending = group.writes.map { DeviceUpsertGroup([$0]) as PGUnit }
+                pending = parts
                 break
             }
         }
@@ -201,11 +206,25 @@ protocol PGUnit {
     func split() -> [PGUnit]?
 }
 
-extension DeviceUpsertGroup {
+/// A unit whose writes are one statement, atomic by itself, so that alone in the writer's batch
+/// it needs no transaction block (`PGGroupCommit.run`).
+protocol PGStatementUnit: PGUnit {
+    /// Whether it may run again after its connection broke while it ran (whether it committed is
+    /// unknown): an upsert of the same values may, an INSERT of new rows may not.
+    var rerunsSafely: Bool { get }
+    /// Runs it outside a transaction block: its statement commits as it ends. Failing later (a
+    /// read after it), it throws `.unavailable`: its writes are not to be run again.
+    func runAlone(on connection: PGConnection) throws(StoreError)
+}
+
+extension DeviceUpsertGroup: PGStatementUnit {
+    var rerunsSafely: Bool { true }
+    func runAlone(on connection: PGConnection) throws(StoreError) { try run(on: connection) }
     func split() -> [PGUnit]? { writes.count > 1 ? writes.map { DeviceUpsertGroup([$0]) } : nil }
 }
 
-extension MessageInsertGroup {
+extension MessageInsertGroup: PGStatementUnit {
+    var rerunsSafely: Bool { false }
     func split() -> [PGUnit]? { jobs.count > 1 ? jobs.map { MessageInsertGroup([$0]) } : nil }
 }
 

@@ -64,6 +64,22 @@ final class PostgresRoundTripTests: XCTestCase {
         XCTAssertGreaterThan(later.id, records.map(\.id).max() ?? 0)
     }
 
+    /// A writer batch of creations and nothing else is its own transaction: one round trip, no
+    /// BEGIN and no COMMIT; what it wrote is there.
+    func testALoneBatchOfCreationsIsOneRoundTrip() async throws {
+        let store = try PostgresStore(url: try freshDatabaseURL())
+        defer { store.close() }
+        let app = try await store.createApplication(application("AAAAA-00014"), initialCategories: [])
+        _ = try await store.createMessages([message(app.id, 0)])  // prepares the INSERT
+        let before = store.writerRoundTrips
+        let created = try await store.createMessages([message(app.id, 1), message(app.id, 2)])
+        XCTAssertEqual(store.writerRoundTrips - before, 1)
+        for record in created {
+            let stored = try await store.message(id: record.id)
+            XCTAssertEqual(stored, record)
+        }
+    }
+
     /// A message that cannot be written (a NUL byte) among concurrent creations fails alone.
     func testFailingCreationInAGroupFailsAlone() async throws {
         let store = try PostgresStore(url: try freshDatabaseURL())
