@@ -106,7 +106,7 @@ let package = Package(
         .target(name: "PushwireClient", dependencies: ["PushwireSystem", "PushwireWire", "PushwireJSONBridge", "COpenSSL", "PushwireOpenSSL"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
-        .target(name: "PushwireStore", swiftSettings: swiftSettings),
+        .target(name: "PushwireStore", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
         .target(name: "PushwireSQLiteStore", dependencies: ["PushwireStore", "CSQLite", "PushwireJSON", "PushwireSystem"], swiftSettings: swiftSettings),
         .target(name: "PushwirePostgresStore", dependencies: ["PushwireStore", "PushwireSystem", "CLibPQ"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),

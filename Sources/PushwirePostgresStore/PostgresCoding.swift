@@ -2,8 +2,8 @@ import Foundation
 import PushwireStore
 
 /// How values without a column type of their own are stored: tags as a kind with an integer or
-/// text column, buttons and targetings as JSON text (the same layout as the SQLite engine, so a
-/// database can be moved between engines by copying rows).
+/// text column, buttons as JSON text (the same layout as the SQLite engine, so a database can be
+/// moved between engines by copying rows; targetings: `TargetingJSON`, shared by both).
 enum PostgresCoding {
     static func encodeTag(_ value: TagValueRecord) -> (kind: Int64, int: Int64?, text: String?) {
         switch value {
@@ -32,15 +32,5 @@ enum PostgresCoding {
 
     static func decodeButtons(_ text: String) -> [ButtonRecord] {
         (try? JSONDecoder().decode([ButtonRecord].self, from: Data(text.utf8))) ?? []
-    }
-
-    static func encodeTargeting(_ targeting: TargetingRecord) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: (try? encoder.encode(targeting)) ?? Data("{}".utf8), as: UTF8.self)
-    }
-
-    static func decodeTargeting(_ text: String) -> TargetingRecord? {
-        try? JSONDecoder().decode(TargetingRecord.self, from: Data(text.utf8))
     }
 }

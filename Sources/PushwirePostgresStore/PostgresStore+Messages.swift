@@ -7,7 +7,7 @@ extension PostgresStore {
 
     static func readMessage(_ rows: PGResult, _ row: Int) -> MessageRecord? {
         guard let status = MessageStatusRecord(rawValue: rows.int(row, 4)),
-              let targeting = PostgresCoding.decodeTargeting(rows.text(row, 7))
+              let targeting = TargetingJSON.decode(rows.text(row, 7))
         else { return nil }
         return MessageRecord(
             id: rows.int(row, 0), applicationID: rows.int(row, 1), code: rows.text(row, 2), transactionID: rows.text(row, 3),
@@ -37,7 +37,7 @@ extension PostgresStore {
         // Encoded on the caller's thread: the writer's time bounds every write. The writer joins
         // adjacent calls into one INSERT (`MessageInsertGroup`, which keeps transaction ids'
         // promise across servers).
-        let job = MessageInsertJob(messages: messages, targetings: messages.map { PostgresCoding.encodeTargeting($0.targeting) },
+        let job = MessageInsertJob(messages: messages, targetings: messages.map { TargetingJSON.encode($0.targeting) },
                                    createdAt: Int64(Date().timeIntervalSince1970), completion: completion)
         submitWrite(job)
     }
