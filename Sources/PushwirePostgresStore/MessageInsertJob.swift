@@ -58,14 +58,18 @@ struct MessageInsertGroup: PGUnit {
     var jobCount: Int { jobs.count }
 
     /// The rows in call order (`n`), so that ids grow with creation order; each inserted row is
-    /// known by its code, which is unique. Each one, scheduled, enters the outbox (`PostgresOutbox`).
+    /// known by its code, which is unique. Each one, scheduled, enters the outbox (`PostgresOutbox`),
+    /// under its lease if it has one (`NewMessageRecord.lease`).
     static let insertSQL = """
         WITH r AS (
-            SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[])
-                WITH ORDINALITY AS r (app_id, code, transaction_id, send_at_ms, category_id, targeting, spec, n)),
+            SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
+                                 $9::text[], $10::bigint[])
+                WITH ORDINALITY AS r (app_id, code, transaction_id, send_at_ms, category_id, targeting, spec, lease_owner,
+                                      lease_until_ms, n)),
         created AS (
-            INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
-            SELECT app_id, code, transaction_id, 1, send_at_ms, category_id, targeting, spec, $8 FROM r
+            INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at,
+                                  lease_owner, lease_until_ms)
+            SELECT app_id, code, transaction_id, 1, send_at_ms, category_id, targeting, spec, $8, lease_owner, lease_until_ms FROM r
             WHERE transaction_id = '' OR NOT EXISTS (
                 SELECT 1 FROM messages m WHERE m.app_id = r.app_id AND m.transaction_id = r.transaction_id AND m.transaction_id <> '')
             ORDER BY n
@@ -141,6 +145,8 @@ struct MessageInsertGroup: PGUnit {
                 PGText.textArray(targetings),
                 PGText.textArray(messages.map(\.spec)),
                 String(createdAt),
+                PGText.optionalTextArray(messages.map { $0.lease?.owner }),
+                PGText.intArray(messages.map { $0.lease?.untilMS ?? 0 }),
             ])
         }
         var idsByCode: [String: Int64] = [:]

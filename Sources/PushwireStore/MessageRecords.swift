@@ -70,10 +70,15 @@ public struct NewMessageRecord: Sendable, Equatable {
     public var targeting: TargetingRecord
     /// What to render: opaque to the store (the service's JSON).
     public var spec: String
+    /// The lease it is created under: a server that starts the message itself from memory
+    /// (`DeliveryPipeline.messagesCreated`) holds it from the start, so that the other servers'
+    /// claims pass over it until the lease expires. nil: none (claimed when due by any server).
+    /// An engine without leases (one process alone: SQLite) ignores it.
+    public var lease: MessageLease?
 
     /// Creates a record.
     public init(applicationID: Int64, code: String, transactionID: String, sendAtMS: Int64, categoryID: UInt32,
-                targeting: TargetingRecord, spec: String) {
+                targeting: TargetingRecord, spec: String, lease: MessageLease? = nil) {
         self.applicationID = applicationID
         self.code = code
         self.transactionID = transactionID
@@ -81,6 +86,7 @@ public struct NewMessageRecord: Sendable, Equatable {
         self.categoryID = categoryID
         self.targeting = targeting
         self.spec = spec
+        self.lease = lease
     }
 }
 

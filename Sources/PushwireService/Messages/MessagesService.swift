@@ -125,6 +125,11 @@ public struct MessagesService: Sendable {
             throw RPCError(.invalidArgument, "notifications: \(count) given; send 1 to \(MessageLimits.notificationsPerRequest.upperBound) per request")
         }
         let now = DeliveryPipeline.nowMS()
+        // Due now, a message is handed to this server's scheduler in memory: created under its
+        // lease, it is not claimed by another server's look at the outbox meanwhile (which took
+        // a third of them under a stream of CreateMessage on two servers, each then read back
+        // there and its first step here writing nothing).
+        let lease = pipeline.lease()
         var prepared = Prepared(applicationID: application.id, records: [], named: [])
         prepared.records.reserveCapacity(count)
         for (index, notification) in request.notifications.enumerated() {
@@ -132,7 +137,8 @@ public struct MessagesService: Sendable {
             let spec = MessageSpecJSON.encode(checked.spec)
             prepared.records.append(NewMessageRecord(
                 applicationID: application.id, code: MessageCodes.make(), transactionID: checked.transactionID,
-                sendAtMS: checked.sendAtMS, categoryID: checked.spec.categoryID, targeting: checked.targeting, spec: spec))
+                sendAtMS: checked.sendAtMS, categoryID: checked.spec.categoryID, targeting: checked.targeting, spec: spec,
+                lease: checked.sendAtMS <= now ? lease : nil))
             prepared.specs.append(checked.spec)
             if let devices = notification.targeting?.devices { prepared.named.append(contentsOf: devices) }
         }
