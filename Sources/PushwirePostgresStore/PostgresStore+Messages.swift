@@ -183,25 +183,29 @@ extension PostgresStore {
     }
 
     /// A claim of due messages in one walk of the outbox, `walk` its condition on the outbox row
-    /// `o`: at most $4 messages not cut into batches whose lease is free, expired or $1's (at
-    /// $2), taken under $1 until $3. The status is tested again on the locked row (`m`): the
-    /// outbox row was read before the lock, and a step may have finished the message meanwhile.
-    /// Planned at each call (`queryPlannedNow`), as is the due read's walk of sending messages,
-    /// which joins the same two tables.
+    /// `o` and the message row `d` (whose lease it must find free or expired at $2, or $1's):
+    /// at most $4 messages not cut into batches, taken under $1 until $3. The status is tested
+    /// again on the locked row (`m`): the outbox row was read before the lock, and a step may
+    /// have finished the message meanwhile. Planned at each call (`queryPlannedNow`), as is the
+    /// due read's walk of sending messages, which joins the same two tables.
     private static func claimSQL(_ walk: String) -> String {
         """
         UPDATE messages m SET lease_owner = $1, lease_until_ms = $3
         FROM (SELECT d.id FROM message_outbox o JOIN messages d ON d.id = o.message_id
-              WHERE \(walk) AND d.batches = 0 AND (d.lease_owner IS NULL OR d.lease_owner = $1 OR d.lease_until_ms < $2)
+              WHERE \(walk) AND d.batches = 0
               ORDER BY o.status, o.send_at_ms, o.message_id LIMIT $4 FOR UPDATE OF d SKIP LOCKED) c
         WHERE m.id = c.id AND m.status IN (1, 2) RETURNING m.send_at_ms, m.id
         """
     }
 
-    /// Messages left sending (`claimSQL`), oldest first.
-    static let claimSendingSQL = claimSQL("o.status = 2")
-    /// Scheduled messages whose time has come (`claimSQL`), oldest first.
-    static let claimScheduledSQL = claimSQL("o.status = 1 AND o.send_at_ms <= $2")
+    /// Messages left sending (`claimSQL`), oldest first: a lease free, expired or $1's (a fan-out
+    /// of this server's that stopped on a store error).
+    static let claimSendingSQL = claimSQL("o.status = 2 AND (d.lease_owner IS NULL OR d.lease_owner = $1 OR d.lease_until_ms < $2)")
+    /// Scheduled messages whose time has come (`claimSQL`), oldest first: a lease free or
+    /// expired. One under $1's live lease was created here and is in its scheduler's memory
+    /// (`NewMessageRecord.lease`): taking it again made every look under a stream of
+    /// CreateMessage re-claim hundreds of them and look again at once.
+    static let claimScheduledSQL = claimSQL("o.status = 1 AND o.send_at_ms <= $2 AND (d.lease_owner IS NULL OR d.lease_until_ms < $2)")
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
         if messageIDs.isEmpty { return [] }

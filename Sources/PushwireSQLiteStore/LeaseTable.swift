@@ -29,16 +29,24 @@ final class LeaseTable: Sendable {
         }
     }
 
-    /// Claims each of `ids` that is free, expired or the owner's, in order, up to `limit`.
-    func claim(_ ids: [Int64], _ lease: MessageLease, limit: Int) -> [Int64] {
+    /// Claims each of `ids` that is free, expired or (`takingOwn`) the owner's, in order, up to
+    /// `limit`.
+    func claim(_ ids: [Int64], _ lease: MessageLease, limit: Int, takingOwn: Bool) -> [Int64] {
         held.withLock { held in
             var claimed: [Int64] = []
             for id in ids where claimed.count < limit {
-                if let current = held[id], current.owner != lease.owner, current.untilMS >= lease.nowMS { continue }
+                if let current = held[id], current.untilMS >= lease.nowMS, current.owner != lease.owner || !takingOwn { continue }
                 held[id] = Held(owner: lease.owner, untilMS: lease.untilMS)
                 claimed.append(id)
             }
             return claimed
+        }
+    }
+
+    /// Gives each of `ids` `lease` (messages just created under it: `NewMessageRecord.lease`).
+    func hold(_ ids: [Int64], _ lease: MessageLease) {
+        held.withLock { held in
+            for id in ids { held[id] = Held(owner: lease.owner, untilMS: lease.untilMS) }
         }
     }
 

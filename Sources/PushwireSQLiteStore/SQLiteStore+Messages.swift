@@ -41,6 +41,7 @@ extension SQLiteStore: MessageStore {
         // One message changes the store with one statement (the transaction-id lookup only
         // reads), so it needs no savepoint of its own: a failed INSERT undoes itself. Several
         // must stand or fall together, which the savepoint gives.
+        let leases = leases
         writer.write({ connection throws(StoreError) in
             var created: [MessageRecord] = []
             created.reserveCapacity(messages.count)
@@ -48,7 +49,16 @@ extension SQLiteStore: MessageStore {
                 created.append(try SQLiteStore.insertMessage(message, targeting: targeting, createdAt: now, on: connection))
             }
             return created
-        }, isOneStatement: messages.count == 1, completion: completion)
+        }, isOneStatement: messages.count == 1, completion: { result in
+            // Leases live in memory (`LeaseTable`): those created under one hold it from here
+            // (a message answered with the one stored for its transaction id keeps what it has).
+            if case .success(let created) = result {
+                for (message, record) in zip(messages, created) where record.code == message.code {
+                    if let lease = message.lease { leases.hold([record.id], lease) }
+                }
+            }
+            completion(result)
+        })
     }
 
     /// Inserts one message, or returns the stored one with the same (application, transaction id).
@@ -146,7 +156,8 @@ extension SQLiteStore: MessageStore {
     public func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] {
         try read { connection throws(StoreError) in
             var due: [MessageRecord] = []
-            for id in batches.uncut(try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit)) {
+            let walks = try SQLiteStore.dueWalks(connection, nowMS: nowMS, limit: limit, includeSending: true)
+            for id in batches.uncut(walks.sending + walks.scheduled) {
                 if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { due.append(message) }
             }
             return due
@@ -155,41 +166,47 @@ extension SQLiteStore: MessageStore {
 
     public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
         try batches.uncut(read { connection throws(StoreError) in
-            try SQLiteStore.dueMessageIDs(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
+            let walks = try SQLiteStore.dueWalks(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
+            return walks.sending + walks.scheduled
         })
     }
 
     /// Two walks of `messages_due` (status, send_at_ms; partial: `status IN (1, 2)`, which each
     /// query repeats so that SQLite may use it), each already in order, so that LIMIT stops
     /// them early: a backlog of scheduled messages costs nothing per wake-up (one query with
-    /// `status = 2 OR …` sorted every due row).
-    private static func dueMessageIDs(_ connection: SQLiteConnection, nowMS: Int64, limit: Int,
-                                      includeSending: Bool = true) throws(StoreError) -> [Int64] {
+    /// `status = 2 OR …` sorted every due row). At most `limit` ids in all, sending ones first.
+    private static func dueWalks(_ connection: SQLiteConnection, nowMS: Int64, limit: Int,
+                                 includeSending: Bool) throws(StoreError) -> (sending: [Int64], scheduled: [Int64]) {
         try sql { () throws(SQLiteError) in
-            var ids: [Int64] = []
+            var sendingIDs: [Int64] = []
             if includeSending {
-            let sending = try connection.statement("SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 ORDER BY send_at_ms, id LIMIT ?1")
-            try sending.bind(.int(Int64(limit)))
-            while try sending.step() { ids.append(sending.int(0)) }
-            sending.reset()
-            if ids.count >= limit { return ids }
+                let sending = try connection.statement("SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 ORDER BY send_at_ms, id LIMIT ?1")
+                try sending.bind(.int(Int64(limit)))
+                while try sending.step() { sendingIDs.append(sending.int(0)) }
+                sending.reset()
+                if sendingIDs.count >= limit { return (sendingIDs, []) }
             }
+            var scheduledIDs: [Int64] = []
             let scheduled = try connection.statement("""
                 SELECT id FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
                 """)
-            try scheduled.bind(.int(nowMS), .int(Int64(limit - ids.count)))
-            while try scheduled.step() { ids.append(scheduled.int(0)) }
+            try scheduled.bind(.int(nowMS), .int(Int64(limit - sendingIDs.count)))
+            while try scheduled.step() { scheduledIDs.append(scheduled.int(0)) }
             scheduled.reset()
-            return ids
+            return (sendingIDs, scheduledIDs)
         }
     }
 
     public func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
-        // Read far enough ahead to pass the messages other owners hold (only the contract's
-        // tests have other owners here). Leases live in memory: no write, nothing to sync.
-        // Messages cut into batches are claimed batch by batch (`claimFanOutBatches`), not whole.
-        let due = try await dueMessageIDs(nowMS: lease.nowMS, limit: limit + leases.count, includeSending: includeSending)
-        return leases.claim(batches.uncut(due), lease, limit: limit)
+        // Read far enough ahead to pass the messages leases hold. Leases live in memory: no
+        // write, nothing to sync. Messages cut into batches are claimed batch by batch
+        // (`claimFanOutBatches`), not whole. As on PostgreSQL: sending ones under the owner's own
+        // lease are taken again, scheduled ones not (it holds them in memory, created under it).
+        let due = try read { connection throws(StoreError) in
+            try SQLiteStore.dueWalks(connection, nowMS: lease.nowMS, limit: limit + leases.count, includeSending: includeSending)
+        }
+        let sending = leases.claim(batches.uncut(due.sending), lease, limit: limit, takingOwn: true)
+        return sending + leases.claim(batches.uncut(due.scheduled), lease, limit: limit - sending.count, takingOwn: false)
     }
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {

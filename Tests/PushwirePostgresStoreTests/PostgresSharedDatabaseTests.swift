@@ -33,41 +33,4 @@ final class PostgresSharedDatabaseTests: XCTestCase {
         let connection = try PGConnection(url: url, connectTimeout: 5)
         XCTAssertEqual(try connection.query("SELECT count(*) FROM messages").int(0, 0), Int64(rounds))
     }
-
-    /// A message created under a server's lease (due now, started by that server from memory)
-    /// is that server's until the lease expires: another server's claims pass over it and its
-    /// first step there writes nothing; the creator's first step takes it. Once the lease has
-    /// expired, another server claims it.
-    func testAMessageCreatedUnderALeaseIsItsCreatorsUntilTheLeaseExpires() async throws {
-        let url = try freshDatabaseURL()
-        let a = try PostgresStore(url: url, readers: 1)
-        let b = try PostgresStore(url: url, readers: 1)
-        defer { a.close(); b.close() }
-        let app = try await a.createApplication(
-            ApplicationRecord(id: 0, code: "LEASE-00001", name: "lease", accessTokenHash: [1], apns: nil, categoriesVersion: 0,
-                              createdAt: 1_700_000_000), initialCategories: [])
-        func create(_ code: String) async throws -> MessageRecord {
-            try await a.createMessages([NewMessageRecord(
-                applicationID: app.id, code: code, transactionID: "", sendAtMS: 1_000, categoryID: 0,
-                targeting: TargetingRecord(hwids: ["d1"]), spec: "{}",
-                lease: MessageLease(owner: "server-a", nowMS: 1_000, durationMS: 10_000))])[0]
-        }
-        let kept = try await create("KEPT")
-        let leaseB = MessageLease(owner: "server-b", nowMS: 2_000, durationMS: 10_000)
-        let claimedByB = try await b.claimDueMessages(leaseB, limit: 10, includeSending: true)
-        XCTAssertEqual(claimedByB, [])
-        let stepByB = try await b.recordFanOutStep(FanOutStep(
-            messageID: kept.id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "d1", attempt: 1)], startsSending: true,
-            lease: leaseB))
-        XCTAssertEqual(stepByB, [], "another server's first step wrote under a live lease")
-        let stepByA = try await a.recordFanOutStep(FanOutStep(
-            messageID: kept.id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "d1", attempt: 1)], startsSending: true,
-            lease: MessageLease(owner: "server-a", nowMS: 2_000, durationMS: 10_000)))
-        XCTAssertEqual(stepByA.count, 1)
-
-        let abandoned = try await create("ABANDONED")
-        let claimedLater = try await b.claimDueMessages(MessageLease(owner: "server-b", nowMS: 11_001, durationMS: 10_000),
-                                                        limit: 10, includeSending: false)
-        XCTAssertEqual(claimedLater, [abandoned.id])
-    }
 }

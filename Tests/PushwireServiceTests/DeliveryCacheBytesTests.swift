@@ -18,6 +18,9 @@ final class DeliveryCacheBytesTests: XCTestCase {
         var configuration = MessagesHarness.fastConfiguration
         let budget = 256 * 1024
         configuration.maxCachedMessageBytes = budget
+        // Longer than the wait below: a message left out but still under the lease it was
+        // created under would be passed over by every look until the test gave up.
+        configuration.leaseDuration = .seconds(120)
         let h = try await MessagesHarness(configuration: configuration)
         let app = try await h.base.createApplication()
         try await h.register(app.code, "big")

@@ -23,14 +23,15 @@ extension StoreContractTests {
             // A claims two of the three due ones, oldest first; the later one is not due.
             let a = try await store.claimDueMessages(lease("A", at: 1000), limit: 2, includeSending: true)
             XCTAssertEqual(a, [ids[0], ids[1]])
-            // B finds only what A does not hold; A claiming again renews its own.
+            // B finds only what A does not hold; A claiming again does not take its own scheduled
+            // ones again (it holds them: a scheduler's look would take what it has in memory).
             let b = try await store.claimDueMessages(lease("B", at: 1100), limit: 10, includeSending: true)
             XCTAssertEqual(b, [ids[2]])
             let none = try await store.claimDueMessages(lease("C", at: 1200), limit: 10, includeSending: true)
             XCTAssertEqual(none, [], "nothing is claimed twice while its lease lives")
             let again = try await store.claimDueMessages(lease("A", at: 1300), limit: 10, includeSending: true)
-            XCTAssertEqual(again, [ids[0], ids[1]], "an owner's own claims are renewed (to 2300)")
-            // After A's lease expired (2300), C takes A's messages over; B's (until 2100) too.
+            XCTAssertEqual(again, [], "an owner's live claims of scheduled messages are not taken again")
+            // After A's lease expired (2000), C takes A's messages over; B's (until 2100) too.
             let taken = try await store.claimDueMessages(lease("C", at: 2400), limit: 10, includeSending: true)
             XCTAssertEqual(taken, [ids[0], ids[1], ids[2]])
             // A's renewal finds them lost; C's renews them.
@@ -45,13 +46,45 @@ extension StoreContractTests {
             try await store.releaseLeases(owner: "C", messageIDs: [ids[0]])
             try await store.releaseLeases(owner: "A", messageIDs: [ids[1]])  // not A's: left alone
             let freed = try await store.claimDueMessages(lease("B", at: 4100), limit: 10, includeSending: true)
-            XCTAssertEqual(freed, [ids[0], ids[2]])
+            XCTAssertEqual(freed, [ids[0]], "the released one; B's own (since 4000) is not taken again")
             // A cancelled message is claimed by nobody; a scheduled one stays scheduled when claimed.
             _ = try await store.cancelMessage(applicationID: app.id, code: "L-1")
             let afterCancel = try await store.claimDueMessages(lease("D", at: 9000), limit: 10, includeSending: true)
             XCTAssertEqual(afterCancel, [ids[1], ids[2], ids[3]])
             let status = try await store.message(id: ids[3])?.status
             XCTAssertEqual(status, .scheduled)
+        }
+    }
+
+    /// A message created under a lease (due now, started from memory by the server that created
+    /// it) is its creator's until the lease expires: no claim takes it, its creator's included;
+    /// another owner's first step writes nothing, the creator's takes it. Once the lease has
+    /// expired, any owner claims it.
+    func testAMessageCreatedUnderALeaseIsItsCreatorsUntilTheLeaseExpires() async throws {
+        try await forEachEngine { store in
+            let app = try await applicationWithDevices(store, "LEASE-00004", ["a"])
+            func create(_ code: String) async throws -> MessageRecord {
+                var message = newMessage(app.id, code, sendAtMS: 1000, targeting: TargetingRecord(hwids: ["a"]))
+                message.lease = lease("A", at: 1000, for: 10_000)
+                return try await store.createMessages([message])[0]
+            }
+            let kept = try await create("L-KEPT")
+            let claimedByA = try await store.claimDueMessages(lease("A", at: 2000), limit: 10, includeSending: true)
+            XCTAssertEqual(claimedByA, [], "its creator holds it in memory: its looks do not take it again")
+            let claimedByB = try await store.claimDueMessages(lease("B", at: 2000), limit: 10, includeSending: true)
+            XCTAssertEqual(claimedByB, [])
+            let stepByB = try await store.recordFanOutStep(FanOutStep(
+                messageID: kept.id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "a", attempt: 1)], startsSending: true,
+                lease: lease("B", at: 2000)))
+            XCTAssertEqual(stepByB, [], "another owner's first step wrote under a live lease")
+            let stepByA = try await store.recordFanOutStep(FanOutStep(
+                messageID: kept.id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "a", attempt: 1)], startsSending: true,
+                lease: lease("A", at: 2000)))
+            XCTAssertEqual(stepByA.count, 1)
+
+            let abandoned = try await create("L-ABANDONED")
+            let claimedLater = try await store.claimDueMessages(lease("B", at: 11_001), limit: 10, includeSending: false)
+            XCTAssertEqual(claimedLater, [abandoned.id])
         }
     }
 

@@ -60,13 +60,15 @@ extension DeliveryPipeline {
                 }
                 let includeSending = sendingLookedAtMS.map { now - $0 >= idlePollMS } ?? true
                 if includeSending { sendingLookedAtMS = now }
-                // The fresh ids taken above are committed, so this look finds them too (or
-                // leaves `moreInOutbox` set).
                 // Claimed, not only read: with several servers on one store, each message is
                 // taken by one of them (a lease; those found running here are renewed).
                 let ids = (try? await store.claimDueMessages(lease(), limit: Self.readAhead + slots, includeSending: includeSending)) ?? []
                 moreInOutbox = ids.count >= Self.readAhead + slots
                 pending = ids.filter { !running.contains($0) }
+                // The fresh ones were created under this server's lease, which its looks pass
+                // over (`NewMessageRecord.lease`): they follow what the look found.
+                let found = Set(pending)
+                pending += fresh.lazy.map(\.id).filter { !found.contains($0) && !running.contains($0) }
                 next = 0
                 let later = try? await store.nextScheduledSendTime(after: now)
                 state.withLock { state in

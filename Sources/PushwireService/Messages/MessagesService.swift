@@ -129,7 +129,7 @@ public struct MessagesService: Sendable {
         // lease, it is not claimed by another server's look at the outbox meanwhile (which took
         // a third of them under a stream of CreateMessage on two servers, each then read back
         // there and its first step here writing nothing).
-        let lease = pipeline.lease()
+        let lease = pipeline.creationLease(count: count)
         var prepared = Prepared(applicationID: application.id, records: [], named: [])
         prepared.records.reserveCapacity(count)
         for (index, notification) in request.notifications.enumerated() {
