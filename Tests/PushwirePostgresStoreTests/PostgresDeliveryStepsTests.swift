@@ -85,15 +85,7 @@ final class PostgresDeliveryStepsTests: XCTestCase {
     /// its open records are read as before, closed as the resumed fan-out closes them, and the
     /// retry that replaces the waiting one is of the new form.
     func testRecordsOfSchemaSixAreReadAndClosedAfterTheMigration() async throws {
-        let url = try freshDatabaseURL()
-        let connection = try PGConnection(url: url, connectTimeout: 5)
-        try connection.execute("CREATE TABLE pushwire_schema (version integer NOT NULL)")
-        for migration in PostgresSchema.migrations.prefix(6) { try connection.execute(migration) }
-        try connection.query("INSERT INTO pushwire_schema (version) VALUES (6)")
-        try connection.query("""
-            INSERT INTO applications (code, name, access_token_hash, categories_version, created_at)
-            VALUES ('OLDFO-00001', 'old', '\\x00'::bytea, 1, 1700000000)
-            """)
+        let (url, connection) = try databaseAtSchemaVersion(6, applicationCode: "OLDFO-00001")
         let app = try connection.query("SELECT id FROM applications").int(0, 0)
         for (hwid, type) in [("a", 1), ("b", 3), ("c", 1)] {
             try connection.query("""

@@ -80,15 +80,7 @@ final class PostgresOutboxTests: XCTestCase {
     /// What a version 7 database had scheduled or sending is in the outbox after the migration,
     /// and nothing else.
     func testAVersionSevenDatabaseGetsItsOutbox() async throws {
-        let url = try freshDatabaseURL()
-        let connection = try PGConnection(url: url, connectTimeout: 5)
-        try connection.execute("CREATE TABLE pushwire_schema (version integer NOT NULL)")
-        for migration in PostgresSchema.migrations.prefix(7) { try connection.execute(migration) }
-        try connection.query("INSERT INTO pushwire_schema (version) VALUES (7)")
-        try connection.query("""
-            INSERT INTO applications (code, name, access_token_hash, categories_version, created_at)
-            VALUES ('MIGRA-00007', 'seven', '\\x00'::bytea, 1, 1700000000)
-            """)
+        let (url, connection) = try databaseAtSchemaVersion(7, applicationCode: "MIGRA-00007")
         for (code, status, sendAt) in [("SCHEDULED", 1, 5_000), ("SENDING", 2, 1_000), ("DONE", 3, 500), ("CANCELLED", 4, 700)] {
             try connection.query("""
                 INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)

@@ -32,3 +32,18 @@ func waitForBackend(_ url: String, running query: String, waitingForLock: Bool =
         + "AND state = 'active' AND query = $1" + (waitingForLock ? " AND wait_event_type = 'Lock'" : "")
     return try waitUntil(timeout: timeout) { try observer.query(sql, [query]).int(0, 0) > 0 }
 }
+
+/// A fresh database as a binary of schema `version` left it (its migrations only, the version
+/// recorded), with one application coded `code`: the start of a migration test.
+func databaseAtSchemaVersion(_ version: Int, applicationCode code: String) throws -> (url: String, connection: PGConnection) {
+    let url = try freshDatabaseURL()
+    let connection = try PGConnection(url: url, connectTimeout: 5)
+    try connection.execute("CREATE TABLE pushwire_schema (version integer NOT NULL)")
+    for migration in PostgresSchema.migrations.prefix(version) { try connection.execute(migration) }
+    try connection.query("INSERT INTO pushwire_schema (version) VALUES ($1)", [String(version)])
+    try connection.query("""
+        INSERT INTO applications (code, name, access_token_hash, categories_version, created_at)
+        VALUES ($1, 'migrated', '\\x00'::bytea, 1, 1700000000)
+        """, [code])
+    return (url, connection)
+}
