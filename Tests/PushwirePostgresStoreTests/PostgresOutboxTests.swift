@@ -21,7 +21,7 @@ final class PostgresOutboxTests: XCTestCase {
         }
         let lease = MessageLease(owner: "server-a", nowMS: 2_000, durationMS: 60_000)
         let stepped = try await create("STEPPED")
-        let cancelled = try await create("CANCELLED", sendAtMS: 9_000)
+        _ = try await create("CANCELLED", sendAtMS: 9_000)
         let started = try await create("STARTED")
         let cut = try await create("CUT")
         let batched = try await create("BATCHED")
