@@ -85,10 +85,7 @@ struct MessageInsertGroup: PGUnit {
         """
 
     func run(on connection: PGConnection) throws(StoreError) {
-        let (messages, targetings) = all()
-        let ids = try MessageInsertGroup.insertRows(messages, targetings: targetings, createdAt: jobs.first?.createdAt ?? 0,
-                                                    on: connection)
-        hand(try MessageInsertGroup.records(messages, ids: ids, on: connection))
+        try write(on: connection, committedAsItEnds: false)
     }
 
     /// As `run`, outside a transaction block: the INSERT commits as it ends, so a failure of the
@@ -96,33 +93,31 @@ struct MessageInsertGroup: PGUnit {
     /// the INSERT again — it is `.unavailable`, and a retry with the same transaction ids finds
     /// what was created.
     func runAlone(on connection: PGConnection) throws(StoreError) {
-        let (messages, targetings) = all()
-        let ids = try MessageInsertGroup.insertRows(messages, targetings: targetings, createdAt: jobs.first?.createdAt ?? 0,
-                                                    on: connection)
-        do {
-            hand(try MessageInsertGroup.records(messages, ids: ids, on: connection))
-        } catch {
-            throw error.isUnavailable ? error : .unavailable("the messages were created but not read back (\(error)); retry with the same transaction ids")
-        }
+        try write(on: connection, committedAsItEnds: true)
     }
 
     func complete(_ error: StoreError?) {
         for job in jobs { job.complete(error) }
     }
 
-    /// Every job's messages and stored targetings, in job order.
-    private func all() -> ([NewMessageRecord], [String]) {
+    /// Inserts every job's messages, reads the stored ones of taken transaction ids, and gives
+    /// each job its records; a failed read is `.unavailable` once the INSERT has committed.
+    private func write(on connection: PGConnection, committedAsItEnds: Bool) throws(StoreError) {
         var messages: [NewMessageRecord] = []
         var targetings: [String] = []
         for job in jobs {
             messages += job.messages
             targetings += job.targetings
         }
-        return (messages, targetings)
-    }
-
-    /// Gives each job its messages' records (`records` in job order).
-    private func hand(_ records: [MessageRecord]) {
+        let ids = try MessageInsertGroup.insertRows(messages, targetings: targetings, createdAt: jobs.first?.createdAt ?? 0,
+                                                    on: connection)
+        let records: [MessageRecord]
+        do {
+            records = try MessageInsertGroup.records(messages, ids: ids, on: connection)
+        } catch {
+            guard committedAsItEnds, !error.isUnavailable else { throw error }
+            throw .unavailable("the messages were created but not read back (\(error)); retry with the same transaction ids")
+        }
         var offset = 0
         for job in jobs {
             job.created = Array(records[offset..<offset + job.messages.count])

@@ -90,17 +90,7 @@ final class PGConnection {
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
         let name = try statementName(sql)
-        // Copied and checked in one pass: the parameters of a batch of fan-out steps are arrays
-        // of thousands of values, and copying them byte by byte (then scanning them again for a
-        // NUL) was the writer's largest cost in pushwired under a stream of CreateMessage calls.
-        guard let packed = PackedCStrings(parameters) else {
-            throw PGError(sqlstate: "22021", message: "a text value contains a NUL byte", context: PGConnection.head(sql))
-        }
-        countRoundTrip()
-        let result: OpaquePointer? = packed.withPointers { pointers in
-            PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0)
-        }
-        return try check(result, context: sql)
+        return try send(sql, parameters) { pointers in PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0) }
     }
 
     /// Runs `sql` with `parameters` as `query` does, but as an unnamed statement: planned for
@@ -110,14 +100,21 @@ final class PGConnection {
     /// scan of it, joined to the outbox), outlived it and took a second a claim a minute later.
     @discardableResult
     func queryPlannedNow(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
+        try send(sql, parameters) { pointers in PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0) }
+    }
+
+    /// One round trip of `sql` with `parameters` as C strings: `execute` sends them and returns
+    /// libpq's result. Copied and checked in one pass: the parameters of a batch of fan-out steps
+    /// are arrays of thousands of values, and copying them byte by byte (then scanning them again
+    /// for a NUL) was the writer's largest cost in pushwired under a stream of CreateMessage calls.
+    /// - Throws: `22021` when a value holds a NUL byte (PostgreSQL text cannot).
+    private func send(_ sql: String, _ parameters: [String?],
+                      _ execute: (UnsafePointer<UnsafePointer<CChar>?>) -> OpaquePointer?) throws(PGError) -> PGResult {
         guard let packed = PackedCStrings(parameters) else {
             throw PGError(sqlstate: "22021", message: "a text value contains a NUL byte", context: PGConnection.head(sql))
         }
         countRoundTrip()
-        let result: OpaquePointer? = packed.withPointers { pointers in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
-        }
-        return try check(result, context: sql)
+        return try check(packed.withPointers(execute), context: sql)
     }
 
     private func statementName(_ sql: String) throws(PGError) -> String {

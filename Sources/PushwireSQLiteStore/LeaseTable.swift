@@ -43,10 +43,10 @@ final class LeaseTable: Sendable {
         }
     }
 
-    /// Gives each of `ids` `lease` (messages just created under it: `NewMessageRecord.lease`).
-    func hold(_ ids: [Int64], _ lease: MessageLease) {
+    /// Gives each message its lease (messages just created under one: `NewMessageRecord.lease`).
+    func hold(_ leases: [(messageID: Int64, lease: MessageLease)]) {
         held.withLock { held in
-            for id in ids { held[id] = Held(owner: lease.owner, untilMS: lease.untilMS) }
+            for (id, lease) in leases { held[id] = Held(owner: lease.owner, untilMS: lease.untilMS) }
         }
     }
 

@@ -53,9 +53,9 @@ extension SQLiteStore: MessageStore {
             // Leases live in memory (`LeaseTable`): those created under one hold it from here
             // (a message answered with the one stored for its transaction id keeps what it has).
             if case .success(let created) = result {
-                for (message, record) in zip(messages, created) where record.code == message.code {
-                    if let lease = message.lease { leases.hold([record.id], lease) }
-                }
+                leases.hold(zip(messages, created).compactMap { message, record in
+                    record.code == message.code ? message.lease.map { (record.id, $0) } : nil
+                })
             }
             completion(result)
         })

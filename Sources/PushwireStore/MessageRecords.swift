@@ -73,7 +73,7 @@ public struct NewMessageRecord: Sendable, Equatable {
     /// The lease it is created under: a server that starts the message itself from memory
     /// (`DeliveryPipeline.messagesCreated`) holds it from the start, so that the other servers'
     /// claims pass over it until the lease expires. nil: none (claimed when due by any server).
-    /// An engine without leases (one process alone: SQLite) ignores it.
+    /// Kept where the engine keeps its leases (PostgreSQL: in the row; SQLite: in memory).
     public var lease: MessageLease?
 
     /// Creates a record.

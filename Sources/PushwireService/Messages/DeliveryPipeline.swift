@@ -125,17 +125,6 @@ public final class DeliveryPipeline: Sendable {
         self.leaseOwner = DeliveryPipeline.makeLeaseOwner()
     }
 
-    /// The lease to create `count` messages due now under (`NewMessageRecord.lease`), which this
-    /// pipeline will take from memory (`messagesCreated`): nil when its list of created messages
-    /// or its cache budget is full, so that they go to the outbox unleased and a look claims them
-    /// at once (leased, they would wait there for the lease to expire).
-    func creationLease(count: Int) -> MessageLease? {
-        let takes = state.withLock { state in
-            state.fresh.count + count <= Self.freshCapacity && state.cacheFits(0, budget: configuration.maxCachedMessageBytes)
-        }
-        return takes ? lease() : nil
-    }
-
     /// A lease for this pipeline from now (`Configuration.leaseDuration`).
     func lease() -> MessageLease {
         MessageLease(owner: leaseOwner, nowMS: Self.nowMS(), durationMS: Int64(configuration.leaseDuration / .milliseconds(1)))
@@ -268,9 +257,9 @@ public final class DeliveryPipeline: Sendable {
             return Self.wakeNeeded(&state, earliestSendAtMS: earliest, nowMS: now, slots: configuration.totalSlots)
         }
         if !overflowed.isEmpty {
-            // Not kept in memory: the lease they were created under (`creationLease`) is given
-            // up, so that a look at the outbox takes them rather than passing over them until it
-            // expires.
+            // Not kept in memory: the lease they were created under (`NewMessageRecord.lease`) is
+            // given up, so that a look at the outbox takes them rather than passing over them
+            // until it expires.
             let store = store, owner = leaseOwner
             Task(executorPreference: DeliveryExecutor.shared) { try? await store.releaseLeases(owner: owner, messageIDs: overflowed) }
         }

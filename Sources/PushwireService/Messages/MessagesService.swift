@@ -128,8 +128,9 @@ public struct MessagesService: Sendable {
         // Due now, a message is handed to this server's scheduler in memory: created under its
         // lease, it is not claimed by another server's look at the outbox meanwhile (which took
         // a third of them under a stream of CreateMessage on two servers, each then read back
-        // there and its first step here writing nothing).
-        let lease = pipeline.creationLease(count: count)
+        // there and its first step here writing nothing). One the scheduler's memory cannot take
+        // has the lease released (`DeliveryPipeline.messagesCreated`).
+        let lease = pipeline.lease()
         var prepared = Prepared(applicationID: application.id, records: [], named: [])
         prepared.records.reserveCapacity(count)
         for (index, notification) in request.notifications.enumerated() {
