@@ -43,7 +43,8 @@ final class PGConnection {
 
     /// Connects to `url` (a `postgresql://` URI or a libpq keyword string; its `sslmode` and
     /// other parameters go to libpq as written), waiting at most `connectTimeout` seconds;
-    /// `applicationName` is what `pg_stat_activity` shows for it.
+    /// `applicationName` is what `pg_stat_activity` shows for it. Its planner settings are
+    /// `PGPlannerSettings`'.
     init(url: String, connectTimeout: Int, applicationName: String = "pushwired") throws(PGError) {
         let keywords = ["dbname", "connect_timeout", "application_name"]
         let values = [url, String(connectTimeout), applicationName]
@@ -66,6 +67,7 @@ final class PGConnection {
         // would print each to stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
+        try execute(PGPlannerSettings.sql)
     }
 
     deinit { PQfinish(handle) }

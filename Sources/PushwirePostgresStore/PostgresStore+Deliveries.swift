@@ -33,16 +33,21 @@ extension PostgresStore {
                                 on connection: PGConnection) throws(StoreError) -> [TargetDevice] {
         let (clause, values) = targetingClause(targeting)
         let rows = try pg { () throws(PGError) in
-            try connection.query("""
-                SELECT hwid, push_token, language, badge, device_type FROM devices
-                WHERE app_id = $1 AND hwid > $2 AND push_token <> '' AND push_token <> dead_token\(clause)
-                ORDER BY hwid LIMIT $3
-                """, [String(applicationID), afterHWID ?? "", String(limit)] + values)
+            try connection.query(targetsSQL(clause), [String(applicationID), afterHWID ?? "", String(limit)] + values)
         }
         return (0..<rows.count).map { row in
             TargetDevice(hwid: rows.text(row, 0), pushToken: rows.text(row, 1), language: rows.text(row, 2), badge: rows.int(row, 3),
                          deviceType: Int32(truncatingIfNeeded: rows.int(row, 4)))
         }
+    }
+
+    /// A page of targets: (app $1, after hwid $2, limit $3), narrowed by `clause` (`targetingClause`).
+    static func targetsSQL(_ clause: String) -> String {
+        """
+        SELECT hwid, push_token, language, badge, device_type FROM devices
+        WHERE app_id = $1 AND hwid > $2 AND push_token <> '' AND push_token <> dead_token\(clause)
+        ORDER BY hwid LIMIT $3
+        """
     }
 
     /// The SQL that narrows `devices` to the targeting (`TargetingClause`), with its values bound
