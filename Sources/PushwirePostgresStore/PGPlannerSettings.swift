@@ -4,16 +4,16 @@
 ///
 /// Why: every statement of the engine reads or writes rows by key (a message's id, a device's
 /// (app, hwid), an ordered walk of `devices` by hwid), and an index plan is right for them at any
-/// table size. The planner picked others from statistics that were wrong at the moment it planned,
-/// and kept them (a prepared statement's generic plan lasts until the next ANALYZE of its tables):
-/// - the outbox (`PostgresOutbox`) is a queue, a few hundred live rows and tens of thousands of
-///   dead ones between two vacuums. Planned after an ANALYZE at a quiet moment, each step UPDATE
-///   joined it by a bitmap scan of all of it: 57 µs a step instead of 14, CreateMessage on two
-///   servers down from 12.8 k to 9.8 k calls/s with 14,000 messages left behind;
-/// - `devices` filled by a bulk registration is not analyzed for up to a minute: the fan-out's
-///   walk sorted the whole table for each batch, and a 1 M-device message took 8.2 s, not 1.8.
-/// With these settings both plans stay index plans whatever the statistics say, at no cost to
-/// the statements that had them already (docs/journal/2026-12-06-pg-plans.md).
+/// table size, while the planner chooses from statistics that can be wrong when it plans, and a
+/// prepared statement keeps its generic plan until the next ANALYZE of its tables. `devices`
+/// filled by a bulk registration is not analyzed for up to a minute: the fan-out's keyset walk
+/// (`PostgresStore.targetsSQL`, `batchBounds`) was planned as a bitmap scan and a sort of
+/// everything after its bound (the table estimated at 1,100 rows), 250 ms a walk, and a
+/// 1 M-device message sent right after its devices registered took 8.2 s instead of 1.8. With
+/// these settings the walk stays an ordered index scan whatever the statistics say, at no cost
+/// to statements that had index plans already (docs/journal/2026-12-06-pg-plans.md). They do
+/// not choose a join's order: a join whose best order depends on a table's size (the outbox,
+/// a queue) is written as per-row lookups instead (`PostgresOutbox.updatingStatus`).
 enum PGPlannerSettings {
     /// Sent once per connection, as it opens (a `SET` lasts for the session).
     static let sql = """

@@ -3,33 +3,44 @@ import Foundation
 import PushwireStore
 import XCTest
 
-/// The engine's connections plan keyed access only (`PGPlannerSettings`): the plans that went
-/// wrong on statistics taken at the wrong moment stay index plans. Each statement is explained as
-/// a generic plan (what a prepared statement keeps until the next ANALYZE).
+/// Plans made on statistics taken at the wrong moment and kept (a prepared statement's generic
+/// plan lasts until the next ANALYZE of its tables): status changes find outbox rows by key, never
+/// by a join (`PostgresOutbox.updatingStatus`), and the engine's connections plan keyed access
+/// only (`PGPlannerSettings`), so that the fan-out's walk of `devices` stays an index walk.
 final class PostgresPlannerTests: XCTestCase {
-    /// A step UPDATE planned after an ANALYZE that saw an almost empty outbox probes the outbox's
-    /// index for each changed message; it scanned the whole outbox by a bitmap scan and hash join.
-    func testAStepUpdateProbesTheOutboxWhateverItsStatistics() async throws {
+    /// A step UPDATE's generic plan, made while the outbox was analyzed nearly empty and kept as it
+    /// grew to thousands of rows, finds each changed message's outbox row by its key and changes it
+    /// by its ctid. (Joined to the outbox, such a plan read all of it for each message.)
+    func testAStepUpdateFindsOutboxRowsByKeyWhateverItsStatistics() async throws {
         let url = try freshDatabaseURL()
         let store = try PostgresStore(url: url, readers: 1)
         defer { store.close() }
         let app = try await store.createApplication(
             ApplicationRecord(id: 0, code: "PLANS-00001", name: "plans", accessTokenHash: [1], apns: nil, categoriesVersion: 0,
                               createdAt: 1_700_000_000), initialCategories: [])
-        for index in 0..<20 {
-            _ = try await store.createMessages([NewMessageRecord(
-                applicationID: app.id, code: "PLAN\(index)", transactionID: "", sendAtMS: 1_000, categoryID: 0,
-                targeting: TargetingRecord(hwids: ["d1"]), spec: "{}")])
+        func create(_ count: Int, from first: Int) async throws -> [MessageRecord] {
+            try await store.createMessages((first..<first + count).map { index in
+                NewMessageRecord(applicationID: app.id, code: "PLAN\(index)", transactionID: "", sendAtMS: 1_000 + Int64(index % 7),
+                                 categoryID: 0, targeting: TargetingRecord(hwids: ["d1"]), spec: "{}")
+            })
         }
+        let first = try await create(8, from: 0)
         let connection = try PGConnection(url: url, connectTimeout: 5)
         try connection.execute("ANALYZE message_outbox; ANALYZE messages; SET plan_cache_mode = force_generic_plan")
-        let step = FanOutStep(messageID: 1, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "d1", attempt: 1)],
-                              targetedIncrement: 1, startsSending: true,
-                              lease: MessageLease(owner: "server-a", nowMS: 2_000, durationMS: 60_000))
-        let plan = try explain(FanOutStepBatch.updateSQL, parameters(of: [step]), on: connection)
-        XCTAssertTrue(plan.contains("Index Scan using message_outbox_pkey on message_outbox"), plan)
-        for scan in ["Seq Scan on message_outbox", "Bitmap Heap Scan on message_outbox", "Hash Join", "Merge Join"] {
-            XCTAssertFalse(plan.contains(scan), "\(scan) in\n\(plan)")
+        let lease = MessageLease(owner: "server-a", nowMS: 2_000, durationMS: 60_000)
+        let steps = first.map { FanOutStep(messageID: $0.id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "d1", attempt: 1)],
+                                           targetedIncrement: 1, startsSending: true, lease: lease) }
+        // A prepared statement whose generic plan is made now and kept (no ANALYZE follows).
+        try connection.execute("PREPARE step AS " + FanOutStepBatch.updateSQL)
+        let execute = "EXPLAIN EXECUTE step(" + parameters(of: steps).map { $0.map { "'\($0)'" } ?? "NULL" }.joined(separator: ", ") + ")"
+        try connection.execute(execute)
+        for batch in 0..<6 { _ = try await create(500, from: 8 + batch * 500) }
+        let rows = try connection.query(execute)
+        let plan = (0..<rows.count).map { rows.text($0, 0) }.joined(separator: "\n")
+        XCTAssertEqual(plan.components(separatedBy: "Tid Scan on message_outbox").count - 1, 2, plan)
+        XCTAssertEqual(plan.components(separatedBy: "AND (message_id = c").count - 1, 2, "both probe the outbox's key:\n\(plan)")
+        for join in ["Materialize", "Hash Join", "Merge Join", "Seq Scan on message_outbox"] {
+            XCTAssertFalse(plan.contains(join), "\(join) in\n\(plan)")
         }
     }
 
