@@ -8,7 +8,7 @@
 /// prepared statement keeps its generic plan until the next ANALYZE of its tables. `devices`
 /// filled by a bulk registration is not analyzed for up to a minute: the fan-out's keyset walk
 /// (`PostgresStore.targetsSQL`, `batchBounds`) was planned as a bitmap scan and a sort of
-/// everything after its bound (the table estimated at 1,100 rows), 250 ms a walk, and a
+/// everything after its bound (the table estimated at 1,100 rows), about 300 ms a walk, and a
 /// 1 M-device message sent right after its devices registered took 8.2 s instead of 1.8. With
 /// these settings the walk stays an ordered index scan whatever the statistics say, at no cost
 /// to statements that had index plans already (docs/journal/2026-12-06-pg-plans.md). They do
