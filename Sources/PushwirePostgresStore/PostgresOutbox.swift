@@ -21,7 +21,7 @@ enum PostgresOutbox {
     /// of dead ones between two vacuums, nearly empty whenever the senders catch up — and a
     /// plan made while it looked nearly empty (after an ANALYZE at a quiet moment) joined it by
     /// reading all of it for each message, then kept that plan as the outbox grew: each step cost
-    /// 55–90 µs instead of 14–19, and CreateMessage on two servers lost a fifth of its rate with
+    /// 54–77 µs instead of 14–19, and CreateMessage on two servers lost a fifth of its rate with
     /// PostgreSQL's CPU a message doubled (docs/journal/2026-12-06-pg-plans.md). A row found by
     /// its key and then by its ctid has one plan at any size. Statuses move only forward (1 → 2,
     /// or out of the outbox), and a status change holds its message row's lock, so no other
@@ -41,4 +41,3 @@ enum PostgresOutbox {
         """
     }
 }
-
