@@ -78,6 +78,26 @@ enum FanOutStepBatch {
         RETURNING m.id, m.status, m.send_at_ms
         """)
 
+    /// `updateSQL`'s thirteen arrays for `steps`, `ids[i]` the new attempt record ids of `steps[i]`
+    /// (its open range: first to last; none: 0 to -1).
+    static func updateParameters(_ steps: [FanOutStep], ids: [[Int64]]) -> [String?] {
+        var sent: [Int64] = [], failed: [Int64] = [], invalid: [Int64] = []
+        for step in steps {
+            let counts = FanOutOutcomeCounts(step.results)
+            sent.append(counts.sent)
+            failed.append(counts.failed)
+            invalid.append(counts.invalidTokens)
+        }
+        return [
+            PGText.intArray(steps.map(\.messageID)), PGText.intArray(sent), PGText.intArray(failed), PGText.intArray(invalid),
+            PGText.intArray(steps.map { Int64($0.targetedIncrement) }), PGText.optionalTextArray(steps.map(\.cursor)),
+            PGText.boolArray(steps.map(\.finish)),
+            PGText.intArray(ids.map { $0.first ?? 0 }), PGText.intArray(ids.map { $0.last ?? -1 }),
+            PGText.boolArray(steps.map(\.startsSending)), PGText.optionalTextArray(steps.map { $0.lease?.owner }),
+            PGText.intArray(steps.map { $0.lease?.nowMS ?? 0 }), PGText.intArray(steps.map { $0.lease?.untilMS ?? 0 }),
+        ]
+    }
+
     /// Writes `steps` (see the type's comment; `canWrite` holds); returns each step's new ids.
     static func apply(_ steps: [FanOutStep], on connection: PGConnection) throws(StoreError) -> [[UInt64]] {
         // Ids for every new attempt record (blocks: `DeliverySteps`), ascending, dealt out in step order.
@@ -91,23 +111,7 @@ enum FanOutStepBatch {
             offset += step.handOver.count
         }
 
-        var sent: [Int64] = [], failed: [Int64] = [], invalid: [Int64] = []
-        for step in steps {
-            let counts = FanOutOutcomeCounts(step.results)
-            sent.append(counts.sent)
-            failed.append(counts.failed)
-            invalid.append(counts.invalidTokens)
-        }
-        let updated = try pg { () throws(PGError) in
-            try connection.query(updateSQL, [
-                PGText.intArray(steps.map(\.messageID)), PGText.intArray(sent), PGText.intArray(failed), PGText.intArray(invalid),
-                PGText.intArray(steps.map { Int64($0.targetedIncrement) }), PGText.optionalTextArray(steps.map(\.cursor)),
-                PGText.boolArray(steps.map(\.finish)),
-                PGText.intArray(ids.map { $0.first ?? 0 }), PGText.intArray(ids.map { $0.last ?? -1 }),
-                PGText.boolArray(steps.map(\.startsSending)), PGText.optionalTextArray(steps.map { $0.lease?.owner }),
-                PGText.intArray(steps.map { $0.lease?.nowMS ?? 0 }), PGText.intArray(steps.map { $0.lease?.untilMS ?? 0 }),
-            ])
-        }
+        let updated = try pg { () throws(PGError) in try connection.query(updateSQL, updateParameters(steps, ids: ids)) }
         let changed = Set((0..<updated.count).map { updated.int($0, 0) })
         var written: [Int] = []
         for (index, step) in steps.enumerated() {

@@ -7,12 +7,6 @@ import XCTest
 /// CreateMessage's INSERT commits while a fan-out step's transaction is in progress, and the
 /// other way round (on the one writer each waited for the other).
 final class PostgresDeliveryWriterTests: XCTestCase {
-    private func application(_ store: PostgresStore, _ code: String) async throws -> ApplicationRecord {
-        try await store.createApplication(
-            ApplicationRecord(id: 0, code: code, name: "App", accessTokenHash: [1], apns: nil, categoriesVersion: 0,
-                              createdAt: 1_700_000_000), initialCategories: [])
-    }
-
     private func message(_ applicationID: Int64, _ code: String) -> NewMessageRecord {
         NewMessageRecord(applicationID: applicationID, code: code, transactionID: "", sendAtMS: 0, categoryID: 0,
                          targeting: TargetingRecord(hwids: ["hw-0"]), spec: "{}")
@@ -45,7 +39,7 @@ final class PostgresDeliveryWriterTests: XCTestCase {
         let url = try freshDatabaseURL()
         let store = try PostgresStore(url: url)
         defer { store.close() }
-        let app = try await application(store, "AAAAA-00041")
+        let app = try await createApplication(on: store, code: "AAAAA-00041")
         let busy = hold(store, background: true)
         try await waitForTheHeldWrite(url)
         let started = Date()
@@ -61,7 +55,7 @@ final class PostgresDeliveryWriterTests: XCTestCase {
         let url = try freshDatabaseURL()
         let store = try PostgresStore(url: url)
         defer { store.close() }
-        let app = try await application(store, "AAAAA-00042")
+        let app = try await createApplication(on: store, code: "AAAAA-00042")
         let created = try await store.createMessages([message(app.id, "DW-2")])
         let busy = hold(store, background: false)
         try await waitForTheHeldWrite(url)
@@ -79,7 +73,7 @@ final class PostgresDeliveryWriterTests: XCTestCase {
         let url = try freshDatabaseURL()
         let store = try PostgresStore(url: url, deliveryWriter: false)
         defer { store.close() }
-        let app = try await application(store, "AAAAA-00043")
+        let app = try await createApplication(on: store, code: "AAAAA-00043")
         let busy = hold(store, background: true)
         try await waitForTheHeldWrite(url)
         let started = Date()

@@ -11,9 +11,7 @@ final class PostgresOutboxTests: XCTestCase {
         let store = try PostgresStore(url: url, readers: 1)
         defer { store.close() }
         let connection = try PGConnection(url: url, connectTimeout: 5)
-        let app = try await store.createApplication(
-            ApplicationRecord(id: 0, code: "OUTBX-00001", name: "outbox", accessTokenHash: [1], apns: nil, categoriesVersion: 0,
-                              createdAt: 1_700_000_000), initialCategories: [])
+        let app = try await createApplication(on: store, code: "OUTBX-00001")
         func create(_ code: String, sendAtMS: Int64 = 1_000) async throws -> MessageRecord {
             try await store.createMessages([NewMessageRecord(
                 applicationID: app.id, code: code, transactionID: "", sendAtMS: sendAtMS, categoryID: 0,

@@ -15,9 +15,7 @@ final class PostgresPlannerTests: XCTestCase {
         let url = try freshDatabaseURL()
         let store = try PostgresStore(url: url, readers: 1)
         defer { store.close() }
-        let app = try await store.createApplication(
-            ApplicationRecord(id: 0, code: "PLANS-00001", name: "plans", accessTokenHash: [1], apns: nil, categoriesVersion: 0,
-                              createdAt: 1_700_000_000), initialCategories: [])
+        let app = try await createApplication(on: store, code: "PLANS-00001")
         func create(_ count: Int, from first: Int) async throws -> [MessageRecord] {
             try await store.createMessages((first..<first + count).map { index in
                 NewMessageRecord(applicationID: app.id, code: "PLAN\(index)", transactionID: "", sendAtMS: 1_000 + Int64(index % 7),
@@ -32,11 +30,11 @@ final class PostgresPlannerTests: XCTestCase {
                                            targetedIncrement: 1, startsSending: true, lease: lease) }
         // A prepared statement whose generic plan is made now and kept (no ANALYZE follows).
         try connection.execute("PREPARE step AS " + FanOutStepBatch.updateSQL)
-        let execute = "EXPLAIN EXECUTE step(" + parameters(of: steps).map { $0.map { "'\($0)'" } ?? "NULL" }.joined(separator: ", ") + ")"
+        let parameters = FanOutStepBatch.updateParameters(steps, ids: steps.map { _ in [1] })
+        let execute = "EXPLAIN EXECUTE step(" + parameters.map { $0.map { "'\($0)'" } ?? "NULL" }.joined(separator: ", ") + ")"
         try connection.execute(execute)
         for batch in 0..<6 { _ = try await create(500, from: 8 + batch * 500) }
-        let rows = try connection.query(execute)
-        let plan = (0..<rows.count).map { rows.text($0, 0) }.joined(separator: "\n")
+        let plan = planText(try connection.query(execute))
         XCTAssertEqual(plan.components(separatedBy: "Tid Scan on message_outbox").count - 1, 2, plan)
         XCTAssertEqual(plan.components(separatedBy: "AND (message_id = c").count - 1, 2, "both probe the outbox's key:\n\(plan)")
         for join in ["Materialize", "Hash Join", "Merge Join", "Seq Scan on message_outbox"] {
@@ -64,17 +62,11 @@ final class PostgresPlannerTests: XCTestCase {
     }
 
     private func explain(_ sql: String, _ parameters: [String?], on connection: PGConnection) throws -> String {
-        let rows = try connection.query("EXPLAIN " + sql, parameters)
-        return (0..<rows.count).map { rows.text($0, 0) }.joined(separator: "\n")
+        planText(try connection.query("EXPLAIN " + sql, parameters))
     }
 
-    /// The UPDATE's thirteen arrays for `steps`, as `FanOutStepBatch.apply` binds them.
-    private func parameters(of steps: [FanOutStep]) -> [String?] {
-        [PGText.intArray(steps.map(\.messageID)), PGText.intArray(steps.map { _ in 0 }), PGText.intArray(steps.map { _ in 0 }),
-         PGText.intArray(steps.map { _ in 0 }), PGText.intArray(steps.map { Int64($0.targetedIncrement) }),
-         PGText.optionalTextArray(steps.map(\.cursor)), PGText.boolArray(steps.map(\.finish)),
-         PGText.intArray(steps.map { _ in 1 }), PGText.intArray(steps.map { _ in 1 }), PGText.boolArray(steps.map(\.startsSending)),
-         PGText.optionalTextArray(steps.map { $0.lease?.owner }), PGText.intArray(steps.map { $0.lease?.nowMS ?? 0 }),
-         PGText.intArray(steps.map { $0.lease?.untilMS ?? 0 })]
+    /// An EXPLAIN's rows as one text.
+    private func planText(_ rows: PGResult) -> String {
+        (0..<rows.count).map { rows.text($0, 0) }.joined(separator: "\n")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PushwirePostgresStore
+import PushwireStore
 import XCTest
 
 /// A new, empty database on the test run's PostgreSQL, so that each test starts from nothing;
@@ -46,4 +47,11 @@ func databaseAtSchemaVersion(_ version: Int, applicationCode code: String) throw
         VALUES ($1, 'migrated', '\\x00'::bytea, 1, 1700000000)
         """, [code])
     return (url, connection)
+}
+
+/// An application created on `store`, coded `code`, without APNs settings or categories.
+func createApplication(on store: PostgresStore, code: String) async throws -> ApplicationRecord {
+    try await store.createApplication(
+        ApplicationRecord(id: 0, code: code, name: "App \(code)", accessTokenHash: [1], apns: nil, categoriesVersion: 0,
+                          createdAt: 1_700_000_000), initialCategories: [])
 }
