@@ -12,7 +12,7 @@ final class LoggerLineTests: XCTestCase {
                       metadata: [(key: String, value: String)], seconds: Int, milliseconds: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         Logger.appendLine(to: &bytes, format, level: level, label: label, message: message, metadata: metadata,
-                          seconds: seconds, milliseconds: milliseconds)
+                          timestamp: Logger.timestamp(seconds: seconds, milliseconds: milliseconds))
         return bytes
     }
 

@@ -104,11 +104,14 @@ struct SmallMessagesFanOut {
             var group = byApplication.removeValue(forKey: applicationID) ?? ([], [])
             if group.notifications.isEmpty { group.notifications.reserveCapacity(total) }
             group.entries.append((index, ids.count))
-            // By index: a copy of each target retained and released its three strings.
-            for position in entry.targets.indices {
-                group.notifications.append(entry.fanOut.outgoing(ids[position], token: entry.targets[position].pushToken,
-                                                                 payload: entry.payloads[position], spec: entry.spec,
-                                                                 deviceType: entry.targets[position].deviceType))
+            // By index: a copy of each target retained and released its three strings. The
+            // entry's arrays are read once (an access to a class's stored `var` is checked
+            // for exclusivity each time).
+            let (targets, payloads) = (entry.targets, entry.payloads)
+            for position in targets.indices {
+                group.notifications.append(entry.fanOut.outgoing(ids[position], token: targets[position].pushToken,
+                                                                 payload: payloads[position], spec: entry.spec,
+                                                                 deviceType: targets[position].deviceType))
             }
             byApplication[applicationID] = group
         }
@@ -152,7 +155,9 @@ struct SmallMessagesFanOut {
             results.reserveCapacity(ids.count)
             var tally = PlatformTally()
             var retryAfter: Duration?
-            for (position, target) in entry.targets.enumerated() {
+            // By index: a copy of each target retained and released its three strings.
+            let targets = entry.targets
+            for position in targets.indices {
                 // A gateway that answers short leaves the rest without an outcome: transient.
                 let outcome = position < delivered.count ? delivered[delivered.startIndex + position] : .retry(reason: "NoOutcome", after: nil)
                 let result: DeliveryResultRecord.Result
@@ -160,9 +165,9 @@ struct SmallMessagesFanOut {
                 case .sent:
                     result = .sent
                 case .deadToken(let reason, let since):
-                    result = FanOut.refused(.dead, reason: reason, since: since, token: target.pushToken)
+                    result = FanOut.refused(.dead, reason: reason, since: since, token: targets[position].pushToken)
                 case .invalidToken(let reason):
-                    result = FanOut.refused(.invalid, reason: reason, since: nil, token: target.pushToken)
+                    result = FanOut.refused(.invalid, reason: reason, since: nil, token: targets[position].pushToken)
                 case .failed(let reason):
                     result = .failed(reason: reason, invalidToken: false, refusedToken: nil)
                 case .retry(let reason, let after):
@@ -174,8 +179,8 @@ struct SmallMessagesFanOut {
                         retryAfter = max(retryAfter ?? .zero, wait)
                     }
                 }
-                results.append(DeliveryResultRecord(deliveryID: ids[position], hwid: target.hwid, result: result))
-                tally.recorded(target.deviceType, result)
+                results.append(DeliveryResultRecord(deliveryID: ids[position], hwid: targets[position].hwid, result: result))
+                tally.recorded(targets[position].deviceType, result)
             }
             // With retries pending the message stays sending; its own fan-out resumes it.
             finishing.append(FanOutStep(messageID: message.id, applicationID: message.applicationID, results: results,
