@@ -53,7 +53,9 @@ extension SQLiteStore {
     }
 
     public func recordFanOutSteps(_ steps: [FanOutStep]) async throws(StoreError) -> [[UInt64]] {
-        for step in steps { try SQLiteStore.checkStillWithGateway(step) }
+        // Steps are read in place, by index, here and below: a step copied (`for step in
+        // steps`) retained and released each of its dozen arrays and strings.
+        for index in steps.indices { try SQLiteStore.checkStillWithGateway(steps[index]) }
         // Built here, off the writer's thread: which steps only close a message whose every
         // device was sent (the usual last step of a small message), by how many were sent.
         var plain: [Int: [Int64]] = [:]
@@ -61,9 +63,9 @@ extension SQLiteStore {
         isPlain.reserveCapacity(steps.count)
         // Only when every step is another message's, so that the order of their writes cannot matter.
         let distinct = Set(steps.map(\.messageID)).count == steps.count
-        for step in steps {
-            let sent = distinct ? SQLiteStore.plainFinishSent(step) : nil
-            if let sent { plain[sent, default: []].append(step.messageID) }
+        for index in steps.indices {
+            let sent = distinct ? SQLiteStore.plainFinishSent(steps[index]) : nil
+            if let sent { plain[sent, default: []].append(steps[index].messageID) }
             isPlain.append(sent != nil)
         }
         let (plainBySent, plainSteps) = (plain, isPlain)
@@ -71,23 +73,24 @@ extension SQLiteStore {
         let (leases, batches) = (leases, batches)
         return try await writer.write(background: true) { connection throws(StoreError) in
             let allowed = try SQLiteStore.underLease(steps, leases, batches)
-            defer { leases.release(steps.filter(\.finish).map(\.messageID), owner: nil) }
+            defer { leases.release(steps.indices.filter { steps[$0].finish }.map { steps[$0].messageID }, owner: nil) }
             var plainBySent = plainBySent
-            for (index, step) in steps.enumerated() where !allowed[index] {
-                for sent in plainBySent.keys { plainBySent[sent]?.removeAll { $0 == step.messageID } }
+            for index in steps.indices where !allowed[index] {
+                let messageID = steps[index].messageID
+                for sent in plainBySent.keys { plainBySent[sent]?.removeAll { $0 == messageID } }
             }
             return try sql { () throws(SQLiteError) in
                 var ids: [[UInt64]] = []
                 ids.reserveCapacity(steps.count)
                 var records = NewRecords()
-                for (index, (step, plain)) in zip(steps, plainSteps).enumerated() {
+                for index in steps.indices {
                     if !allowed[index] {
                         ids.append([])
-                    } else if plain {
-                        records.addPlatformCounts(step)
+                    } else if plainSteps[index] {
+                        records.addPlatformCounts(steps[index])
                         ids.append([])
                     } else {
-                        ids.append(try SQLiteStore.apply(step, on: connection, records: &records, batches: batches))
+                        ids.append(try SQLiteStore.apply(steps[index], on: connection, records: &records, batches: batches))
                     }
                 }
                 for (sent, messageIDs) in plainBySent { try SQLiteStore.finishAllSent(messageIDs, sent: sent, on: connection) }
@@ -103,23 +106,24 @@ extension SQLiteStore {
     static func underLease(_ steps: [FanOutStep], _ leases: LeaseTable, _ batches: BatchTable) throws(StoreError) -> [Bool] {
         var allowed: [Bool] = []
         allowed.reserveCapacity(steps.count)
-        for step in steps {
-            if let batch = step.batch {
+        for index in steps.indices {
+            let (messageID, startsSending) = (steps[index].messageID, steps[index].startsSending)
+            if let batch = steps[index].batch {
                 // A batch's step is fenced by the batch's lease, not the message's.
-                guard let lease = step.lease, !step.startsSending else {
-                    throw .invalidChange("a step of a batch of message \(step.messageID) needs its lease and cannot start the message")
+                guard let lease = steps[index].lease, !startsSending else {
+                    throw .invalidChange("a step of a batch of message \(messageID) needs its lease and cannot start the message")
                 }
-                if let refusal = batches.refusal(FanOutBatchID(messageID: step.messageID, index: batch), owner: lease.owner) { throw refusal }
+                if let refusal = batches.refusal(FanOutBatchID(messageID: messageID, index: batch), owner: lease.owner) { throw refusal }
                 allowed.append(true)
                 continue
             }
-            guard let lease = step.lease else {
+            guard let lease = steps[index].lease else {
                 allowed.append(true)
                 continue
             }
-            let held = leases.take(step.messageID, lease, orTakeOver: step.startsSending)
-            if !held && !step.startsSending {
-                throw .leaseLost("message \(step.messageID) is held by another server")
+            let held = leases.take(messageID, lease, orTakeOver: startsSending)
+            if !held && !startsSending {
+                throw .leaseLost("message \(messageID) is held by another server")
             }
             allowed.append(held)
         }
@@ -151,8 +155,8 @@ extension SQLiteStore {
     static func plainFinishSent(_ step: FanOutStep) -> Int? {
         guard step.finish, step.batch == nil, !step.startsSending, step.stillWithGateway.isEmpty, step.handOver.isEmpty, step.badges.isEmpty,
               step.cursor == nil, step.targetedIncrement == 0, !step.results.isEmpty else { return nil }
-        for result in step.results {
-            guard case .sent = result.result else { return nil }
+        for index in step.results.indices {
+            guard case .sent = step.results[index].result else { return nil }
         }
         return step.results.count
     }
@@ -284,11 +288,12 @@ extension SQLiteStore {
         }
         var ids: [UInt64] = []
         ids.reserveCapacity(step.handOver.count)
-        for (offset, delivery) in step.handOver.enumerated() {
-            if let replaced = delivery.replaces {
+        // By index: a copy of each record retained and released its hwid once more.
+        for offset in step.handOver.indices {
+            if let replaced = step.handOver[offset].replaces {
                 try setState().bind(.int(Int64(replaced)), .int(DeliveryState.replaced.rawValue), .text("")).run()
             }
-            records.add(messageID: step.messageID, hwid: delivery.hwid, attempt: delivery.attempt)
+            records.add(messageID: step.messageID, hwid: step.handOver[offset].hwid, attempt: step.handOver[offset].attempt)
             ids.append(UInt64(firstID + Int64(offset)))
         }
         for (hwid, badge) in step.badges {

@@ -8,8 +8,9 @@ public struct FanOutOutcomeCounts: Sendable, Equatable {
 
     /// Counts `results`; a retry pending is none of the three.
     public init(_ results: [DeliveryResultRecord]) {
-        for result in results {
-            switch result.result {
+        // By index: a copy of each record retained and released its hwid.
+        for index in results.indices {
+            switch results[index].result {
             case .sent: sent += 1
             case .failed(_, let invalidToken, _):
                 failed += 1

@@ -86,7 +86,7 @@ struct SmallMessagesFanOut {
         recordsCommitted()
         guard let committed = written, committed.count == steps.count else { return alone }
         pipeline.flowMetrics.entered(.sending, steps.count)
-        pipeline.flowMetrics.entered(.done, steps.filter(\.finish).count)
+        pipeline.flowMetrics.entered(.done, steps.count(where: \.finish))
         pipeline.flowMetrics.fannedOut(steps.reduce(0) { $0 + $1.targetedIncrement })
 
         // One gateway call per application (each has its gateway), its messages' notifications
@@ -196,11 +196,12 @@ struct SmallMessagesFanOut {
         // A failed commit leaves them sending with their records open: closed as Interrupted
         // when the scheduler resumes them (it looks for messages left sending now and then).
         guard (try? await store.recordFanOutSteps(finishing)) != nil else { return alone }
-        pipeline.flowMetrics.entered(.done, finishing.filter(\.finish).count)
+        pipeline.flowMetrics.entered(.done, finishing.count(where: \.finish))
         if pipeline.log.enabled(.info) {
             // A small message goes out in this one step: its counts are this step's results.
-            pipeline.logDelivered(zip(finishing, finishingEntries).filter(\.0.finish).map { step, entry in
-                let outcomes = FanOutOutcomeCounts(step.results)
+            // By index: zipped and filtered, every step was copied (a dozen buffers retained).
+            pipeline.logDelivered(finishing.indices.filter { finishing[$0].finish }.map { index in
+                let (outcomes, entry) = (FanOutOutcomeCounts(finishing[index].results), finishingEntries[index])
                 return DeliveryPipeline.DeliverySummary(code: entry.fanOut.message.code, targeted: UInt64(entry.targets.count),
                                                         sent: UInt64(outcomes.sent), failed: UInt64(outcomes.failed),
                                                         invalidTokens: UInt64(outcomes.invalidTokens))
