@@ -204,12 +204,25 @@ public final class FileSinkGateway: NotificationGateway {
             text.append(contentsOf: parts.code)
             text.append(contentsOf: #","token":"#.utf8)
             JSONText.appendString(batch[index].deviceToken, to: &text)
-            text.append(contentsOf: #","platform":""#.utf8)
-            text.append(contentsOf: PushPlatform.name(deviceType: batch[index].deviceType).utf8)
-            text.append(UInt8(ascii: "\""))
+            text.append(contentsOf: platformField(batch[index].deviceType))
             text.append(contentsOf: parts.tail)
         }
         return text
+    }
+
+    /// A line's `,"platform":"<name>"` (`PushPlatform.name`), made once for the platforms Pushwire
+    /// delivers to: built per line from the name's `String`, it was a sixth of a line's cost.
+    private static func platformField(_ deviceType: Int32) -> [UInt8] {
+        switch deviceType {
+        case PushPlatform.iOS: iOSField
+        case PushPlatform.android: androidField
+        default: field(deviceType)
+        }
+    }
+    private static let iOSField = field(PushPlatform.iOS)
+    private static let androidField = field(PushPlatform.android)
+    private static func field(_ deviceType: Int32) -> [UInt8] {
+        Array(#","platform":""#.utf8) + Array(PushPlatform.name(deviceType: deviceType).utf8) + [UInt8(ascii: "\"")]
     }
 
     /// Whether the line of `batch[a]` differs from that of `batch[b]` only in the delivery id and
