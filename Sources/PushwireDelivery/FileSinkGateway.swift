@@ -210,8 +210,9 @@ public final class FileSinkGateway: NotificationGateway {
         return text
     }
 
-    /// A line's `,"platform":"<name>"` (`PushPlatform.name`), made once for the platforms Pushwire
-    /// delivers to: built per line from the name's `String`, it was a sixth of a line's cost.
+    /// A line's `,"platform":"<name>"` (`PushPlatform.name`), made once for iOS and Android, the
+    /// platforms of nearly every line, and per line for the others: built per line from the
+    /// name's `String`, it was a sixth of a line's cost.
     private static func platformField(_ deviceType: Int32) -> [UInt8] {
         switch deviceType {
         case PushPlatform.iOS: iOSField
@@ -219,8 +220,10 @@ public final class FileSinkGateway: NotificationGateway {
         default: field(deviceType)
         }
     }
+
     private static let iOSField = field(PushPlatform.iOS)
     private static let androidField = field(PushPlatform.android)
+
     private static func field(_ deviceType: Int32) -> [UInt8] {
         Array(#","platform":""#.utf8) + Array(PushPlatform.name(deviceType: deviceType).utf8) + [UInt8(ascii: "\"")]
     }
