@@ -82,6 +82,16 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def until_idle(pid, poll=0.5, busy=0.03):
+    """The process's CPU seconds once it has stopped working (under `busy` s of CPU in `poll` s)."""
+    last = cpu_seconds(pid)
+    while True:
+        time.sleep(poll)
+        now = cpu_seconds(pid)
+        if now - last < busy: return now
+        last = now
+
+
 def residentKiB(pid, field):
     """A field of /proc/PID/status in KiB (VmRSS:, VmHWM:), or None."""
     try:
