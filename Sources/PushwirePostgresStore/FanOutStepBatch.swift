@@ -62,31 +62,45 @@ enum FanOutStepBatch {
     }
 
     /// The message rows' UPDATE for every step at once: `PostgresStore.stepUpdateSQL` with each
-    /// parameter an array (one element per step). Returns the ids of the rows it changed.
+    /// parameter an array (one element per step), which also adds a step's counts of one platform
+    /// (`p_type`, NULL: none) to the row's when the row counts that platform or none yet (then
+    /// that one from now on; `PostgresSchema` version 9). Returns the id of each row it changed
+    /// and the platform the row counts: a step's counts of another platform go to
+    /// `message_platforms`.
     static let updateSQL = PostgresOutbox.updatingStatus("""
         UPDATE messages m SET sent = m.sent + u.sent, failed = m.failed + u.failed, invalid_tokens = m.invalid_tokens + u.invalid,
             targeted = m.targeted + u.targeted, cursor = COALESCE(u.cursor, m.cursor),
             status = CASE WHEN u.finish THEN 3 WHEN u.starts THEN 2 ELSE m.status END, open_from = u.open_from, open_to = u.open_to,
             lease_owner = COALESCE(u.owner, m.lease_owner),
-            lease_until_ms = CASE WHEN u.owner IS NULL THEN m.lease_until_ms ELSE u.until_ms END
+            lease_until_ms = CASE WHEN u.owner IS NULL THEN m.lease_until_ms ELSE u.until_ms END,
+            platform_device_type = COALESCE(m.platform_device_type, u.p_type),
+            platform_targeted = m.platform_targeted + CASE WHEN COALESCE(m.platform_device_type, u.p_type) = u.p_type THEN u.p_targeted ELSE 0 END,
+            platform_sent = m.platform_sent + CASE WHEN COALESCE(m.platform_device_type, u.p_type) = u.p_type THEN u.p_sent ELSE 0 END,
+            platform_failed = m.platform_failed + CASE WHEN COALESCE(m.platform_device_type, u.p_type) = u.p_type THEN u.p_failed ELSE 0 END,
+            platform_invalid_tokens = m.platform_invalid_tokens
+                + CASE WHEN COALESCE(m.platform_device_type, u.p_type) = u.p_type THEN u.p_invalid ELSE 0 END
         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::boolean[], $8::bigint[],
-                    $9::bigint[], $10::boolean[], $11::text[], $12::bigint[], $13::bigint[])
-            AS u (id, sent, failed, invalid, targeted, cursor, finish, open_from, open_to, starts, owner, now_ms, until_ms)
+                    $9::bigint[], $10::boolean[], $11::text[], $12::bigint[], $13::bigint[], $14::integer[], $15::bigint[], $16::bigint[],
+                    $17::bigint[], $18::bigint[])
+            AS u (id, sent, failed, invalid, targeted, cursor, finish, open_from, open_to, starts, owner, now_ms, until_ms,
+                  p_type, p_targeted, p_sent, p_failed, p_invalid)
         WHERE m.id = u.id AND (NOT u.starts OR m.status IN (1, 2))
             AND (u.owner IS NULL OR m.lease_owner = u.owner
                  OR (u.starts AND (m.lease_owner IS NULL OR m.lease_until_ms < u.now_ms)))
-        RETURNING m.id, m.status, m.send_at_ms
+        RETURNING m.id, m.status, m.send_at_ms, m.platform_device_type
         """)
 
-    /// `updateSQL`'s thirteen arrays for `steps`, `ids[i]` the new attempt record ids of `steps[i]`
+    /// `updateSQL`'s eighteen arrays for `steps`, `ids[i]` the new attempt record ids of `steps[i]`
     /// (its open range: first to last; none: 0 to -1).
     static func updateParameters(_ steps: [FanOutStep], ids: [[Int64]]) -> [String?] {
         var sent: [Int64] = [], failed: [Int64] = [], invalid: [Int64] = []
+        var platforms: [PlatformCountRecord?] = []
         for step in steps {
             let counts = FanOutOutcomeCounts(step.results)
             sent.append(counts.sent)
             failed.append(counts.failed)
             invalid.append(counts.invalidTokens)
+            platforms.append(PlatformCountRecord.onePlatform(step.platformCounts))
         }
         return [
             PGText.intArray(steps.map(\.messageID)), PGText.intArray(sent), PGText.intArray(failed), PGText.intArray(invalid),
@@ -95,6 +109,10 @@ enum FanOutStepBatch {
             PGText.intArray(ids.map { $0.first ?? 0 }), PGText.intArray(ids.map { $0.last ?? -1 }),
             PGText.boolArray(steps.map(\.startsSending)), PGText.optionalTextArray(steps.map { $0.lease?.owner }),
             PGText.intArray(steps.map { $0.lease?.nowMS ?? 0 }), PGText.intArray(steps.map { $0.lease?.untilMS ?? 0 }),
+            PGText.optionalIntArray(platforms.map { $0.map { Int64($0.deviceType) } }),
+            PGText.intArray(platforms.map { Int64(clamping: $0?.targeted ?? 0) }), PGText.intArray(platforms.map { Int64(clamping: $0?.sent ?? 0) }),
+            PGText.intArray(platforms.map { Int64(clamping: $0?.failed ?? 0) }),
+            PGText.intArray(platforms.map { Int64(clamping: $0?.invalidTokens ?? 0) }),
         ]
     }
 
@@ -112,11 +130,15 @@ enum FanOutStepBatch {
         }
 
         let updated = try pg { () throws(PGError) in try connection.query(updateSQL, updateParameters(steps, ids: ids)) }
-        let changed = Set((0..<updated.count).map { updated.int($0, 0) })
+        // Each changed row's platform (NULL: none counted in the row).
+        var changed: [Int64: Int64?] = [:]
+        for row in 0..<updated.count { changed.updateValue(updated.isNull(row, 3) ? nil : updated.int(row, 3), forKey: updated.int(row, 0)) }
         var written: [Int] = []
+        var countedInRow = [Bool](repeating: false, count: steps.count)
         for (index, step) in steps.enumerated() {
-            if changed.contains(step.messageID) {
+            if let platform = changed[step.messageID] {
                 written.append(index)
+                countedInRow[index] = platform != nil && platform == PlatformCountRecord.onePlatform(step.platformCounts).map { Int64($0.deviceType) }
             } else if step.startsSending {
                 // Cancelled (or gone, or another server's) before it started: nothing written.
                 ids[index] = []
@@ -127,12 +149,13 @@ enum FanOutStepBatch {
                 written.append(index)
             }
         }
-        try writeChanges(steps, written, ids, on: connection)
+        try writeChanges(steps, written, ids, countedInRow: countedInRow, on: connection)
         return ids.map { $0.map { UInt64($0) } }
     }
 
-    /// The rows besides the message rows of the steps at `written`: one statement per kind.
-    private static func writeChanges(_ steps: [FanOutStep], _ written: [Int], _ ids: [[Int64]],
+    /// The rows besides the message rows of the steps at `written`: one statement per kind. The
+    /// platform counts of a step `countedInRow` were added by the UPDATE of its message row.
+    private static func writeChanges(_ steps: [FanOutStep], _ written: [Int], _ ids: [[Int64]], countedInRow: [Bool],
                                      on connection: PGConnection) throws(StoreError) {
         var stateMessages: [Int64] = [], stateIDs: [Int64] = [], stateHWIDs: [String] = [], states: [Int64] = [], reasons: [String] = []
         var failures: [FailureKey: Int64] = [:]
@@ -170,7 +193,7 @@ enum FanOutStepBatch {
             for badge in step.badges {
                 badgeApps.append(step.applicationID); badgeHWIDs.append(badge.hwid); badges.append(badge.badge)
             }
-            for count in step.platformCounts {
+            for count in step.platformCounts where !countedInRow[index] {
                 let key = PlatformKey(messageID: step.messageID, deviceType: count.deviceType)
                 var sum = platforms[key] ?? (0, 0, 0, 0)
                 sum.targeted += Int64(clamping: count.targeted)

@@ -97,6 +97,11 @@ enum PGText {
     /// one buffer: a `String` per element, joined, cost more than the statement's other work in
     /// pushwired for the fan-out steps' arrays.
     static func intArray<S: Sequence>(_ values: S) -> String where S.Element == Int64 {
+        optionalIntArray(values.lazy.map { Optional($0) })
+    }
+
+    /// An array literal of integers where nil is NULL (`{1,NULL}`), as `intArray` writes them.
+    static func optionalIntArray<S: Sequence>(_ values: S) -> String where S.Element == Int64? {
         var text: [UInt8] = [0x7B]
         text.reserveCapacity(values.underestimatedCount * 8 + 2)
         var digits = [UInt8](repeating: 0, count: 20)
@@ -104,6 +109,10 @@ enum PGText {
         for value in values {
             if !first { text.append(0x2C) }
             first = false
+            guard let value else {
+                text += "NULL".utf8
+                continue
+            }
             if value < 0 { text.append(0x2D) }
             var magnitude = value.magnitude
             var count = 0

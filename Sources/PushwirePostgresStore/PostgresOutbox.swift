@@ -11,9 +11,9 @@
 /// a status from 3 or 4 back to 1 or 2, and nothing changes a message's `send_at_ms`.
 enum PostgresOutbox {
     /// `update`, an UPDATE of `messages` ending in `RETURNING x.id, x.status, x.send_at_ms` (x the
-    /// table or its alias), as one statement that also gives each row it changed its new status
-    /// in the outbox, or takes it out when that status is neither 1 nor 2. It returns the ids of
-    /// the rows `update` changed, one row each.
+    /// table or its alias; more columns may follow), as one statement that also gives each row
+    /// it changed its new status in the outbox, or takes it out when that status is neither 1
+    /// nor 2. It returns what `update` returns, one row for each row it changed.
     ///
     /// The outbox rows are found one by one, by key, and changed by their tuple ids (`ctid`):
     /// no join of `changed` with the outbox, whose order the planner would choose from the
@@ -37,7 +37,7 @@ enum PostgresOutbox {
                                 SELECT (SELECT o.ctid FROM message_outbox o
                                         WHERE o.status IN (1, 2) AND o.send_at_ms = c.send_at_ms AND o.message_id = c.id LIMIT 1)
                                 FROM changed c WHERE c.status NOT IN (1, 2))))
-        SELECT id FROM changed
+        SELECT * FROM changed
         """
     }
 }

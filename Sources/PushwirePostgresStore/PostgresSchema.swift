@@ -194,6 +194,18 @@ enum PostgresSchema {
         ALTER TABLE messages SET (fillfactor = 50);
         ALTER TABLE message_platforms SET (fillfactor = 50);
         """,
+        // 9: what SQLite's version 7 added — one platform's counters in the message row
+        // (`platform_device_type`, NULL until a step counts a platform; any other platform's
+        // stay in `message_platforms`, and a platform's counters are the sum of both), so that
+        // a small message's steps write no `message_platforms` row: the step's UPDATE of the
+        // message row, HOT, adds them.
+        """
+        ALTER TABLE messages ADD COLUMN platform_device_type integer;
+        ALTER TABLE messages ADD COLUMN platform_targeted bigint NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN platform_sent bigint NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN platform_failed bigint NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN platform_invalid_tokens bigint NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The newest schema version this binary understands.

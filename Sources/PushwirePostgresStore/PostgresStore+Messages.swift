@@ -300,9 +300,15 @@ extension PostgresStore {
                         stats.taps[UInt32(truncatingIfNeeded: taps.int(row, 1)), default: 0] += UInt64(clamping: taps.int(row, 2))
                     }
                 }
+                // A platform's counters are the row's (when it counts that one) plus its
+                // `message_platforms` row's (`PostgresSchema` version 9).
                 let platforms = try connection.query("""
-                    SELECT device_type, targeted, sent, failed, invalid_tokens FROM message_platforms
-                    WHERE message_id = $1 ORDER BY device_type
+                    SELECT device_type, sum(targeted), sum(sent), sum(failed), sum(invalid_tokens) FROM (
+                        SELECT device_type, targeted, sent, failed, invalid_tokens FROM message_platforms WHERE message_id = $1
+                        UNION ALL
+                        SELECT platform_device_type, platform_targeted, platform_sent, platform_failed, platform_invalid_tokens
+                        FROM messages WHERE id = $1 AND platform_device_type IS NOT NULL) p
+                    GROUP BY device_type ORDER BY device_type
                     """, [id])
                 for row in 0..<platforms.count {
                     stats.platforms.append(PlatformCountRecord(

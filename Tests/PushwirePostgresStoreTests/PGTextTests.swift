@@ -39,6 +39,7 @@ final class PGTextTests: XCTestCase {
         let values: [Int64] = [0, 7, -5, 10, 1_000_000, Int64.max, Int64.min, -1]
         XCTAssertEqual(PGText.intArray(values), "{" + values.map { String($0) }.joined(separator: ",") + "}")
         XCTAssertEqual(PGText.intArray([Int64]()), "{}")
+        XCTAssertEqual(PGText.optionalIntArray([nil, -3, nil, 12]), "{NULL,-3,NULL,12}", "nil is NULL")
     }
 
     /// A parameter holding a NUL byte is refused before anything is sent; the others are copied

@@ -100,4 +100,65 @@ extension StoreContractTests {
             XCTAssertGreaterThan(store.statistics.commitNanoseconds, 0, "the time spent committing is measured")
         }
     }
+
+    /// A platform's counters are all its steps' counts added up, however an engine keeps them
+    /// (PostgreSQL: one platform's in the message row, any other's in a table of their own). The
+    /// steps cover each way: one platform first (the row's) and later (another's), two
+    /// platforms in one step, steps written alone and together, and finishing steps with only
+    /// sent devices (SQLite's plain finishes) of the row's platform and of another.
+    func testPerPlatformCountersAddUpWhicheverPlatformTheRowCounts() async throws {
+        try await forEachEngine { store in
+            let app = try await store.createApplication(application("PLATF-00002"), initialCategories: [])
+            for (hwid, type) in [("a1", Int32(3)), ("i1", 1), ("i2", 1), ("i3", 1)] {
+                try await store.upsertDevice(device(app.id, hwid, token: "t-\(hwid)", type: type), tags: [])
+            }
+            let created = try await store.createMessages([newMessage(app.id, "MSG-PL-A"), newMessage(app.id, "MSG-PL-B"),
+                                                          newMessage(app.id, "MSG-PL-C")])
+            let (a, b, c) = (created[0].id, created[1].id, created[2].id)
+            func counts(_ type: Int32, targeted: UInt64 = 0, sent: UInt64 = 0, failed: UInt64 = 0) -> [PlatformCountRecord] {
+                [PlatformCountRecord(deviceType: type, targeted: targeted, sent: sent, failed: failed)]
+            }
+            func sent(_ id: UInt64, _ hwid: String) -> DeliveryResultRecord { DeliveryResultRecord(deliveryID: id, hwid: hwid, result: .sent) }
+            // First steps, together: A and C count iOS in the row, B Android.
+            let first = try await store.recordFanOutSteps([
+                FanOutStep(messageID: a, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "i1", attempt: 1), NewDeliveryRecord(hwid: "i2", attempt: 1)],
+                           cursor: "i2", targetedIncrement: 2, startsSending: true, platformCounts: counts(1, targeted: 2)),
+                FanOutStep(messageID: b, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "a1", attempt: 1)],
+                           cursor: "a1", targetedIncrement: 1, startsSending: true, platformCounts: counts(3, targeted: 1)),
+                FanOutStep(messageID: c, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "i3", attempt: 1)],
+                           cursor: "i3", targetedIncrement: 1, startsSending: true,
+                           platformCounts: counts(1, targeted: 1) + counts(1)),
+            ])
+            // A: outcomes and a new target of another platform (two platforms), alone.
+            let aNext = try await store.recordFanOutStep(FanOutStep(
+                messageID: a, applicationID: app.id,
+                results: [sent(first[0][0], "i1"), DeliveryResultRecord(deliveryID: first[0][1], hwid: "i2",
+                                                                        result: .failed(reason: "Unregistered", invalidToken: false, refusedToken: nil))],
+                handOver: [NewDeliveryRecord(hwid: "a1", attempt: 1)], cursor: "i9", targetedIncrement: 1,
+                platformCounts: counts(1, sent: 1, failed: 1) + counts(3, targeted: 1)))
+            // C: a new target of another platform alone (one platform, not the row's).
+            let cNext = try await store.recordFanOutStep(FanOutStep(
+                messageID: c, applicationID: app.id, results: [sent(first[2][0], "i3")],
+                handOver: [NewDeliveryRecord(hwid: "a1", attempt: 1)], cursor: "i9", targetedIncrement: 1,
+                platformCounts: counts(1, sent: 1) + counts(3, targeted: 1)))
+            // Plain finishing steps, together: A's and C's of Android (not their rows'), B's of
+            // Android (its row's).
+            _ = try await store.recordFanOutSteps([
+                FanOutStep(messageID: a, applicationID: app.id, results: [sent(aNext[0], "a1")], finish: true, platformCounts: counts(3, sent: 1)),
+                FanOutStep(messageID: b, applicationID: app.id, results: [sent(first[1][0], "a1")], finish: true, platformCounts: counts(3, sent: 1)),
+                FanOutStep(messageID: c, applicationID: app.id, results: [sent(cNext[0], "a1")], finish: true, platformCounts: counts(3, sent: 1)),
+            ])
+            let expected: [Int64: [PlatformCountRecord]] = [
+                a: [PlatformCountRecord(deviceType: 1, targeted: 2, sent: 1, failed: 1), PlatformCountRecord(deviceType: 3, targeted: 1, sent: 1)],
+                b: [PlatformCountRecord(deviceType: 3, targeted: 1, sent: 1)],
+                c: [PlatformCountRecord(deviceType: 1, targeted: 1, sent: 1), PlatformCountRecord(deviceType: 3, targeted: 1, sent: 1)],
+            ]
+            for (id, platforms) in expected {
+                let stats = try await store.statistics(messageID: id)
+                XCTAssertEqual(stats.platforms, platforms, "message \(id)")
+                XCTAssertEqual(stats.targeted, platforms.reduce(0) { $0 + $1.targeted }, "message \(id): the totals are the platforms' sums")
+                XCTAssertEqual(stats.sent, platforms.reduce(0) { $0 + $1.sent }, "message \(id)")
+            }
+        }
+    }
 }
