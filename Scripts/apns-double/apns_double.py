@@ -14,12 +14,17 @@ Misbehaviour on demand:
   --expire-first-jwt                        answer 403 ExpiredProviderToken to the first JWT seen
   --goaway-after N                          after answering N requests on a connection, send
                                             GOAWAY and close it
+  --drop-after N                            after answering N requests on a connection, accept
+                                            the next one (logged with "dropped": true) but lose
+                                            its answer: close the connection without answering
+                                            it or sending GOAWAY, as a crash after delivery would
   --delay-ms N                              answer each request N ms after it arrives
   --alpn PROTO                              offer PROTO in ALPN instead of h2 (repeatable): with
                                             --alpn http/1.1 the double does not speak HTTP/2, for
                                             tests that a client refuses such a server
 On SIGTERM it stops accepting, closes every connection after flushing the answers already given,
-and exits: requests it had not answered were not recorded, so a client must send them again.
+and exits: requests it had not answered were not recorded, and its GOAWAY names a last stream below
+each of them (as a server that stops does), so a client may send them again.
 
 Prints "PORT <n>" on stdout once it listens.
 """
@@ -140,11 +145,33 @@ class Connection(h2_double.Connection):
         super().__init__(double)
         self.answered = 0
 
+    def log(self, stream_id, headers, body, status, reason, jwt_ok, dropped=False):
+        """Appends the request's line to --log."""
+        if not self.double.log:
+            return
+        record = {
+            "connection": self.id, "stream": stream_id, "status": status, "reason": reason,
+            "path": headers.get(":path"), "method": headers.get(":method"),
+            "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
+            "jwt_ok": jwt_ok, "body": body.decode("utf-8", "replace"),
+            "open_streams": self.double.open_streams + 1, "peak_open_streams": self.double.peak_open_streams,
+            "connections": len(self.double.connections),
+        }
+        if dropped:
+            record["dropped"] = True
+        self.double.log.write(json.dumps(record) + "\n")
+
     def respond(self, stream_id):
         if self.closing or stream_id not in self.streams:
             return
         headers, body = self.streams.pop(stream_id)
         status, reason, retry_after, jwt_ok = self.double.answer(headers, bytes(body))
+        drop_after = self.double.args.drop_after
+        if drop_after and self.answered >= drop_after:
+            self.double.open_streams -= 1
+            self.log(stream_id, headers, body, status, reason, jwt_ok, dropped=True)
+            self.close()
+            return
         response_headers = [(":status", str(status)), ("apns-id", headers.get("apns-id", ""))]
         payload = b""
         if reason:
@@ -164,16 +191,7 @@ class Connection(h2_double.Connection):
             return
         self.double.open_streams -= 1
         self.answered += 1
-        if self.double.log:
-            record = {
-                "connection": self.id, "stream": stream_id, "status": status, "reason": reason,
-                "path": headers.get(":path"), "method": headers.get(":method"),
-                "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
-                "jwt_ok": jwt_ok, "body": body.decode("utf-8", "replace"),
-                "open_streams": self.double.open_streams + 1, "peak_open_streams": self.double.peak_open_streams,
-                "connections": len(self.double.connections),
-            }
-            self.double.log.write(json.dumps(record) + "\n")
+        self.log(stream_id, headers, body, status, reason, jwt_ok)
         goaway_after = self.double.args.goaway_after
         if goaway_after and self.answered >= goaway_after:
             self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=stream_id)
@@ -194,6 +212,7 @@ async def main():
     parser.add_argument("--rule", action="append")
     parser.add_argument("--expire-first-jwt", action="store_true")
     parser.add_argument("--goaway-after", type=int, default=0)
+    parser.add_argument("--drop-after", type=int, default=0)
     parser.add_argument("--delay-ms", type=int, default=0)
     parser.add_argument("--max-streams", type=int, default=1000)
     parser.add_argument("--alpn", action="append")

@@ -5,7 +5,8 @@ A double supplies the answers; this module supplies what both do the same way: t
 protocol that feeds bytes to `h2`, collects each request's headers and body, tracks open and peak
 streams, holds a request back --delay-ms when asked, and hands a finished request to the double's
 `respond`; the --rule parser; and `serve`, which listens, prints "PORT <n>", and on SIGTERM or
-SIGINT closes every connection (flushing answers already written) and the log.
+SIGINT closes every connection (flushing answers already written; a GOAWAY tells the client which
+requests were not acted on) and the log.
 """
 import asyncio
 import base64
@@ -14,6 +15,7 @@ import ssl
 
 import h2.config
 import h2.connection
+import h2.errors
 import h2.events
 import h2.settings
 
@@ -117,6 +119,20 @@ class Connection(asyncio.Protocol):
         self.closing = True
         self.transport.close()
 
+    def shut_down(self):
+        """Closes as a server that stops does: a GOAWAY whose last stream id is below every request
+        not answered (none of them was acted on, so a client may send them again), then `close`."""
+        if self.closing:
+            return
+        waiting = [stream_id for stream_id in self.streams]
+        last = min(waiting) - 2 if waiting else self.h2.highest_inbound_stream_id
+        try:
+            self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=max(0, last))
+            self.transport.write(self.h2.data_to_send())
+        except Exception:
+            pass
+        self.close()
+
 
 def add_server_arguments(parser):
     """The options every double takes for listening and logging."""
@@ -147,7 +163,7 @@ async def serve(args, double, connection_class, alpn, on_listening=None):
     await stop.wait()
     server.close()
     for connection in list(double.connections):
-        connection.close()
+        connection.shut_down()
     await asyncio.sleep(0.1)  # let the transports flush
     if double.log:
         double.log.close()

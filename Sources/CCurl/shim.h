@@ -35,6 +35,10 @@ static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -56,9 +56,11 @@ public struct APNsConfiguration: Sendable, Equatable {
 
 /// How often and how patiently a request is retried after a connection failure.
 ///
-/// Only failures where APNs gave no answer (connection refused, reset, GOAWAY before the stream
-/// was processed, timeout) are retried here; APNs' own answers (429, 5xx) go back to the delivery
-/// pipeline as `.retry`, which owns the per-message retry limit.
+/// Only requests APNs cannot have acted on are retried here (the connection refused or failed
+/// before all of the request was sent, the stream refused, above the last stream id of APNs'
+/// GOAWAY); one sent whole that got no answer (the connection lost, a timeout) may have been
+/// delivered and goes back as `.retry` at once (`APNsJob.perhapsDelivered`), as APNs' own answers
+/// (429, 5xx) do: the delivery pipeline owns the per-message retry limit.
 public struct APNsRetryPolicy: Sendable, Equatable {
     /// Attempts per notification, the first included, before it is reported as `.retry`.
     public var maxAttempts: Int

@@ -7,8 +7,9 @@ import PushwireDelivery
 /// `maxInFlight` notifications outstanding — `deliver` suspends until there is room. Each connection
 /// has a client and thread of its own (`APNsConnectionClient`): `NGHTTP2Client` (libnghttp2 +
 /// OpenSSL, the default) or `HTTP2Client` (libcurl), as `APNsConfiguration.transport` says. Requests
-/// whose connection failed or went away (GOAWAY) before APNs answered are sent again on a new
-/// connection; APNs' answers become `DeliveryOutcome`s (see `APNsResponse`).
+/// APNs cannot have acted on (their connection failed before they were sent whole, or refused
+/// them) are sent again on a new connection; one sent whole whose answer never came is `.retry`
+/// (see `APNsRetryPolicy`); APNs' answers become `DeliveryOutcome`s (see `APNsResponse`).
 public final class APNsGateway: NotificationGateway {
     private let pool: HTTP2ConnectionPool
     private let tokens: ProviderTokenCache

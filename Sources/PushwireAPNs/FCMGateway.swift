@@ -72,7 +72,7 @@ public final class FCMGateway: NotificationGateway {
     /// Access-token grants that failed so far (each is tried again after a backoff).
     public var accessTokenGrantFailures: Int { tokens.grantFailureCount }
 
-    /// Requests sent again because their connection failed before FCM answered.
+    /// Requests sent again because their connection failed before FCM could act on them.
     public var connectionRetryCount: Int { pool.connectionRetryCount }
 
     /// `{"message":{"token":"<token>",<the payload's members>}}`.

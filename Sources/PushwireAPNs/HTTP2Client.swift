@@ -172,8 +172,16 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
         var job = transfer.job
 
         guard result == CURLE_OK else {
-            // No answer from APNs: the connection failed, was refused or went away (GOAWAY) before
-            // this stream was processed. Send it again on a fresh connection, after a backoff.
+            // No answer from APNs. Once the whole body went out APNs may have delivered it: not
+            // sent again in this attempt (libcurl itself sends again the streams APNs refused).
+            var uploaded: curl_off_t = 0
+            _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+            if uploaded >= job.notification.payload.count {
+                job.complete(APNsJob.perhapsDelivered(reason: String(cString: curl_easy_strerror(result))))
+                return
+            }
+            // The connection failed or was refused before all of it was sent: send it again on a
+            // fresh connection, after a backoff.
             job.failedAttempts += 1
             if job.failedAttempts < configuration.retryPolicy.maxAttempts {
                 connectionRetries.add(1, ordering: .relaxed)

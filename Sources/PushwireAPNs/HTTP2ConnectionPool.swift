@@ -71,6 +71,6 @@ final class HTTP2ConnectionPool: Sendable {
     /// The most notifications that were in flight at once.
     var peakInFlight: Int { window.peakInUse }
 
-    /// Requests sent again because their connection failed before the service answered.
+    /// Requests sent again because their connection failed before the service could act on them.
     var connectionRetryCount: Int { clients.reduce(0) { $0 + $1.connectionRetryCount } }
 }

@@ -5,8 +5,10 @@ import Synchronization
 
 /// One HTTP/2 connection to a push service's host (APNs or FCM, as its `HTTP2PushProfile` says) on libnghttp2 + OpenSSL, driven by a thread of its own:
 /// jobs queue here, go out as streams while the connection has room, and come back through their
-/// completions. Requests that got no answer (connection refused or lost, GOAWAY above the
-/// server's last stream id, timeout) are sent again on a new connection after a backoff.
+/// completions. Requests that got no answer and that the server cannot have acted on (connection
+/// refused, not sent whole, stream refused or above the last stream id of the server's GOAWAY)
+/// are sent again on a new connection after a backoff; one sent whole that got no answer
+/// (connection lost, stream reset, timeout) is `.retry` at once (`NGHTTP2Connection.Ending`).
 ///
 /// `@unchecked Sendable`: the connection, the queue and the delayed jobs are touched only by the
 /// client's thread; other threads reach the client only through `submit` and `stop`, which use the
@@ -228,7 +230,11 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         // Trades storage with the connection's list: no new array per loop round.
         swap(&ended, &connection.closed)
         for entry in ended {
-            if entry.answered { answered(entry.stream) } else { unanswered(entry.stream.job, reason: entry.reason) }
+            switch entry.ending {
+            case .answered: answered(entry.stream)
+            case .notProcessed: unanswered(entry.stream.job, reason: entry.reason)
+            case .perhapsProcessed: settled.add(entry.stream.job, APNsJob.perhapsDelivered(reason: entry.reason))
+            }
         }
         ended.removeAll(keepingCapacity: true)
     }
@@ -251,8 +257,9 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
         }
     }
 
-    /// A request that got no answer: sent again after a backoff, or given back as `.retry` once
-    /// the retry policy's attempts are used up.
+    /// A request that got no answer and cannot have been processed (`NGHTTP2Connection.Ending.
+    /// notProcessed`): sent again after a backoff, or given back as `.retry` once the retry
+    /// policy's attempts are used up.
     private func unanswered(_ job: APNsJob, reason: String) {
         var job = job
         job.failedAttempts += 1

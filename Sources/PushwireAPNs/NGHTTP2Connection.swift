@@ -14,12 +14,35 @@ import Glibc
 /// unretained pointer; they run only inside the `nghttp2_session_*` calls this class makes, while
 /// it is alive.
 final class NGHTTP2Connection {
-    /// A stream that ended: `answered` when APNs sent a status (its `NGHTTP2Stream` holds it),
-    /// otherwise the request got no answer and may be sent again.
+    /// A stream that ended, and how (`Ending`).
     struct Closed {
         var stream: NGHTTP2Stream
-        var answered: Bool
+        var ending: Ending
         var reason: String
+    }
+
+    /// How a stream ended, which decides whether its request may be sent again within its
+    /// delivery attempt (at most once per attempt record, docs/DELIVERY.md).
+    enum Ending {
+        /// The server sent a status (the stream holds it).
+        case answered
+        /// No answer, and the server cannot have acted on the request: it refused the stream
+        /// (REFUSED_STREAM, which nghttp2 also gives every stream above the last stream id of
+        /// the server's GOAWAY), or not all of the request's body was sent. It may go again.
+        case notProcessed
+        /// No answer, though the whole request went out: the connection was lost, the stream
+        /// reset or past its deadline, and the server may have delivered it. It must not go
+        /// again in this attempt.
+        case perhapsProcessed
+
+        /// How `stream` ended when it closed with `errorCode` (0 when the connection ended).
+        static func of(_ stream: NGHTTP2Stream, errorCode: UInt32) -> Ending {
+            if stream.status != 0 && !stream.timedOut { return .answered }
+            if errorCode == NGHTTP2_REFUSED_STREAM.rawValue || stream.bodySent < stream.job.notification.payload.count {
+                return .notProcessed
+            }
+            return .perhapsProcessed
+        }
     }
 
     let socket: TLSSocket
@@ -210,7 +233,7 @@ final class NGHTTP2Connection {
     /// Ends the connection: every stream still open is reported in `closed` as unanswered.
     func close(reason: String) {
         fail(reason)
-        for (_, stream) in streams { closed.append(Closed(stream: stream, answered: stream.status != 0 && !stream.timedOut, reason: reason)) }
+        for (_, stream) in streams { closed.append(Closed(stream: stream, ending: .of(stream, errorCode: 0), reason: reason)) }
         streams = [:]
         if let session { nghttp2_session_del(session) }
         session = nil
@@ -293,13 +316,14 @@ final class NGHTTP2Connection {
 
     private static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, context in
         guard let connection = connection(context), let stream = connection.streams.removeValue(forKey: streamID) else { return 0 }
-        // A status means APNs answered (a 200 has no body); a stream closed without one (GOAWAY
-        // above its last stream id, REFUSED_STREAM, our timeout reset) was not processed.
-        let answered = stream.status != 0 && !stream.timedOut
+        // A status means APNs answered (a 200 has no body); a stream closed without one was
+        // refused (REFUSED_STREAM, GOAWAY above its last stream id) or reset (ours at its
+        // deadline, or the server's) — `Ending` tells which may have been processed.
+        let ending = Ending.of(stream, errorCode: errorCode)
         // The reason is only read for unanswered streams; an answered one (nearly every stream)
         // builds no string.
         let reason: String
-        if answered {
+        if ending == .answered {
             reason = ""
         } else if stream.timedOut {
             reason = "request timed out"
@@ -308,7 +332,7 @@ final class NGHTTP2Connection {
         } else {
             reason = "stream closed: \(String(cString: nghttp2_http2_strerror(errorCode)))"
         }
-        connection.closed.append(Closed(stream: stream, answered: answered, reason: reason))
+        connection.closed.append(Closed(stream: stream, ending: ending, reason: reason))
         return 0
     }
 }

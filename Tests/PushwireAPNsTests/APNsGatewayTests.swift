@@ -160,6 +160,36 @@ final class APNsGatewayTests: XCTestCase {
         }
     }
 
+    /// A request APNs received whole but whose answer was lost with its connection may have been
+    /// delivered: it comes back as `.retry` (the pipeline's new attempt record sends it again),
+    /// never sent again within its attempt. The double accepts every 26th request of a
+    /// connection and closes the connection without answering it or sending GOAWAY.
+    func testARequestWhoseAnswerWasLostIsNotSentAgainInItsAttempt() async throws {
+        try await forEachTransport {
+            let double = try APNsDouble(["--drop-after", "25"])
+            let gateway = try makeGateway(double) { $0.maxConcurrentStreams = 1 }
+            let count = 120
+            let outcomes = await gateway.deliver((0..<count).map { notification($0) })
+            let records = double.records()
+            let accepted = records.filter { $0["status"] as? Int == 200 }.compactMap { ($0["headers"] as? [String: String])?["apns-id"] }
+            XCTAssertEqual(accepted.count, Set(accepted).count, "no request accepted twice: \(accepted.count - Set(accepted).count) duplicates")
+            let dropped = records.filter { $0["dropped"] as? Bool == true }
+            XCTAssertGreaterThanOrEqual(dropped.count, 3, "answers were lost")
+            let droppedTokens = Set(dropped.compactMap { ($0["path"] as? String)?.split(separator: "/").last.map(String.init) })
+            for (index, outcome) in outcomes.enumerated() {
+                let token = String(format: "%064x", index + 1)
+                if droppedTokens.contains(token) {
+                    guard case .retry(let reason, _) = outcome else { return XCTFail("#\(index), answer lost: \(outcome)") }
+                    XCTAssertTrue(reason.hasPrefix("no answer after the request was sent"), reason)
+                } else if case .sent = outcome {
+                } else {
+                    XCTFail("#\(index): \(outcome)")
+                }
+            }
+            XCTAssertEqual(Set(sentIDs(outcomes)).count, count - droppedTokens.count, "every other notification sent once")
+        }
+    }
+
     func testRestartOfTheServiceMidBatchLosesAndDuplicatesNothing() async throws {
         try await forEachTransport {
             let first = try APNsDouble(["--delay-ms", "2"])
@@ -185,12 +215,27 @@ final class APNsGatewayTests: XCTestCase {
             let second = try APNsDouble(["--delay-ms", "2"], port: first.port, logPath: first.logPath)
             let outcomes = await delivery.value
             let ids = sentIDs(outcomes)
-            XCTAssertEqual(ids.count, count)
+            let notSent = outcomes.filter { if case .sent = $0 { false } else { true } }
             let accepted = second.records().filter { $0["status"] as? Int == 200 }
                 .compactMap { ($0["headers"] as? [String: String])?["apns-id"] }
-            XCTAssertEqual(accepted.count, count, "accepted exactly once across both lives of the service")
-            XCTAssertEqual(Set(accepted), Set(ids))
-            XCTAssertGreaterThan(gateway.connectionRetryCount, 0)
+            XCTAssertEqual(accepted.count, Set(accepted).count, "accepted at most once across both lives of the service")
+            XCTAssertTrue(Set(ids).isSubset(of: Set(accepted)), "each sent one accepted")
+            XCTAssertGreaterThan(gateway.connectionRetryCount, 0, "the requests the stopping service refused were sent again")
+            if transport == .nghttp2 {
+                // Every stream the GOAWAY refused is known as such: all of them sent, each once.
+                XCTAssertEqual(ids.count, count, "\(notSent)")
+                XCTAssertEqual(Set(accepted), Set(ids))
+            } else {
+                // libcurl now and then fails a refused stream as a framing error after sending
+                // all of it, which cannot be told from one the service acted on: a retry, not a
+                // duplicate.
+                XCTAssertLessThanOrEqual(notSent.count, 50, "at most the streams in flight")
+                for outcome in notSent {
+                    guard case .retry(let reason, _) = outcome, reason.hasPrefix("no answer after the request was sent") else {
+                        return XCTFail("\(outcome)")
+                    }
+                }
+            }
         }
     }
 
@@ -246,7 +291,9 @@ final class APNsGatewayTests: XCTestCase {
         }
     }
 
-    func testARequestWithoutAnAnswerInTimeIsResetAndRetried() async throws {
+    /// A request sent whole that passes its deadline may have been delivered: it is reset and
+    /// given back as `.retry` (a new attempt record), not sent again within its attempt.
+    func testARequestWithoutAnAnswerInTimeIsResetAndGivenBackAsARetry() async throws {
         try await forEachTransport {
             let double = try APNsDouble(["--delay-ms", "3000"])
             let gateway = try makeGateway(double) {
@@ -256,9 +303,9 @@ final class APNsGatewayTests: XCTestCase {
             let started = ContinuousClock.now
             let outcomes = await gateway.deliver([notification(0)])
             guard case .retry(let reason, nil) = outcomes[0] else { return XCTFail("\(outcomes)") }
-            XCTAssertTrue(reason.hasPrefix("connection failed"), reason)
+            XCTAssertTrue(reason.hasPrefix("no answer after the request was sent"), reason)
             XCTAssertLessThan(started.duration(to: .now), .milliseconds(2500), "given up on before the double answered")
-            XCTAssertEqual(gateway.connectionRetryCount, 1)
+            XCTAssertEqual(gateway.connectionRetryCount, 0, "not sent again in its attempt")
         }
     }
 
