@@ -124,7 +124,7 @@ class Connection(asyncio.Protocol):
         not answered (none of them was acted on, so a client may send them again), then `close`."""
         if self.closing:
             return
-        waiting = [stream_id for stream_id in self.streams]
+        waiting = list(self.streams)
         last = min(waiting) - 2 if waiting else self.h2.highest_inbound_stream_id
         try:
             self.h2.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=max(0, last))

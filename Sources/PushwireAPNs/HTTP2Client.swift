@@ -173,7 +173,8 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
         guard result == CURLE_OK else {
             // No answer from APNs. Once the whole body went out APNs may have delivered it: not
-            // sent again in this attempt (libcurl itself sends again the streams APNs refused).
+            // sent again in this attempt. (libcurl itself sends again most streams APNs refused;
+            // one it fails after sending all of it cannot be told from one APNs acted on.)
             var uploaded: curl_off_t = 0
             _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded)
             if uploaded >= job.notification.payload.count {
