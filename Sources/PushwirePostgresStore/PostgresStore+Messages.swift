@@ -88,7 +88,7 @@ extension PostgresStore {
             guard let message = try PostgresStore.messages(connection, where: "code = $1 AND app_id = $2 FOR UPDATE",
                                                            [code, String(applicationID)]).first else { return nil }
             if message.status == .scheduled {
-                try pg { () throws(PGError) in
+                _ = try pg { () throws(PGError) in
                     try connection.query(PostgresOutbox.updatingStatus("UPDATE messages SET status = 4 WHERE id = $1 RETURNING id, status, send_at_ms"),
                                          [String(message.id)])
                 }
