@@ -6,8 +6,11 @@ protocol APNsConnectionClient: AnyObject, Sendable {
     func submit(_ jobs: [APNsJob])
     /// Stops the client's thread; jobs not yet answered complete with `.retry`.
     func stop()
-    /// Requests that failed without an answer and were sent again.
+    /// Requests that failed without an answer and were sent again (the service cannot have acted
+    /// on them).
     var connectionRetryCount: Int { get }
+    /// Requests sent whole that got no answer, given back as `.retry` (`APNsJob.perhapsDelivered`).
+    var unansweredAfterSendingCount: Int { get }
 }
 
 /// The HTTP/2 implementation an `APNsGateway` sends with.

@@ -71,6 +71,10 @@ public final class APNsGateway: NotificationGateway {
     /// Requests sent again because their connection failed before APNs answered.
     public var connectionRetryCount: Int { pool.connectionRetryCount }
 
+    /// Requests sent whole that got no answer (connection lost, timeout), given back as `.retry`
+    /// rather than sent again: APNs may have delivered them.
+    public var unansweredAfterSendingCount: Int { pool.unansweredAfterSendingCount }
+
     /// Provider tokens signed so far.
     public var providerTokensSigned: Int { tokens.signedCount }
 

@@ -75,6 +75,10 @@ public final class FCMGateway: NotificationGateway {
     /// Requests sent again because their connection failed before FCM could act on them.
     public var connectionRetryCount: Int { pool.connectionRetryCount }
 
+    /// Requests sent whole that got no answer (connection lost, timeout), given back as `.retry`
+    /// rather than sent again: FCM may have delivered them.
+    public var unansweredAfterSendingCount: Int { pool.unansweredAfterSendingCount }
+
     /// `{"message":{"token":"<token>",<the payload's members>}}`.
     static func requestBody(_ notification: OutgoingNotification) -> [UInt8] {
         var body: [UInt8] = []

@@ -20,6 +20,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private let configuration: APNsConfiguration
     private let tokens: ProviderTokenCache
     private let connectionRetries = Atomic<Int>(0)
+    private let unansweredAfterSending = Atomic<Int>(0)
 
     // HTTP/2-thread state.
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -64,6 +65,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     /// Requests that failed without an answer and were sent again.
     var connectionRetryCount: Int { connectionRetries.load(ordering: .relaxed) }
+    var unansweredAfterSendingCount: Int { unansweredAfterSending.load(ordering: .relaxed) }
 
     /// Hands jobs to the HTTP/2 thread. After `stop`, they complete at once with `.retry`.
     func submit(_ jobs: [APNsJob]) {
@@ -178,6 +180,7 @@ final class HTTP2Client: APNsConnectionClient, @unchecked Sendable {
             var uploaded: curl_off_t = 0
             _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded)
             if uploaded >= job.notification.payload.count {
+                unansweredAfterSending.add(1, ordering: .relaxed)
                 job.complete(APNsJob.perhapsDelivered(reason: String(cString: curl_easy_strerror(result))))
                 return
             }

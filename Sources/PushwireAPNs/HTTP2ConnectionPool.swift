@@ -73,4 +73,7 @@ final class HTTP2ConnectionPool: Sendable {
 
     /// Requests sent again because their connection failed before the service could act on them.
     var connectionRetryCount: Int { clients.reduce(0) { $0 + $1.connectionRetryCount } }
+
+    /// Requests sent whole that got no answer: the service may have delivered them (`.retry`).
+    var unansweredAfterSendingCount: Int { clients.reduce(0) { $0 + $1.unansweredAfterSendingCount } }
 }

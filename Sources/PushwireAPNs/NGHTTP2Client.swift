@@ -22,6 +22,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
     private let configuration: APNsConfiguration
     private let tlsContext: OpaquePointer
     private let connectionRetries = Atomic<Int>(0)
+    private let unansweredAfterSending = Atomic<Int>(0)
     /// A wake-up is registered with the profile for a pending token (so that one is, not one per loop round).
     private let awaitingToken = Atomic<Bool>(false)
     /// The wake-up pipe: `submit` and `stop` write a byte, the thread polls the read end.
@@ -74,6 +75,7 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
 
     /// Requests that failed without an answer and were sent again.
     var connectionRetryCount: Int { connectionRetries.load(ordering: .relaxed) }
+    var unansweredAfterSendingCount: Int { unansweredAfterSending.load(ordering: .relaxed) }
 
     /// Hands jobs to the client's thread. After `stop`, they complete at once with `.retry`.
     func submit(_ jobs: [APNsJob]) {
@@ -233,7 +235,9 @@ final class NGHTTP2Client: APNsConnectionClient, @unchecked Sendable {
             switch entry.ending {
             case .answered: answered(entry.stream)
             case .notProcessed: unanswered(entry.stream.job, reason: entry.reason)
-            case .perhapsProcessed: settled.add(entry.stream.job, APNsJob.perhapsDelivered(reason: entry.reason))
+            case .perhapsProcessed:
+                unansweredAfterSending.add(1, ordering: .relaxed)
+                settled.add(entry.stream.job, APNsJob.perhapsDelivered(reason: entry.reason))
             }
         }
         ended.removeAll(keepingCapacity: true)

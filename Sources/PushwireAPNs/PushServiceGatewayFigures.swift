@@ -7,8 +7,11 @@ public protocol PushServiceGatewayFigures: NotificationGateway {
     /// Tokens that could not be had: FCM access-token grants that failed (each tried again after
     /// a backoff); APNs signs locally and reports 0.
     var tokenFailures: Int { get }
-    /// Requests sent again because their connection failed before the service answered.
+    /// Requests sent again because their connection failed before the service could act on them.
     var connectionRetryCount: Int { get }
+    /// Requests sent whole that got no answer, given back as `.retry`: the service may have
+    /// delivered them.
+    var unansweredAfterSendingCount: Int { get }
 }
 
 extension APNsGateway: PushServiceGatewayFigures {

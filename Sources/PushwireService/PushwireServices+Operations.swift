@@ -62,7 +62,11 @@ extension PushwireServices {
             let figures = apns()
             out.gauge("pushwire_apns_gateways", help: "APNs gateways open (one per application with APNs settings in use).", Double(figures.gateways))
             out.counter("pushwire_apns_provider_tokens_signed_total", help: "APNs provider tokens (ES256 JWTs) signed.", UInt64(figures.tokens))
-            out.counter("pushwire_apns_connection_retries_total", help: "APNs connections retried after a failure.", UInt64(figures.connectionRetries))
+            out.counter("pushwire_apns_connection_retries_total",
+                        help: "APNs requests sent again after their connection failed before APNs could act on them.", UInt64(figures.connectionRetries))
+            out.counter("pushwire_apns_unanswered_after_sending_total",
+                        help: "APNs requests sent whole that got no answer (connection lost, timeout): perhaps delivered, retried as a new attempt.",
+                        UInt64(figures.unansweredAfterSending))
             let firebase = fcm()
             out.gauge("pushwire_fcm_gateways", help: "FCM gateways open (one per application with FCM settings in use).", Double(firebase.gateways))
             out.counter("pushwire_fcm_access_tokens_granted_total",
@@ -70,7 +74,11 @@ extension PushwireServices {
                         UInt64(firebase.tokens))
             out.counter("pushwire_fcm_access_token_grant_failures_total",
                         help: "FCM OAuth2 access-token grants that failed (each tried again after a backoff).", UInt64(firebase.tokenFailures))
-            out.counter("pushwire_fcm_connection_retries_total", help: "FCM requests sent again after their connection failed.", UInt64(firebase.connectionRetries))
+            out.counter("pushwire_fcm_connection_retries_total",
+                        help: "FCM requests sent again after their connection failed before FCM could act on them.", UInt64(firebase.connectionRetries))
+            out.counter("pushwire_fcm_unanswered_after_sending_total",
+                        help: "FCM requests sent whole that got no answer (connection lost, timeout): perhaps delivered, retried as a new attempt.",
+                        UInt64(firebase.unansweredAfterSending))
         }
     }
 }

@@ -187,6 +187,7 @@ final class APNsGatewayTests: XCTestCase {
                 }
             }
             XCTAssertEqual(Set(sentIDs(outcomes)).count, count - droppedTokens.count, "every other notification sent once")
+            XCTAssertEqual(gateway.unansweredAfterSendingCount, droppedTokens.count, "counted for /metrics")
         }
     }
 
@@ -306,6 +307,7 @@ final class APNsGatewayTests: XCTestCase {
             XCTAssertTrue(reason.hasPrefix("no answer after the request was sent"), reason)
             XCTAssertLessThan(started.duration(to: .now), .milliseconds(2500), "given up on before the double answered")
             XCTAssertEqual(gateway.connectionRetryCount, 0, "not sent again in its attempt")
+            XCTAssertEqual(gateway.unansweredAfterSendingCount, 1)
         }
     }
 

@@ -20,6 +20,7 @@ extension PushwiredProcessTests {
             let metrics = try client.readResponse()
             XCTAssertEqual(metrics.status, 200)
             for line in ["pushwire_fcm_gateways 0", "pushwire_fcm_access_tokens_granted_total 0", "pushwire_fcm_access_token_grant_failures_total 0", "pushwire_fcm_connection_retries_total 0",
+                         "pushwire_fcm_unanswered_after_sending_total 0", "pushwire_apns_unanswered_after_sending_total 0",
                          "pushwire_apns_gateways 0", #"pushwire_deliveries_total{gateway="fcm",platform="android",outcome="sent"} 0"#] {
                 XCTAssertTrue(metrics.text.contains("\n" + line + "\n"), "\(line) in:\n\(metrics.text)")
             }

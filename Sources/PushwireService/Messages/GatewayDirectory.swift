@@ -43,8 +43,10 @@ final class GatewayDirectory: Sendable {
         var tokens = 0
         /// FCM access-token grants that failed (each tried again after a backoff); 0 for APNs.
         var tokenFailures = 0
-        /// Requests sent again after their connection failed.
+        /// Requests sent again after their connection failed before the service could act on them.
         var connectionRetries = 0
+        /// Requests sent whole that got no answer, given back as `.retry` (perhaps delivered).
+        var unansweredAfterSending = 0
     }
 
     /// The APNs gateways' figures.
@@ -62,6 +64,7 @@ final class GatewayDirectory: Sendable {
             figures.tokens += gateway.tokensMade
             figures.tokenFailures += gateway.tokenFailures
             figures.connectionRetries += gateway.connectionRetryCount
+            figures.unansweredAfterSending += gateway.unansweredAfterSendingCount
         }
         return figures
     }
