@@ -90,17 +90,21 @@ enum FanOutStepBatch {
         RETURNING m.id, m.status, m.send_at_ms, m.platform_device_type
         """)
 
+    /// Each step's counts of one platform, which `updateSQL` offers its message row (nil: none or
+    /// several).
+    static func rowPlatforms(_ steps: [FanOutStep]) -> [PlatformCountRecord?] {
+        steps.map { PlatformCountRecord.onePlatform($0.platformCounts) }
+    }
+
     /// `updateSQL`'s eighteen arrays for `steps`, `ids[i]` the new attempt record ids of `steps[i]`
-    /// (its open range: first to last; none: 0 to -1).
-    static func updateParameters(_ steps: [FanOutStep], ids: [[Int64]]) -> [String?] {
+    /// (its open range: first to last; none: 0 to -1), `platforms` their `rowPlatforms`.
+    static func updateParameters(_ steps: [FanOutStep], ids: [[Int64]], platforms: [PlatformCountRecord?]) -> [String?] {
         var sent: [Int64] = [], failed: [Int64] = [], invalid: [Int64] = []
-        var platforms: [PlatformCountRecord?] = []
         for step in steps {
             let counts = FanOutOutcomeCounts(step.results)
             sent.append(counts.sent)
             failed.append(counts.failed)
             invalid.append(counts.invalidTokens)
-            platforms.append(PlatformCountRecord.onePlatform(step.platformCounts))
         }
         return [
             PGText.intArray(steps.map(\.messageID)), PGText.intArray(sent), PGText.intArray(failed), PGText.intArray(invalid),
@@ -129,7 +133,10 @@ enum FanOutStepBatch {
             offset += step.handOver.count
         }
 
-        let updated = try pg { () throws(PGError) in try connection.query(updateSQL, updateParameters(steps, ids: ids)) }
+        let platforms = rowPlatforms(steps)
+        let updated = try pg { () throws(PGError) in
+            try connection.query(updateSQL, updateParameters(steps, ids: ids, platforms: platforms))
+        }
         // Each changed row's platform (NULL: none counted in the row).
         var changed: [Int64: Int64?] = [:]
         for row in 0..<updated.count { changed.updateValue(updated.isNull(row, 3) ? nil : updated.int(row, 3), forKey: updated.int(row, 0)) }
@@ -138,7 +145,7 @@ enum FanOutStepBatch {
         for (index, step) in steps.enumerated() {
             if let platform = changed[step.messageID] {
                 written.append(index)
-                countedInRow[index] = platform != nil && platform == PlatformCountRecord.onePlatform(step.platformCounts).map { Int64($0.deviceType) }
+                countedInRow[index] = platforms[index].map { Int64($0.deviceType) == platform } ?? false
             } else if step.startsSending {
                 // Cancelled (or gone, or another server's) before it started: nothing written.
                 ids[index] = []

@@ -30,7 +30,8 @@ final class PostgresPlannerTests: XCTestCase {
                                            targetedIncrement: 1, startsSending: true, lease: lease) }
         // A prepared statement whose generic plan is made now and kept (no ANALYZE follows).
         try connection.execute("PREPARE step AS " + FanOutStepBatch.updateSQL)
-        let parameters = FanOutStepBatch.updateParameters(steps, ids: steps.map { _ in [1] })
+        let parameters = FanOutStepBatch.updateParameters(steps, ids: steps.map { _ in [1] },
+                                                          platforms: FanOutStepBatch.rowPlatforms(steps))
         let execute = "EXPLAIN EXECUTE step(" + parameters.map { $0.map { "'\($0)'" } ?? "NULL" }.joined(separator: ", ") + ")"
         try connection.execute(execute)
         for batch in 0..<6 { _ = try await create(500, from: 8 + batch * 500) }
