@@ -75,7 +75,7 @@ struct MessageInsertGroup: PGUnit {
             ORDER BY n
             ON CONFLICT (app_id, transaction_id) WHERE transaction_id <> '' DO NOTHING
             RETURNING id, code, send_at_ms),
-        queued AS (INSERT INTO message_outbox (status, send_at_ms, message_id) SELECT 1, send_at_ms, id FROM created)
+        queued AS (INSERT INTO message_outbox (send_at_ms, message_id) SELECT send_at_ms, id FROM created)
         SELECT id, code FROM created
         """
 

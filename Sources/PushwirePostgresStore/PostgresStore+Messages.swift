@@ -114,35 +114,38 @@ extension PostgresStore {
         }
     }
 
-    /// Messages left sending (oldest first), then scheduled ones whose time passed: two walks of
-    /// the outbox (`PostgresOutbox`), each in key order so that LIMIT stops it early.
+    /// Due messages, oldest first, in one walk of the outbox (`dueWalkSQL`).
     private static func dueMessageIDs(_ connection: PGConnection, nowMS: Int64, limit: Int,
                                       includeSending: Bool) throws(StoreError) -> [Int64] {
         try pg { () throws(PGError) in
-            var ids: [Int64] = []
-            if includeSending {
-                let sending = try connection.queryPlannedNow(
-                    """
-                    SELECT m.id FROM message_outbox o JOIN messages m ON m.id = o.message_id
-                    WHERE o.status = 2 AND m.batches = 0 ORDER BY o.status, o.send_at_ms, o.message_id LIMIT $1
-                    """, [String(limit)])
-                for row in 0..<sending.count { ids.append(sending.int(row, 0)) }
-                if ids.count >= limit { return ids }
-            }
-            let scheduled = try connection.query("""
-                SELECT message_id FROM message_outbox
-                WHERE status = 1 AND send_at_ms <= $1 ORDER BY status, send_at_ms, message_id LIMIT $2
-                """, [String(nowMS), String(limit - ids.count)])
-            for row in 0..<scheduled.count { ids.append(scheduled.int(row, 0)) }
-            return ids
+            let rows = try connection.query(dueWalkSQL, [includeSending ? "t" : "f", String(nowMS), String(limit)])
+            return (0..<rows.count).map { rows.int($0, 0) }
         }
     }
+
+    /// The due messages ($3 at most) by send time, then id: the outbox's rows due at $2, in key
+    /// order so that LIMIT stops the walk early, each tested in its message row (scheduled, or
+    /// with $1 also sending; not cut into batches). The status is no longer in the outbox's key
+    /// (`PostgresSchema`, version 10), so one walk serves both, passing over the rows that are
+    /// not wanted: those sending when $1 is false, which the pipeline holds in memory. The test is
+    /// a subquery, never a join, so that the walk is the plan whatever the statistics say (a join
+    /// could be planned from `messages`, scanning every message ever sent).
+    static let dueWalkSQL = """
+        SELECT o.message_id FROM message_outbox o
+        WHERE o.send_at_ms <= $2
+            AND (SELECT (m.status = 1 OR ($1::boolean AND m.status = 2)) AND m.batches = 0 FROM messages m WHERE m.id = o.message_id)
+        ORDER BY o.send_at_ms, o.message_id LIMIT $3
+        """
 
     public func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? {
         try await read { connection throws(StoreError) in
             let rows = try pg { () throws(PGError) in
+                // The outbox's first row after $1 whose message is scheduled (the test a
+                // subquery, as in `dueWalkSQL`).
                 try connection.query("""
-                    SELECT min(send_at_ms) FROM message_outbox WHERE status = 1 AND send_at_ms > $1
+                    SELECT o.send_at_ms FROM message_outbox o
+                    WHERE o.send_at_ms > $1 AND (SELECT m.status = 1 FROM messages m WHERE m.id = o.message_id)
+                    ORDER BY o.send_at_ms, o.message_id LIMIT 1
                     """, [String(nowMS)])
             }
             return rows.count > 0 && !rows.isNull(0, 0) ? rows.int(0, 0) : nil
@@ -166,46 +169,46 @@ extension PostgresStore {
     public func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
         try await write(background: true) { connection throws(StoreError) in
             try pg { () throws(PGError) in
-                // SKIP LOCKED: a row another server's transaction holds (its claim, its step) is
-                // passed over rather than waited for; the lease test then keeps live leases out.
-                // Two walks of the outbox as in `dueMessageIDs`, each stopped by its LIMIT.
-                var claimed: [(sendAt: Int64, id: Int64)] = []
-                for sending in includeSending ? [true, false] : [false] where claimed.count < limit {
-                    let rows = try connection.queryPlannedNow(sending ? PostgresStore.claimSendingSQL : PostgresStore.claimScheduledSQL, [
-                        lease.owner, String(lease.nowMS), String(lease.untilMS), String(limit - claimed.count),
-                    ])
-                    // RETURNING comes in no particular order.
-                    claimed += (0..<rows.count).map { (rows.int($0, 0), rows.int($0, 1)) }.sorted { ($0.sendAt, $0.id) < ($1.sendAt, $1.id) }
-                }
-                return claimed.map(\.id)
+                let rows = try connection.queryPlannedNow(includeSending ? PostgresStore.claimDueSQL : PostgresStore.claimScheduledSQL, [
+                    lease.owner, String(lease.nowMS), String(lease.untilMS), String(limit),
+                ])
+                // RETURNING comes in no particular order.
+                return (0..<rows.count).map { (sendAt: rows.int($0, 0), id: rows.int($0, 1)) }
+                    .sorted { ($0.sendAt, $0.id) < ($1.sendAt, $1.id) }.map(\.id)
             }
         }
     }
 
-    /// A claim of due messages in one walk of the outbox, `walk` its condition on the outbox row
-    /// `o` and the message row `d` (whose lease it must find free or expired at $2, or $1's):
-    /// at most $4 messages not cut into batches, taken under $1 until $3. The status is tested
-    /// again on the locked row (`m`): the outbox row was read before the lock, and a step may
-    /// have finished the message meanwhile. Planned at each call (`queryPlannedNow`), as is the
-    /// due read's walk of sending messages, which joins the same two tables.
+    /// A claim of due messages in one walk of the outbox, `walk` its condition on the message row
+    /// `d` (whose lease it must find free or expired at $2, or $1's): at most $4 messages not cut
+    /// into batches, taken under $1 until $3. The walk (`w`) is `dueWalkSQL`'s, testing `walk` in
+    /// a subquery so that it passes over rows that live leases hold; then each message row it
+    /// found is locked — SKIP LOCKED: one another server's transaction holds (its claim, its
+    /// step) is passed over rather than waited for — and `walk` tested again on the locked row,
+    /// which a claim committed meanwhile may have changed. Planned at each call (`queryPlannedNow`).
     private static func claimSQL(_ walk: String) -> String {
         """
         UPDATE messages m SET lease_owner = $1, lease_until_ms = $3
-        FROM (SELECT d.id FROM message_outbox o JOIN messages d ON d.id = o.message_id
-              WHERE \(walk) AND d.batches = 0
-              ORDER BY o.status, o.send_at_ms, o.message_id LIMIT $4 FOR UPDATE OF d SKIP LOCKED) c
-        WHERE m.id = c.id AND m.status IN (1, 2) RETURNING m.send_at_ms, m.id
+        FROM (SELECT d.id FROM (SELECT o.message_id FROM message_outbox o
+                                WHERE o.send_at_ms <= $2 AND (SELECT \(walk) FROM messages d WHERE d.id = o.message_id)
+                                ORDER BY o.send_at_ms, o.message_id LIMIT $4) w
+              JOIN messages d ON d.id = w.message_id
+              WHERE \(walk) FOR UPDATE OF d SKIP LOCKED) c
+        WHERE m.id = c.id RETURNING m.send_at_ms, m.id
         """
     }
 
-    /// Messages left sending (`claimSQL`), oldest first: a lease free, expired or $1's (a fan-out
-    /// of this server's that stopped on a store error).
-    static let claimSendingSQL = claimSQL("o.status = 2 AND (d.lease_owner IS NULL OR d.lease_owner = $1 OR d.lease_until_ms < $2)")
+    /// Due messages scheduled or sending (`claimSQL`), oldest first: a lease free or expired, or
+    /// for a sending one also $1's (a fan-out of this server's that stopped on a store error).
+    /// The scheduler asks for these once an idle poll.
+    static let claimDueSQL = claimSQL("""
+        d.status IN (1, 2) AND d.batches = 0 AND (d.lease_owner IS NULL OR d.lease_until_ms < $2 OR (d.status = 2 AND d.lease_owner = $1))
+        """)
     /// Scheduled messages whose time has come (`claimSQL`), oldest first: a lease free or
     /// expired. One under $1's live lease was created here and is in its scheduler's memory
     /// (`NewMessageRecord.lease`): taking it again made every look under a stream of
     /// CreateMessage re-claim hundreds of them and look again at once.
-    static let claimScheduledSQL = claimSQL("o.status = 1 AND o.send_at_ms <= $2 AND (d.lease_owner IS NULL OR d.lease_until_ms < $2)")
+    static let claimScheduledSQL = claimSQL("d.status = 1 AND d.batches = 0 AND (d.lease_owner IS NULL OR d.lease_until_ms < $2)")
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
         if messageIDs.isEmpty { return [] }

@@ -29,12 +29,12 @@ final class LeaseTable: Sendable {
         }
     }
 
-    /// Claims each of `ids` that is free, expired or (`takingOwn`) the owner's, in order, up to
-    /// `limit`.
-    func claim(_ ids: [Int64], _ lease: MessageLease, limit: Int, takingOwn: Bool) -> [Int64] {
+    /// Claims each of `ids` that is free, expired or (its `takingOwn`) the owner's, in order, up
+    /// to `limit`.
+    func claim(_ ids: [(id: Int64, takingOwn: Bool)], _ lease: MessageLease, limit: Int) -> [Int64] {
         held.withLock { held in
             var claimed: [Int64] = []
-            for id in ids where claimed.count < limit {
+            for (id, takingOwn) in ids where claimed.count < limit {
                 if let current = held[id], current.untilMS >= lease.nowMS, current.owner != lease.owner || !takingOwn { continue }
                 held[id] = Held(owner: lease.owner, untilMS: lease.untilMS)
                 claimed.append(id)

@@ -156,8 +156,8 @@ extension SQLiteStore: MessageStore {
     public func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord] {
         try read { connection throws(StoreError) in
             var due: [MessageRecord] = []
-            let walks = try SQLiteStore.dueWalks(connection, nowMS: nowMS, limit: limit, includeSending: true)
-            for id in batches.uncut(walks.sending + walks.scheduled) {
+            let walk = try SQLiteStore.dueWalk(connection, nowMS: nowMS, limit: limit, includeSending: true)
+            for id in batches.uncut(walk.map(\.id)) {
                 if let message = try SQLiteStore.messageRow(connection, where: "id = ?1", [.int(id)]) { due.append(message) }
             }
             return due
@@ -166,34 +166,38 @@ extension SQLiteStore: MessageStore {
 
     public func dueMessageIDs(nowMS: Int64, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64] {
         try batches.uncut(read { connection throws(StoreError) in
-            let walks = try SQLiteStore.dueWalks(connection, nowMS: nowMS, limit: limit, includeSending: includeSending)
-            return walks.sending + walks.scheduled
+            try SQLiteStore.dueWalk(connection, nowMS: nowMS, limit: limit, includeSending: includeSending).map(\.id)
         })
     }
 
-    /// Two walks of `messages_due` (status, send_at_ms; partial: `status IN (1, 2)`, which each
-    /// query repeats so that SQLite may use it), each already in order, so that LIMIT stops
-    /// them early: a backlog of scheduled messages costs nothing per wake-up (one query with
-    /// `status = 2 OR …` sorted every due row). At most `limit` ids in all, sending ones first.
-    private static func dueWalks(_ connection: SQLiteConnection, nowMS: Int64, limit: Int,
-                                 includeSending: Bool) throws(StoreError) -> (sending: [Int64], scheduled: [Int64]) {
+    /// A message `dueWalk` found.
+    private struct DueMessage {
+        let id: Int64
+        let sendAtMS: Int64
+        let sending: Bool
+    }
+
+    /// At most `limit` due messages by send time, then id: a walk of `messages_due` (status,
+    /// send_at_ms; partial: `status IN (1, 2)`, which each query repeats so that SQLite may use
+    /// it) for each status, each already in order so that LIMIT stops it early — a backlog of
+    /// scheduled messages costs nothing per wake-up (one query with `status = 2 OR …` sorted
+    /// every due row) — merged.
+    private static func dueWalk(_ connection: SQLiteConnection, nowMS: Int64, limit: Int,
+                                includeSending: Bool) throws(StoreError) -> [DueMessage] {
         try sql { () throws(SQLiteError) in
-            var sendingIDs: [Int64] = []
-            if includeSending {
-                let sending = try connection.statement("SELECT id FROM messages WHERE status IN (1, 2) AND status = 2 ORDER BY send_at_ms, id LIMIT ?1")
-                try sending.bind(.int(Int64(limit)))
-                while try sending.step() { sendingIDs.append(sending.int(0)) }
-                sending.reset()
-                if sendingIDs.count >= limit { return (sendingIDs, []) }
+            var walks: [[DueMessage]] = []
+            for status in includeSending ? [2, 1] : [1] {
+                let walk = try connection.statement("""
+                    SELECT id, send_at_ms FROM messages WHERE status IN (1, 2) AND status = ?1 AND send_at_ms <= ?2
+                    ORDER BY send_at_ms, id LIMIT ?3
+                    """)
+                try walk.bind(.int(Int64(status)), .int(nowMS), .int(Int64(limit)))
+                var found: [DueMessage] = []
+                while try walk.step() { found.append(DueMessage(id: walk.int(0), sendAtMS: walk.int(1), sending: status == 2)) }
+                walk.reset()
+                walks.append(found)
             }
-            var scheduledIDs: [Int64] = []
-            let scheduled = try connection.statement("""
-                SELECT id FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
-                """)
-            try scheduled.bind(.int(nowMS), .int(Int64(limit - sendingIDs.count)))
-            while try scheduled.step() { scheduledIDs.append(scheduled.int(0)) }
-            scheduled.reset()
-            return (sendingIDs, scheduledIDs)
+            return Array(walks.joined().sorted { ($0.sendAtMS, $0.id) < ($1.sendAtMS, $1.id) }.prefix(limit))
         }
     }
 
@@ -203,10 +207,10 @@ extension SQLiteStore: MessageStore {
         // (`claimFanOutBatches`), not whole. As on PostgreSQL: sending ones under the owner's own
         // lease are taken again, scheduled ones not (it holds them in memory, created under it).
         let due = try read { connection throws(StoreError) in
-            try SQLiteStore.dueWalks(connection, nowMS: lease.nowMS, limit: limit + leases.count, includeSending: includeSending)
+            try SQLiteStore.dueWalk(connection, nowMS: lease.nowMS, limit: limit + leases.count, includeSending: includeSending)
         }
-        let sending = leases.claim(batches.uncut(due.sending), lease, limit: limit, takingOwn: true)
-        return sending + leases.claim(batches.uncut(due.scheduled), lease, limit: limit - sending.count, takingOwn: false)
+        let uncut = Set(batches.uncut(due.map(\.id)))
+        return leases.claim(due.filter { uncut.contains($0.id) }.map { ($0.id, takingOwn: $0.sending) }, lease, limit: limit)
     }
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {

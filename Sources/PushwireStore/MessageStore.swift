@@ -46,9 +46,12 @@ public protocol MessageStore: Sendable {
     ///   the application has no such message.
     func cancelMessage(applicationID: Int64, code: String) async throws(StoreError) -> MessageStatusRecord?
 
-    /// Messages to work on now, at most `limit`: every one left `.sending` first (but those cut
-    /// into batches, `cutFanOut`: their batches are claimed instead), then the `.scheduled` ones
-    /// whose send time is at or before `nowMS`; each group by send time, then id (creation order).
+    /// Messages to work on now, at most `limit`: those left `.sending` (but those cut into
+    /// batches, `cutFanOut`: their batches are claimed instead) and the `.scheduled` ones, whose
+    /// send time is at or before `nowMS`, by send time, then id (creation order). A message
+    /// starts when its send time comes, so a sending one counts from then whatever clock started
+    /// it (its lease, `claimDueMessages`, ends after its send time on any clock). One order for
+    /// both, so that an engine may find them in one walk of its outbox, stopped by `limit`.
     func dueMessages(nowMS: Int64, limit: Int) async throws(StoreError) -> [MessageRecord]
 
     /// The ids of `dueMessages(nowMS:limit:)`, in the same order, without decoding the messages;
@@ -70,9 +73,9 @@ public protocol MessageStore: Sendable {
 
     /// Claims due messages for `lease.owner` until `lease.untilMS`: at most `limit`, in
     /// `dueMessageIDs`' order, among those whose lease is free, expired at `lease.nowMS`, or
-    /// already the owner's (renewed). A message another owner holds is skipped, never waited
-    /// for, and no message is claimed by two owners at once (two servers claiming together get
-    /// disjoint sets). A scheduled message stays scheduled (its first fan-out step moves it to
+    /// (sending ones) already the owner's (renewed). A message another owner holds is skipped,
+    /// never waited for, and no message is claimed by two owners at once (two servers claiming
+    /// together get disjoint sets). A scheduled message stays scheduled (its first fan-out step moves it to
     /// sending); with `includeSending` false the `.sending` ones are left out (those cut into
     /// batches always are).
     /// - Returns: the ids claimed, in order.

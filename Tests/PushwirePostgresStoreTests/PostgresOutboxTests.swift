@@ -3,8 +3,9 @@ import Foundation
 import PushwireStore
 import XCTest
 
-/// The outbox (`PostgresOutbox`, schema version 8): after every kind of change to a message's
-/// status, `message_outbox` holds exactly the messages scheduled or sending, each with its status.
+/// The outbox (`PostgresOutbox`, schema versions 8 and 10): after every kind of change to a
+/// message's status, `message_outbox` holds exactly the messages scheduled or sending, each with
+/// its send time; a message's first step leaves its row as it is.
 final class PostgresOutboxTests: XCTestCase {
     func testTheOutboxFollowsEveryStatusChange() async throws {
         let url = try freshDatabaseURL()
@@ -34,8 +35,10 @@ final class PostgresOutboxTests: XCTestCase {
         // and as single steps.
         let first = FanOutStep(messageID: stepped.id, applicationID: app.id, handOver: [NewDeliveryRecord(hwid: "d1", attempt: 1)],
                                targetedIncrement: 1, startsSending: true, lease: lease)
+        let rowBeforeTheStep = try outboxRow(of: stepped.id, connection)
         let ids = try await store.recordFanOutSteps([first])
         try assertOutboxFollowsMessages(connection)
+        XCTAssertEqual(try outboxRow(of: stepped.id, connection), rowBeforeTheStep, "a first step writes no new outbox row")
         let outcome = DeliveryResultRecord(deliveryID: ids[0][0], hwid: "d1", result: .sent)
         _ = try await store.recordFanOutSteps([FanOutStep(messageID: stepped.id, applicationID: app.id, results: [outcome],
                                                           finish: true, lease: lease)])
@@ -97,12 +100,46 @@ final class PostgresOutboxTests: XCTestCase {
         XCTAssertEqual((0..<codes.count).map { codes.text($0, 0) }, ["SENDING", "SCHEDULED"])
     }
 
-    /// Fails unless the outbox rows are the messages with status 1 or 2, with their status and
-    /// send time.
+    /// What a version 9 database had in its outbox, with statuses, stays there without them, and
+    /// the due reads and claims find it by send time.
+    func testAVersionNineOutboxKeepsItsRows() async throws {
+        let (url, connection) = try databaseAtSchemaVersion(9, applicationCode: "MIGRA-00009")
+        for (code, status, sendAt) in [("SCHEDULED", 1, 500), ("SENDING", 2, 1_000), ("LATER", 1, 9_000), ("DONE", 3, 700)] {
+            try connection.query("""
+                WITH m AS (INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
+                           SELECT id, $1, '', $2, $3, 0, '{}', '{}', 0 FROM applications RETURNING id, status, send_at_ms)
+                INSERT INTO message_outbox (status, send_at_ms, message_id) SELECT status, send_at_ms, id FROM m WHERE status IN (1, 2)
+                """, [code, String(status), String(sendAt)])
+        }
+
+        let store = try PostgresStore(url: url)
+        defer { store.close() }
+        try assertOutboxFollowsMessages(connection)
+        func codes(_ ids: [Int64]) throws -> [String] {
+            let rows = try connection.query("SELECT id, code FROM messages WHERE id = ANY($1::bigint[])", [PGText.intArray(ids)])
+            let byID = Dictionary(uniqueKeysWithValues: (0..<rows.count).map { (rows.int($0, 0), rows.text($0, 1)) })
+            return ids.map { byID[$0] ?? "?" }
+        }
+        let due = try await store.dueMessageIDs(nowMS: 6_000, limit: 10, includeSending: true)
+        XCTAssertEqual(try codes(due), ["SCHEDULED", "SENDING"])
+        let next = try await store.nextScheduledSendTime(after: 6_000)
+        XCTAssertEqual(next, 9_000)
+        let claimed = try await store.claimDueMessages(MessageLease(owner: "server-a", nowMS: 6_000, durationMS: 1_000),
+                                                       limit: 10, includeSending: true)
+        XCTAssertEqual(try codes(claimed), ["SCHEDULED", "SENDING"])
+    }
+
+    /// The outbox row of message `id` (its tuple id: an UPDATE writes a new one), nil if none.
+    private func outboxRow(of id: Int64, _ connection: PGConnection) throws -> String? {
+        let rows = try connection.query("SELECT ctid::text FROM message_outbox WHERE message_id = $1", [String(id)])
+        return rows.count > 0 ? rows.text(0, 0) : nil
+    }
+
+    /// Fails unless the outbox rows are the messages with status 1 or 2, with their send time.
     private func assertOutboxFollowsMessages(_ connection: PGConnection, line: UInt = #line) throws {
         let mismatched = try connection.query("""
-            SELECT count(*) FROM (SELECT status, send_at_ms, id FROM messages WHERE status IN (1, 2)) m
-            FULL JOIN message_outbox o ON o.message_id = m.id AND o.status = m.status AND o.send_at_ms = m.send_at_ms
+            SELECT count(*) FROM (SELECT send_at_ms, id FROM messages WHERE status IN (1, 2)) m
+            FULL JOIN message_outbox o ON o.message_id = m.id AND o.send_at_ms = m.send_at_ms
             WHERE m.id IS NULL OR o.message_id IS NULL
             """)
         XCTAssertEqual(mismatched.int(0, 0), 0, "the outbox differs from the messages scheduled or sending", line: line)

@@ -36,8 +36,8 @@ final class PostgresPlannerTests: XCTestCase {
         try connection.execute(execute)
         for batch in 0..<6 { _ = try await create(500, from: 8 + batch * 500) }
         let plan = planText(try connection.query(execute))
-        XCTAssertEqual(plan.components(separatedBy: "Tid Scan on message_outbox").count - 1, 2, plan)
-        XCTAssertEqual(plan.components(separatedBy: "AND (message_id = c").count - 1, 2, "both probe the outbox's key:\n\(plan)")
+        XCTAssertEqual(plan.components(separatedBy: "Tid Scan on message_outbox").count - 1, 1, plan)
+        XCTAssertEqual(plan.components(separatedBy: "AND (message_id = c").count - 1, 1, "it probes the outbox's key:\n\(plan)")
         for join in ["Materialize", "Hash Join", "Merge Join", "Seq Scan on message_outbox"] {
             XCTAssertFalse(plan.contains(join), "\(join) in\n\(plan)")
         }

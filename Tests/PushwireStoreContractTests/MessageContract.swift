@@ -96,7 +96,7 @@ extension StoreContractTests {
             let created = try await store.createMessages([
                 newMessage(app.id, "LATE", sendAtMS: 3000), newMessage(app.id, "EARLY", sendAtMS: 1000),
                 newMessage(app.id, "TIE", sendAtMS: 1000), newMessage(app.id, "FUTURE", sendAtMS: 9000),
-                newMessage(app.id, "SENDING", sendAtMS: 5000), newMessage(app.id, "CANCELLED", sendAtMS: 500),
+                newMessage(app.id, "SENDING", sendAtMS: 3500), newMessage(app.id, "CANCELLED", sendAtMS: 500),
                 newMessage(app.id, "DONE", sendAtMS: 400),
             ])
             let id = Dictionary(uniqueKeysWithValues: created.map { ($0.code, $0.id) })
@@ -107,15 +107,18 @@ extension StoreContractTests {
             XCTAssertEqual(done?.status, .done)
 
             let due = try await store.dueMessages(nowMS: 4000, limit: 10)
-            XCTAssertEqual(due.map(\.code), ["SENDING", "EARLY", "TIE", "LATE"], "sending first, then by send time and creation")
+            XCTAssertEqual(due.map(\.code), ["EARLY", "TIE", "LATE", "SENDING"], "by send time and creation, sending or not")
             let limited = try await store.dueMessages(nowMS: 4000, limit: 2)
-            XCTAssertEqual(limited.map(\.code), ["SENDING", "EARLY"])
+            XCTAssertEqual(limited.map(\.code), ["EARLY", "TIE"])
             let ids = try await store.dueMessageIDs(nowMS: 4000, limit: 10, includeSending: true)
             XCTAssertEqual(ids, due.map(\.id))
             let scheduledOnly = try await store.dueMessageIDs(nowMS: 4000, limit: 10, includeSending: false)
             XCTAssertEqual(scheduledOnly, [id["EARLY"], id["TIE"], id["LATE"]].compactMap { $0 })
             let atTheBoundary = try await store.dueMessageIDs(nowMS: 1000, limit: 10, includeSending: false)
             XCTAssertEqual(atTheBoundary, [id["EARLY"], id["TIE"]].compactMap { $0 }, "due at its send time")
+            let beforeTheSendingOne = try await store.dueMessageIDs(nowMS: 3499, limit: 10, includeSending: true)
+            XCTAssertEqual(beforeTheSendingOne, [id["EARLY"], id["TIE"], id["LATE"]].compactMap { $0 },
+                           "a sending one counts from its send time")
             let next = try await store.nextScheduledSendTime(after: 4000)
             XCTAssertEqual(next, 9000)
             let nextEarly = try await store.nextScheduledSendTime(after: 999)
