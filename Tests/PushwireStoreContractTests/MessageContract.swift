@@ -181,13 +181,19 @@ extension StoreContractTests {
 
     func testFirstTargetsOfSeveralMessages() async throws {
         try await forEachEngine { store in
-            let app = try await applicationWithDevices(store, "FIRST-00001", ["a", "b", "c"])
+            // "e\u{301}" and "é" are canonically equal but two devices; by bytes "e\u{301}" is first.
+            let app = try await applicationWithDevices(store, "FIRST-00001", ["a", "b", "c", "\u{e9}", "e\u{301}"])
             let created = try await store.createMessages([
                 newMessage(app.id, "F1", targeting: TargetingRecord(hwids: ["c", "a"])), newMessage(app.id, "F2"),
                 newMessage(app.id, "F3", targeting: TargetingRecord(hwids: ["nobody"])),
+                newMessage(app.id, "F4", targeting: TargetingRecord(hwids: ["\u{e9}", "c", "e\u{301}", "b"])),
+                newMessage(app.id, "F5", targeting: TargetingRecord(hwids: ["b", "b", "a"])),
             ])
             let lists = try await store.firstTargets(of: created, limit: 2)
-            XCTAssertEqual(lists.map { $0.map(\.hwid) }, [["a", "c"], ["a", "b"], []])
+            XCTAssertEqual(lists.map { $0.map(\.hwid) }, [["a", "c"], ["a", "b"], [], ["b", "c"], ["a", "b"]], "each device once")
+            let wider = try await store.firstTargets(of: [created[3]], limit: 4)
+            XCTAssertEqual(wider.map { $0.map { Array($0.hwid.utf8) } }, [["b", "c", "e\u{301}", "\u{e9}"].map { Array($0.utf8) }],
+                           "in the order of their bytes")
         }
     }
 
