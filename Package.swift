@@ -121,8 +121,8 @@ let package = Package(
         // PushwireConsole: the operator console (Console/, embedded by Scripts/embed-console) at /console/.
         .target(name: "PushwireConsole", dependencies: ["PushwireRuntime"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-codegen", path: "Sources/PushwireCodegen"),
-        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole"] + allocatorDependencies, path: "Sources/Pushwired", swiftSettings: pushwiredSettings),
-        .executableTarget(name: "pushwire", dependencies: ["PushwireClient"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
+        .executableTarget(name: "pushwired", dependencies: ["PushwireRuntime", "PushwireService", "PushwireStore", "PushwireSQLiteStore", "PushwirePostgresStore", "PushwireDelivery", "PushwireAPNs", "PushwirePushwoosh", "PushwireConsole", "PushwireOpenSSL"] + allocatorDependencies, path: "Sources/Pushwired", swiftSettings: pushwiredSettings),
+        .executableTarget(name: "pushwire", dependencies: ["PushwireClient", "PushwireOpenSSL"], path: "Sources/PushwireCLI", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-bench", dependencies: ["PushwireClient", "PushwireRuntime", "PushwireSystem", "PushwireWire", "COpenSSL", "PushwireOpenSSL"], path: "Sources/PushwireBench", swiftSettings: swiftSettings),
         .executableTarget(name: "pushwire-apns-bench", dependencies: ["PushwireAPNs", "PushwireDelivery"], path: "Sources/PushwireAPNsBench", swiftSettings: swiftSettings),
         .executableTarget(

@@ -26,6 +26,11 @@ Misbehaviour on demand:
                                            answer the token grants after the first N only MS
                                            (default 30000) ms after they arrive: a token endpoint
                                            that hangs
+  --drop-after N                           after answering N sends on a connection, accept the
+                                           next send (logged with "dropped": true, as delivered)
+                                           but lose its answer: close the connection without
+                                           answering it or sending GOAWAY, as a crash after
+                                           delivery would
 On SIGTERM it stops accepting, closes every connection after flushing the answers already given,
 and exits: the tokens it granted are forgotten (a restarted double answers them 401).
 
@@ -160,6 +165,10 @@ class Double(h2_double.DoubleState):
 
 
 class Connection(h2_double.Connection):
+    def __init__(self, double):
+        super().__init__(double)
+        self.sends_answered = 0
+
     def delay_seconds(self, stream_id):
         # --delay-ms slows sends only; grants after the first --stall-grants-after wait
         # --stall-grants-ms (a token endpoint that hangs).
@@ -187,6 +196,15 @@ class Connection(h2_double.Connection):
                       "peak_open_streams": self.double.peak_open_streams, "connections": len(self.double.connections)}
             if status != 200:
                 record["error"] = answer["error"]["details"][0]["errorCode"]
+            drop_after = self.double.args.drop_after
+            if drop_after and self.sends_answered >= drop_after:
+                self.double.open_streams -= 1
+                record.update(connection=self.id, stream=stream_id, dropped=True)
+                if self.double.log:
+                    self.double.log.write(json.dumps(record) + "\n")
+                self.close()
+                return
+            self.sends_answered += 1
         payload = json.dumps(answer).encode()
         response_headers = [(":status", str(status)), ("content-type", "application/json"),
                             ("content-length", str(len(payload)))]
@@ -220,6 +238,7 @@ async def main():
     parser.add_argument("--stall-grants-after", type=int, metavar="N",
                         help="answer every token grant after the first N only --stall-grants-ms later")
     parser.add_argument("--stall-grants-ms", type=int, default=30_000)
+    parser.add_argument("--drop-after", type=int, default=0)
     parser.add_argument("--max-streams", type=int, default=1000)
     args = parser.parse_args()
 

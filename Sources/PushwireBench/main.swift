@@ -3,8 +3,11 @@
 // request template in LoadTest/ (unit-tested in Tests/PushwireBenchTests).
 import Glibc
 import PushwireClient
+import PushwireOpenSSL
 import PushwireSystem
 import PushwireWire
+
+keepOpenSSLUntilExit()
 
 // `fanout` is a one-message scenario with its own options (FanOutScenario.swift).
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fanout" {

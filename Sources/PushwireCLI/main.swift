@@ -2,7 +2,10 @@
 // Help.swift for the commands and exit codes.
 import Foundation
 import PushwireClient
+import PushwireOpenSSL
 import PushwireWire
+
+keepOpenSSLUntilExit()
 
 /// EX_USAGE from sysexits.h.
 let usageExitCode: Int32 = 64

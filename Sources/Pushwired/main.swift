@@ -6,6 +6,7 @@ import Glibc
 import PushwireAPNs
 import PushwireDelivery
 import PushwireConsole
+import PushwireOpenSSL
 import PushwirePushwoosh
 import PushwireRuntime
 import PushwirePostgresStore
@@ -38,6 +39,8 @@ func databaseURLEnvironment() -> [String: String] {
     guard let value = getenv("PUSHWIRE_DATABASE_URL") else { return [:] }
     return ["PUSHWIRE_DATABASE_URL": String(cString: value)]
 }
+
+keepOpenSSLUntilExit()
 
 // `pushwired backup …` and `pushwired restore …` (BackupCommand.swift) run and exit.
 if CommandLine.arguments.count > 1, ["backup", "restore"].contains(CommandLine.arguments[1]) {

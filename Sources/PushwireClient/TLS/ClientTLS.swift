@@ -234,6 +234,7 @@ final class ClientTLSContext: @unchecked Sendable {
     }
 
     private static func make(_ options: ClientTLSOptions) throws(ClientTLS.Failure) -> ClientTLSContext {
+        keepOpenSSLUntilExit()
         ERR_clear_error()
         guard let pointer = SSL_CTX_new(TLS_client_method()) else { throw ClientTLS.Failure(description: "TLS: \(openSSLErrors())") }
         let context = ClientTLSContext(pointer)

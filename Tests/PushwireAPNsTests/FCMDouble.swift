@@ -1,0 +1,1 @@
+../PushwireServiceTests/FCMDouble.swift
