@@ -181,23 +181,41 @@ extension SQLiteStore: MessageStore {
     /// send_at_ms; partial: `status IN (1, 2)`, which each query repeats so that SQLite may use
     /// it) for each status, each already in order so that LIMIT stops it early — a backlog of
     /// scheduled messages costs nothing per wake-up (one query with `status = 2 OR …` sorted
-    /// every due row) — merged.
+    /// every due row) — the two merged in one pass.
     private static func dueWalk(_ connection: SQLiteConnection, nowMS: Int64, limit: Int,
                                 includeSending: Bool) throws(StoreError) -> [DueMessage] {
         try sql { () throws(SQLiteError) in
-            var walks: [[DueMessage]] = []
-            for status in includeSending ? [2, 1] : [1] {
-                let walk = try connection.statement("""
-                    SELECT id, send_at_ms FROM messages WHERE status IN (1, 2) AND status = ?1 AND send_at_ms <= ?2
-                    ORDER BY send_at_ms, id LIMIT ?3
+            func walk(sending: Bool) throws(SQLiteError) -> [DueMessage] {
+                let walk = try connection.statement(sending ? """
+                    SELECT id, send_at_ms FROM messages WHERE status IN (1, 2) AND status = 2 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
+                    """ : """
+                    SELECT id, send_at_ms FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
                     """)
-                try walk.bind(.int(Int64(status)), .int(nowMS), .int(Int64(limit)))
+                try walk.bind(.int(nowMS), .int(Int64(limit)))
                 var found: [DueMessage] = []
-                while try walk.step() { found.append(DueMessage(id: walk.int(0), sendAtMS: walk.int(1), sending: status == 2)) }
+                while try walk.step() { found.append(DueMessage(id: walk.int(0), sendAtMS: walk.int(1), sending: sending)) }
                 walk.reset()
-                walks.append(found)
+                return found
             }
-            return Array(walks.joined().sorted { ($0.sendAtMS, $0.id) < ($1.sendAtMS, $1.id) }.prefix(limit))
+            let scheduled = try walk(sending: false)
+            guard includeSending else { return scheduled }
+            let sending = try walk(sending: true)
+            if sending.isEmpty { return scheduled }
+            var merged: [DueMessage] = []
+            merged.reserveCapacity(min(limit, sending.count + scheduled.count))
+            var (s, c) = (0, 0)
+            while merged.count < limit, s < sending.count || c < scheduled.count {
+                let takeSending = c == scheduled.count
+                    || (s < sending.count && (sending[s].sendAtMS, sending[s].id) < (scheduled[c].sendAtMS, scheduled[c].id))
+                if takeSending {
+                    merged.append(sending[s])
+                    s += 1
+                } else {
+                    merged.append(scheduled[c])
+                    c += 1
+                }
+            }
+            return merged
         }
     }
 
@@ -206,11 +224,15 @@ extension SQLiteStore: MessageStore {
         // write, nothing to sync. Messages cut into batches are claimed batch by batch
         // (`claimFanOutBatches`), not whole. As on PostgreSQL: sending ones under the owner's own
         // lease are taken again, scheduled ones not (it holds them in memory, created under it).
+        // A look under a stream of CreateMessage reads past thousands held here: no sort, no set
+        // of them unless some message was cut.
         let due = try read { connection throws(StoreError) in
             try SQLiteStore.dueWalk(connection, nowMS: lease.nowMS, limit: limit + leases.count, includeSending: includeSending)
         }
-        let uncut = Set(batches.uncut(due.map(\.id)))
-        return leases.claim(due.filter { uncut.contains($0.id) }.map { ($0.id, takingOwn: $0.sending) }, lease, limit: limit)
+        let ids = due.map(\.id)
+        let uncut = batches.uncut(ids)
+        let kept = uncut.count == ids.count ? due : { let set = Set(uncut); return due.filter { set.contains($0.id) } }()
+        return leases.claim(kept.map { ($0.id, takingOwn: $0.sending) }, lease, limit: limit)
     }
 
     public func renewLeases(_ lease: MessageLease, messageIDs: [Int64]) async throws(StoreError) -> [Int64] {
