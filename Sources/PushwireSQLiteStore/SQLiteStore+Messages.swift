@@ -186,11 +186,12 @@ extension SQLiteStore: MessageStore {
                                 includeSending: Bool) throws(StoreError) -> [DueMessage] {
         try sql { () throws(SQLiteError) in
             func walk(sending: Bool) throws(SQLiteError) -> [DueMessage] {
-                let walk = try connection.statement(sending ? """
-                    SELECT id, send_at_ms FROM messages WHERE status IN (1, 2) AND status = 2 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
-                    """ : """
-                    SELECT id, send_at_ms FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2
-                    """)
+                // Two literals: the status a constant, as the partial index's condition is, and
+                // each statement found by its literal's address (`statement(_: StaticString)`).
+                let sql: StaticString = sending
+                    ? "SELECT id, send_at_ms FROM messages WHERE status IN (1, 2) AND status = 2 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2"
+                    : "SELECT id, send_at_ms FROM messages WHERE status IN (1, 2) AND status = 1 AND send_at_ms <= ?1 ORDER BY send_at_ms, id LIMIT ?2"
+                let walk = try connection.statement(sql)
                 try walk.bind(.int(nowMS), .int(Int64(limit)))
                 var found: [DueMessage] = []
                 while try walk.step() { found.append(DueMessage(id: walk.int(0), sendAtMS: walk.int(1), sending: sending)) }

@@ -75,9 +75,9 @@ public protocol MessageStore: Sendable {
     /// `dueMessageIDs`' order, among those whose lease is free, expired at `lease.nowMS`, or
     /// (sending ones) already the owner's (renewed). A message another owner holds is skipped,
     /// never waited for, and no message is claimed by two owners at once (two servers claiming
-    /// together get disjoint sets). A scheduled message stays scheduled (its first fan-out step moves it to
-    /// sending); with `includeSending` false the `.sending` ones are left out (those cut into
-    /// batches always are).
+    /// together get disjoint sets). A scheduled message stays scheduled (its first fan-out step
+    /// moves it to sending); with `includeSending` false the `.sending` ones are left out (those
+    /// cut into batches always are).
     /// - Returns: the ids claimed, in order.
     func claimDueMessages(_ lease: MessageLease, limit: Int, includeSending: Bool) async throws(StoreError) -> [Int64]
 

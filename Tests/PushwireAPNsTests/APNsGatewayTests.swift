@@ -41,6 +41,11 @@ final class APNsGatewayTests: XCTestCase {
         outcomes.compactMap { if case .sent(let id) = $0 { return id } else { return nil } }
     }
 
+    /// The apns-id of each request the double answered 200, in its log's order.
+    private func acceptedIDs(_ records: [[String: Any]]) -> [String] {
+        records.filter { $0["status"] as? Int == 200 }.compactMap { ($0["headers"] as? [String: String])?["apns-id"] }
+    }
+
     /// What a service's GOAWAY (alone, or as it stops) may do to `count` notifications, given the
     /// apns-ids it `accepted`: none accepted twice, each one sent accepted. nghttp2 knows every
     /// stream the GOAWAY refused as such: all of them sent, each accepted once. libcurl now and
@@ -175,9 +180,7 @@ final class APNsGatewayTests: XCTestCase {
             let gateway = try makeGateway(double) { $0.maxConcurrentStreams = 20 }
             let count = 300
             let outcomes = await gateway.deliver((0..<count).map { notification($0) })
-            let accepted = double.records().filter { $0["status"] as? Int == 200 }
-                .compactMap { ($0["headers"] as? [String: String])?["apns-id"] }
-            assertEachSentOnce(outcomes, accepted: accepted, count: count, inFlight: 20)
+            assertEachSentOnce(outcomes, accepted: acceptedIDs(double.records()), count: count, inFlight: 20)
             XCTAssertGreaterThan(Set(double.records().compactMap { $0["connection"] as? Int }).count, 10, "GOAWAY forced reconnections")
         }
     }
@@ -193,7 +196,7 @@ final class APNsGatewayTests: XCTestCase {
             let count = 120
             let outcomes = await gateway.deliver((0..<count).map { notification($0) })
             let records = double.records()
-            let accepted = records.filter { $0["status"] as? Int == 200 }.compactMap { ($0["headers"] as? [String: String])?["apns-id"] }
+            let accepted = acceptedIDs(records)
             XCTAssertEqual(accepted.count, Set(accepted).count, "no request accepted twice: \(accepted.count - Set(accepted).count) duplicates")
             let dropped = records.filter { $0["dropped"] as? Bool == true }
             XCTAssertGreaterThanOrEqual(dropped.count, 3, "answers were lost")
@@ -238,9 +241,7 @@ final class APNsGatewayTests: XCTestCase {
             let second = try APNsDouble(["--delay-ms", "2"], port: first.port, logPath: first.logPath)
             let outcomes = await delivery.value
             // Across both lives of the service.
-            let accepted = second.records().filter { $0["status"] as? Int == 200 }
-                .compactMap { ($0["headers"] as? [String: String])?["apns-id"] }
-            assertEachSentOnce(outcomes, accepted: accepted, count: count, inFlight: 50)
+            assertEachSentOnce(outcomes, accepted: acceptedIDs(second.records()), count: count, inFlight: 50)
             XCTAssertGreaterThan(gateway.connectionRetryCount, 0, "the requests the stopping service refused were sent again")
         }
     }
