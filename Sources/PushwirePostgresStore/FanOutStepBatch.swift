@@ -64,11 +64,10 @@ enum FanOutStepBatch {
         for index in all.indices where !all[index].isEmpty {
             // Byte order, as `COLLATE "C"` compares hwids; each device once, as `hwid = ANY(…)`
             // selects it.
-            var targets = all[index]
-            targets.sort { $0.hwid.utf8.lexicographicallyPrecedes($1.hwid.utf8) }
+            all[index].sort { $0.hwid.utf8.lexicographicallyPrecedes($1.hwid.utf8) }
             var distinct: [TargetDevice] = []
-            distinct.reserveCapacity(min(targets.count, limit))
-            for target in targets where distinct.count < limit {
+            distinct.reserveCapacity(min(all[index].count, limit))
+            for target in all[index] where distinct.count < limit {
                 if let last = distinct.last, last.hwid.utf8.elementsEqual(target.hwid.utf8) { continue }
                 distinct.append(target)
             }
