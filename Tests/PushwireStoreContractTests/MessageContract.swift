@@ -194,6 +194,14 @@ extension StoreContractTests {
             let wider = try await store.firstTargets(of: [created[3]], limit: 4)
             XCTAssertEqual(wider.map { $0.map { Array($0.hwid.utf8) } }, [["b", "c", "e\u{301}", "\u{e9}"].map { Array($0.utf8) }],
                            "in the order of their bytes")
+            // Two applications in one read: each message gets its own application's devices only.
+            let other = try await applicationWithDevices(store, "FIRST-00002", ["b", "d"])
+            let mixed = try await store.createMessages([
+                newMessage(other.id, "G1", targeting: TargetingRecord(hwids: ["a", "b", "d"])),
+                newMessage(app.id, "G2", targeting: TargetingRecord(hwids: ["d", "b", "a"])),
+            ])
+            let both = try await store.firstTargets(of: mixed + [created[0]], limit: 5)
+            XCTAssertEqual(both.map { $0.map(\.hwid) }, [["b", "d"], ["a", "b"], ["a", "c"]], "each application's own devices")
         }
     }
 
