@@ -40,12 +40,12 @@ enum FanOutStepBatch {
                               on connection: PGConnection) throws(StoreError) -> [[TargetDevice]] {
         var all = [[TargetDevice]](repeating: [], count: messages.count)
         var applications: [Int64] = [], hwids: [String] = []
+        var distinct = Set<ByteOrder.Key>()
         for (index, message) in messages.enumerated() where named[index] {
             if !applications.contains(message.applicationID) { applications.append(message.applicationID) }
-            hwids += message.targeting.hwids
+            for hwid in message.targeting.hwids where distinct.insert(ByteOrder.Key(hwid)).inserted { hwids.append(hwid) }
         }
         if hwids.isEmpty { return all }
-        hwids = distinctInByteOrder(hwids)
         // A device of one application whose hwid another application's message names is read
         // too, and left out below: the index scan takes every (application, hwid) pair.
         let rows = try pg { () throws(PGError) in
@@ -55,47 +55,23 @@ enum FanOutStepBatch {
                     AND push_token <> '' AND push_token <> dead_token
                 """, [PGText.intArray(applications), PGText.textArray(hwids)])
         }
-        var devices: [Int64: [TargetDevice]] = [:]
+        var devices: [Int64: [ByteOrder.Key: TargetDevice]] = [:]
         for row in 0..<rows.count {
-            devices[rows.int(row, 0), default: []].append(
-                TargetDevice(hwid: rows.text(row, 1), pushToken: rows.text(row, 2), language: rows.text(row, 3),
-                             badge: rows.int(row, 4), deviceType: Int32(truncatingIfNeeded: rows.int(row, 5))))
+            let device = TargetDevice(hwid: rows.text(row, 1), pushToken: rows.text(row, 2), language: rows.text(row, 3),
+                                      badge: rows.int(row, 4), deviceType: Int32(truncatingIfNeeded: rows.int(row, 5)))
+            devices[rows.int(row, 0), default: [:]][ByteOrder.Key(device.hwid)] = device
         }
-        for application in devices.keys { devices[application]?.sort { precedes($0.hwid, $1.hwid) } }
         for (index, message) in messages.enumerated() where named[index] {
             guard let found = devices[message.applicationID] else { continue }
             var targets: [TargetDevice] = []
-            // Each device once, as `hwid = ANY(…)` selects it, in byte order (`COLLATE "C"`).
-            for hwid in distinctInByteOrder(message.targeting.hwids) where targets.count < limit {
-                if let position = position(of: hwid, in: found) { targets.append(found[position]) }
+            // Each device once, as `hwid = ANY(…)` selects it, in byte order (`COLLATE "C"`);
+            // CreateMessage stores them so, and `distinct` then returns them as they are.
+            for hwid in ByteOrder.distinct(message.targeting.hwids) where targets.count < limit {
+                if let device = found[ByteOrder.Key(hwid)] { targets.append(device) }
             }
             all[index] = targets
         }
         return all
-    }
-
-    /// `hwids` in byte order, each once by its bytes. (Not a `Set`: it would merge hwids that are
-    /// canonically equal, which are two devices.)
-    static func distinctInByteOrder(_ hwids: [String]) -> [String] {
-        var sorted = hwids
-        sorted.sort(by: precedes)
-        var distinct: [String] = []
-        distinct.reserveCapacity(sorted.count)
-        for hwid in sorted where !(distinct.last.map { $0.utf8.elementsEqual(hwid.utf8) } ?? false) { distinct.append(hwid) }
-        return distinct
-    }
-
-    /// Byte order, as `COLLATE "C"` compares hwids.
-    static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
-
-    /// The index of the device whose hwid has the bytes of `hwid` in `devices` (in byte order), or nil.
-    static func position(of hwid: String, in devices: [TargetDevice]) -> Int? {
-        var low = 0, high = devices.count
-        while low < high {
-            let middle = (low + high) / 2
-            if precedes(devices[middle].hwid, hwid) { low = middle + 1 } else { high = middle }
-        }
-        return low < devices.count && devices[low].hwid.utf8.elementsEqual(hwid.utf8) ? low : nil
     }
 
     /// The message rows' UPDATE for every step at once: `PostgresStore.stepUpdateSQL` with each

@@ -99,23 +99,8 @@ extension SQLiteStore {
     /// a precomposed and a decomposed "é" are equal strings but two devices).
     static func sameBytes(_ a: [String], _ b: [String]) -> Bool {
         guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where compareBytes(x, y) != 0 { return false }
+        for (x, y) in zip(a, b) where ByteOrder.compare(x, y) != 0 { return false }
         return true
-    }
-
-    /// How `a` and `b` compare as SQLite compares text (by their UTF-8 bytes): negative, 0 or positive.
-    static func compareBytes(_ a: String, _ b: String) -> Int {
-        var a = a, b = b  // native strings: no copy, `withUTF8` lends their bytes
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let common = min(x.count, y.count)
-                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
-                    let order = memcmp(p, q, common)
-                    if order != 0 { return Int(order) }
-                }
-                return x.count - y.count
-            }
-        }
     }
 
     /// Targetings that name at most this many devices and nothing else are read by
@@ -133,18 +118,7 @@ extension SQLiteStore {
     private struct NamedDevices {
         /// By the hwid's UTF-8 bytes: Swift's String equality is Unicode-canonical, SQLite's is
         /// byte for byte, and two hwids canonically equal are two devices.
-        var devices: [Key: TargetDevice] = [:]
-
-        /// An hwid, hashed and compared by its UTF-8 bytes as one block (a key holding an array
-        /// of the bytes cost an allocation per lookup).
-        struct Key: Hashable {
-            var hwid: String
-            func hash(into hasher: inout Hasher) {
-                var hwid = hwid
-                hwid.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            }
-            static func == (a: Key, b: Key) -> Bool { SQLiteStore.compareBytes(a.hwid, b.hwid) == 0 }
-        }
+        var devices: [ByteOrder.Key: TargetDevice] = [:]
 
         /// Reads the devices of `hwids` that `targetsQuery` would select (registered, token not dead).
         init(applicationID: Int64, hwids: [String], on connection: SQLiteConnection) throws(SQLiteError) {
@@ -168,7 +142,7 @@ extension SQLiteStore {
             while try row.step() {
                 let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3),
                                      deviceType: Int32(truncatingIfNeeded: row.int(4)))
-                devices[Key(hwid: device.hwid)] = device
+                devices[ByteOrder.Key(device.hwid)] = device
             }
         }
 
@@ -182,20 +156,20 @@ extension SQLiteStore {
             // no cursor: then they are taken as they are (sorting them was most of this). An empty
             // hwid is never a target (the cursor "" excludes it), so the slow path deals with it.
             if afterHWID == nil, !(hwids.first?.isEmpty ?? true),
-               zip(hwids, hwids.dropFirst()).allSatisfy({ SQLiteStore.compareBytes($0, $1) < 0 }) {
+               zip(hwids, hwids.dropFirst()).allSatisfy({ ByteOrder.compare($0, $1) < 0 }) {
                 for hwid in hwids where targets.count < limit {
-                    if let device = devices[Key(hwid: hwid)] { targets.append(device) }
+                    if let device = devices[ByteOrder.Key(hwid)] { targets.append(device) }
                 }
                 return targets
             }
             let after = afterHWID ?? ""
-            var names = hwids.filter { SQLiteStore.compareBytes(after, $0) < 0 }
-            names.sort { SQLiteStore.compareBytes($0, $1) < 0 }
+            var names = hwids.filter { ByteOrder.compare(after, $0) < 0 }
+            names.sort { ByteOrder.compare($0, $1) < 0 }
             var previous: String?
             for name in names where targets.count < limit {
-                if let previous, SQLiteStore.compareBytes(previous, name) == 0 { continue }
+                if let previous, ByteOrder.compare(previous, name) == 0 { continue }
                 previous = name
-                if let device = devices[Key(hwid: name)] { targets.append(device) }
+                if let device = devices[ByteOrder.Key(name)] { targets.append(device) }
             }
             return targets
         }

@@ -41,12 +41,12 @@ final class MessagesTargetingBytesTests: XCTestCase {
     }
 
     func testByteDistinctKeepsByteDifferentStringsInByteOrder() async {
-        XCTAssertEqual(MessageValidation.byteDistinct(["b", "a", "b", "e\u{301}", "\u{E9}", "\u{E9}"]),
+        XCTAssertEqual(ByteOrder.distinct(["b", "a", "b", "e\u{301}", "\u{E9}", "\u{E9}"]),
                        ["a", "b", "e\u{301}", "\u{E9}"])
         // Already ordered and distinct (returned as is), and ordered with a duplicate.
-        XCTAssertEqual(MessageValidation.byteDistinct(["a", "ab", "b"]), ["a", "ab", "b"])
-        XCTAssertEqual(MessageValidation.byteDistinct(["a", "b", "b", "c"]), ["a", "b", "c"])
-        XCTAssertEqual(MessageValidation.byteDistinct(["\u{E9}", "e\u{301}"]), ["e\u{301}", "\u{E9}"])
+        XCTAssertEqual(ByteOrder.distinct(["a", "ab", "b"]), ["a", "ab", "b"])
+        XCTAssertEqual(ByteOrder.distinct(["a", "b", "b", "c"]), ["a", "b", "c"])
+        XCTAssertEqual(ByteOrder.distinct(["\u{E9}", "e\u{301}"]), ["e\u{301}", "\u{E9}"])
     }
 
     /// A retried transaction id answers with the message first created; the running scheduler

@@ -37,7 +37,7 @@ final class KnownDevices: Sendable {
         let missing = keys.withLock { keys in keyed.filter { !keys.contains($0.key) } }
         if missing.isEmpty { return Answer() }
         // Byte for byte throughout: canonically equal hwids are two devices.
-        let queried = MessageValidation.byteDistinct(missing.map(\.hwid))
+        let queried = ByteOrder.distinct(missing.map(\.hwid))
         let knownList = try await store.knownDevices(applicationID: applicationID, hwids: queried)
         let known = Set(knownList.map { Array($0.utf8) })
         let tokenless = knownList.isEmpty ? Set<[UInt8]>()

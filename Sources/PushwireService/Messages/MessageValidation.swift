@@ -223,45 +223,8 @@ enum MessageValidation {
         var conditions: [TagConditionRecord] = []
         for condition in targeting.conditions { conditions.append(try tagCondition(condition, index: index)) }
         // Sorted and deduplicated: the prepared statement's text then depends only on the counts.
-        return TargetingRecord(hwids: byteDistinct(targeting.devices), userIDs: byteDistinct(targeting.userIDs),
+        return TargetingRecord(hwids: ByteOrder.distinct(targeting.devices), userIDs: ByteOrder.distinct(targeting.userIDs),
                                platforms: Array(Set(platforms)).sorted(), conditions: conditions)
-    }
-
-    /// `strings` sorted by their UTF-8 bytes with byte-equal duplicates removed. Not a
-    /// `Set<String>`: Swift's string equality is canonical equivalence, so a precomposed and a
-    /// decomposed "é" would merge, while the store (and the devices registered) tell them apart.
-    static func byteDistinct(_ strings: [String]) -> [String] {
-        if strings.count < 2 { return strings }
-        // Already in order and distinct (what clients usually send): nothing to build.
-        var index = 1
-        while index < strings.count, compareBytes(strings[index - 1], strings[index]) < 0 { index += 1 }
-        if index == strings.count { return strings }
-        let sorted = strings.sorted { compareBytes($0, $1) < 0 }
-        var result: [String] = []
-        result.reserveCapacity(sorted.count)
-        for string in sorted where result.last.map({ compareBytes($0, string) != 0 }) ?? true {
-            result.append(string)
-        }
-        return result
-    }
-
-    /// memcmp order of the UTF-8 bytes (a shorter prefix first): <0, 0 or >0. Iterating two
-    /// `UTF8View`s cost more than the set and sort it replaced, on the event loop.
-    static func compareBytes(_ a: String, _ b: String) -> Int {
-        // Native strings (all that the wire decoder makes) expose their bytes without a copy.
-        let fast = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y -> Int in
-                let common = min(x.count, y.count)
-                if common > 0, let xBase = x.baseAddress, let yBase = y.baseAddress {
-                    let order = Int(memcmp(xBase, yBase, common))
-                    if order != 0 { return order }
-                }
-                return x.count - y.count
-            }
-        }
-        if let order = fast ?? nil { return order }
-        if a.utf8.elementsEqual(b.utf8) { return 0 }
-        return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
     }
 
     private static func tagCondition(_ condition: TagCondition, index: Int) throws(RPCError) -> TagConditionRecord {

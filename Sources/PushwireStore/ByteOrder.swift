@@ -1,0 +1,60 @@
+import Foundation
+
+/// Hwids (and other names the stores keep as text) compared as both engines compare them: by
+/// their UTF-8 bytes, memcmp order, a shorter prefix first (SQLite's `BINARY`, PostgreSQL's
+/// `COLLATE "C"`). Swift's `==` and `<` on `String` are Unicode-canonical: a precomposed and a
+/// decomposed "é" are one string to them but two devices to a store. And iterating two
+/// `UTF8View`s (`lexicographicallyPrecedes`, `elementsEqual`) cost a few times what memcmp does:
+/// 8 % of a server's CPU under a stream of CreateMessage when the first targets were sorted that
+/// way (docs/journal/2026-12-07-first-targets-by-device.md).
+public enum ByteOrder {
+    /// How `a` and `b` compare by their bytes: negative, 0 or positive.
+    public static func compare(_ a: String, _ b: String) -> Int {
+        var a = a, b = b  // native strings (all the wire and the stores make): `withUTF8` lends their bytes, no copy
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+                    let order = memcmp(p, q, common)
+                    if order != 0 { return Int(order) }
+                }
+                return x.count - y.count
+            }
+        }
+    }
+
+    /// Whether `a` comes before `b` by their bytes.
+    public static func precedes(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
+
+    /// Whether `a` and `b` have the same bytes.
+    public static func same(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && compare(a, b) == 0 }
+
+    /// `strings` sorted by their bytes, byte-equal duplicates removed.
+    public static func distinct(_ strings: [String]) -> [String] {
+        if strings.count < 2 { return strings }
+        // Already in order and distinct (what clients usually send, what the stores keep): nothing to build.
+        var index = 1
+        while index < strings.count, compare(strings[index - 1], strings[index]) < 0 { index += 1 }
+        if index == strings.count { return strings }
+        let sorted = strings.sorted(by: precedes)
+        var result: [String] = []
+        result.reserveCapacity(sorted.count)
+        for string in sorted where result.last.map({ compare($0, string) != 0 }) ?? true { result.append(string) }
+        return result
+    }
+
+    /// A string hashed and compared by its bytes as one block, for sets and dictionaries (a key
+    /// holding an array of the bytes cost an allocation per lookup).
+    public struct Key: Hashable {
+        public var string: String
+
+        public init(_ string: String) { self.string = string }
+
+        public func hash(into hasher: inout Hasher) {
+            var string = string
+            string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
+
+        public static func == (a: Key, b: Key) -> Bool { ByteOrder.same(a.string, b.string) }
+    }
+}
