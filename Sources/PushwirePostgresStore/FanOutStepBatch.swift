@@ -41,9 +41,11 @@ enum FanOutStepBatch {
         var all = [[TargetDevice]](repeating: [], count: messages.count)
         var applications: [Int64] = [], hwids: [String] = []
         var distinct = Set<ByteOrder.Key>()
-        for (index, message) in messages.enumerated() where named[index] {
-            if !applications.contains(message.applicationID) { applications.append(message.applicationID) }
-            for hwid in message.targeting.hwids where distinct.insert(ByteOrder.Key(hwid)).inserted { hwids.append(hwid) }
+        // By index: `enumerated()` copied each whole message record (a dozen buffers retained).
+        for index in messages.indices where named[index] {
+            let application = messages[index].applicationID
+            if !applications.contains(application) { applications.append(application) }
+            for hwid in messages[index].targeting.hwids where distinct.insert(ByteOrder.Key(hwid)).inserted { hwids.append(hwid) }
         }
         if hwids.isEmpty { return all }
         // A device of one application whose hwid another application's message names is read
@@ -61,12 +63,12 @@ enum FanOutStepBatch {
                                       badge: rows.int(row, 4), deviceType: Int32(truncatingIfNeeded: rows.int(row, 5)))
             devices[rows.int(row, 0), default: [:]][ByteOrder.Key(device.hwid)] = device
         }
-        for (index, message) in messages.enumerated() where named[index] {
-            guard let found = devices[message.applicationID] else { continue }
+        for index in messages.indices where named[index] {
+            guard let found = devices[messages[index].applicationID] else { continue }
             var targets: [TargetDevice] = []
             // Each device once, as `hwid = ANY(…)` selects it, in byte order (`COLLATE "C"`);
             // CreateMessage stores them so, and `distinct` then returns them as they are.
-            for hwid in ByteOrder.distinct(message.targeting.hwids) where targets.count < limit {
+            for hwid in ByteOrder.distinct(messages[index].targeting.hwids) where targets.count < limit {
                 if let device = found[ByteOrder.Key(hwid)] { targets.append(device) }
             }
             all[index] = targets

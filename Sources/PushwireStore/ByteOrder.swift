@@ -10,17 +10,23 @@ import Foundation
 public enum ByteOrder {
     /// How `a` and `b` compare by their bytes: negative, 0 or positive.
     public static func compare(_ a: String, _ b: String) -> Int {
-        var a = a, b = b  // native strings (all the wire and the stores make): `withUTF8` lends their bytes, no copy
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let common = min(x.count, y.count)
-                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
-                    let order = memcmp(p, q, common)
-                    if order != 0 { return Int(order) }
-                }
-                return x.count - y.count
-            }
+        // Native strings (all the wire decoder and the stores make) lend their bytes as they are:
+        // no copy of either string, no retain.
+        let lent = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
         }
+        if let order = lent ?? nil { return order }
+        var a = a, b = b  // bridged or lazy: made native and contiguous
+        return a.withUTF8 { x in b.withUTF8 { y in compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
+    }
+
+    private static func compare(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+        let common = min(x.count, y.count)
+        if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+            let order = memcmp(p, q, common)
+            if order != 0 { return Int(order) }
+        }
+        return x.count - y.count
     }
 
     /// Whether `a` comes before `b` by their bytes.
@@ -51,6 +57,7 @@ public enum ByteOrder {
         public init(_ string: String) { self.string = string }
 
         public func hash(into hasher: inout Hasher) {
+            if string.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) != nil { return }
             var string = string
             string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
