@@ -101,7 +101,7 @@ let package = Package(
         // PushwireSystem: every syscall wrapped once (EINTR retried, EAGAIN a value), for the server and the client.
         .target(name: "PushwireSystem", dependencies: ["CPushwireLinux"], swiftSettings: swiftSettings),
         .target(
-            name: "PushwireRuntime", dependencies: ["PushwireSystem", "PushwireWire", "CPushwireLinux", "PushwireJSONBridge", "CHTTPParser", "COpenSSL", "PushwireOpenSSL"],
+            name: "PushwireRuntime", dependencies: ["PushwireSystem", "PushwireWire", "CPushwireLinux", "PushwireJSON", "PushwireJSONBridge", "CHTTPParser", "COpenSSL", "PushwireOpenSSL"],
             swiftSettings: swiftSettings),
         .target(name: "PushwireClient", dependencies: ["PushwireSystem", "PushwireWire", "PushwireJSONBridge", "COpenSSL", "PushwireOpenSSL"], swiftSettings: swiftSettings),
         // PushwireJSON: JSON text written and read back by hand, byte for byte (payloads, stored specs).

@@ -30,7 +30,7 @@ final class ApplicationTests: XCTestCase {
         XCTAssertEqual(application.apns?.topic, "com.example.app")
         XCTAssertEqual(application.categoriesVersion, 1)
 
-        let listed = try await h.admin.listApplications(ListApplicationsRequest(), caller: Harness.adminCaller)
+        let listed = try h.admin.listApplications(ListApplicationsRequest(), caller: Harness.adminCaller)
         XCTAssertEqual(listed.applications, [application])
         // Only the hash is stored.
         let stored = try await h.store.listApplications()

@@ -16,7 +16,7 @@ final class AuthorizationTests: XCTestCase {
         let calls: [(String, (Caller) async throws -> Void)] = [
             ("create", { _ = try await h.admin.createApplication(create, caller: $0) }),
             ("update", { _ = try await h.admin.updateApplication(update, caller: $0) }),
-            ("list", { _ = try await h.admin.listApplications(ListApplicationsRequest(), caller: $0) }),
+            ("list", { _ = try h.admin.listApplications(ListApplicationsRequest(), caller: $0) }),
         ]
         for (name, call) in calls {
             await assertRPCError(.unauthenticated, "authorization") { try await call(Caller()) }

@@ -309,7 +309,7 @@ final class MessagesAPNsEndToEndTests: XCTestCase {
         targeting.devices = ["hw-0", "hw-1", "hw-2", "hw-3"]
         next.targeting = targeting
         let nextCode = try createMessage(next, &server, token: token)
-        let nextDetails = try await self.details(nextCode, &server, token: token)
+        let nextDetails = try self.details(nextCode, &server, token: token)
         let nextTokens = double.records().filter { ($0["body"] as? String)?.contains("After the answers") ?? false }.compactMap(Self.deviceToken)
         XCTAssertEqual(nextTokens.sorted(), [tokens[0], tokens[3]].sorted(), "no request for the dead or invalid token")
         XCTAssertEqual(nextDetails.sent, 2)

@@ -93,7 +93,7 @@ final class RegistrationTests: XCTestCase {
 
         // A second open of the same directory sees the application.
         let reopened = try await makePushwireServices(dataDirectory: dir, adminToken: "root")
-        await asyncAssertEqual(try await reopened.admin.listApplications(ListApplicationsRequest(), caller: Caller(bearerToken: "root")).applications.map(\.code), [code])
+        await asyncAssertEqual(try reopened.admin.listApplications(ListApplicationsRequest(), caller: Caller(bearerToken: "root")).applications.map(\.code), [code])
         reopened.close()
     }
 

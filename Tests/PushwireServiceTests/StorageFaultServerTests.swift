@@ -22,7 +22,7 @@ final class StorageFaultServerTests: XCTestCase {
 
     private func start(_ path: String, dataDirectory: String) throws -> Logged {
         let logPath = NSTemporaryDirectory() + "pushwire-fault-log-\(getpid())-\(UUID().uuidString.prefix(8))"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: logPath, contents: nil))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--admin-token", "crash-admin",
@@ -119,7 +119,7 @@ final class StorageFaultServerTests: XCTestCase {
 
         // Fill what is left, then register until a write fails.
         let filler = mountPoint + "/filler"
-        FileManager.default.createFile(atPath: filler, contents: Data(repeating: 1, count: 2_700_000))
+        XCTAssertTrue(FileManager.default.createFile(atPath: filler, contents: Data(repeating: 1, count: 2_700_000)))
         var failure: (UInt32, String)?
         var callID: UInt32 = 10
         for index in 0..<20_000 where failure == nil {

@@ -31,10 +31,9 @@ public final class PushwiredProcess {
     public init(dataDirectory: URL, arguments: [String], environment: [String: String]? = nil) throws {
         self.dataDirectory = dataDirectory
         stderrFile = dataDirectory.deletingLastPathComponent().appendingPathComponent("\(dataDirectory.lastPathComponent).stderr")
-        FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         // O_APPEND: every line goes to the end, whatever else holds the file open.
-        let fd = open(stderrFile.path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard fd >= 0 else { throw XCTSkip("cannot open \(stderrFile.path)") }
+        let fd = open(stderrFile.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StartFailure(description: "cannot create \(stderrFile.path): errno \(errno)") }
         let stderrFile = self.stderrFile
         let launched: Launched
         do {

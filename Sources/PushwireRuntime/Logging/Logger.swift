@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushwireJSON
 import Synchronization
 
 /// A small logger shaped like apple/swift-log: levels trace…critical, key=value metadata, one line
@@ -150,15 +151,15 @@ public struct Logger: Sendable {
             line.append(contentsOf: "\",\"level\":\"".utf8)
             line.append(contentsOf: level.description.utf8)
             line.append(contentsOf: "\",\"label\":".utf8)
-            appendJSONString(&line, label)
+            JSONText.appendString(label, to: &line)
             line.append(contentsOf: ",\"message\":".utf8)
-            appendJSONString(&line, message)
+            JSONText.appendString(message, to: &line)
             for (key, value) in metadata {
                 line.append(UInt8(ascii: ","))
                 // A key that would repeat one of the line's own would make the object ambiguous.
-                appendJSONString(&line, reservedJSONKeys.contains(key) ? "meta_" + key : key)
+                JSONText.appendString(reservedJSONKeys.contains(key) ? "meta_" + key : key, to: &line)
                 line.append(UInt8(ascii: ":"))
-                appendJSONString(&line, value)
+                JSONText.appendString(value, to: &line)
             }
             line.append(UInt8(ascii: "}"))
         }
@@ -222,33 +223,6 @@ public struct Logger: Sendable {
 
     /// The keys every JSON line has; metadata by these names is written as `meta_<name>`.
     static let reservedJSONKeys: Set<String> = ["time", "level", "label", "message"]
-
-    /// Appends `text` as a JSON string literal: quotes, backslashes and control characters escaped.
-    private static func appendJSONString(_ line: inout [UInt8], _ text: String) {
-        var text = text
-        line.append(UInt8(ascii: "\""))
-        text.withUTF8 { bytes in
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\""): line.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\\"): line.append(contentsOf: "\\\\".utf8)
-                case UInt8(ascii: "\n"): line.append(contentsOf: "\\n".utf8)
-                case UInt8(ascii: "\r"): line.append(contentsOf: "\\r".utf8)
-                case UInt8(ascii: "\t"): line.append(contentsOf: "\\t".utf8)
-                case 0..<0x20:
-                    line.append(contentsOf: "\\u00".utf8)
-                    line.append(hexDigit(byte >> 4))
-                    line.append(hexDigit(byte & 0xF))
-                default: line.append(byte)
-                }
-            }
-        }
-        line.append(UInt8(ascii: "\""))
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-    }
 
     /// `seconds` and `milliseconds` past the epoch as a line starts with them:
     /// `2026-11-29T21:05:03.123Z`.
