@@ -7,11 +7,12 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+import time
 
 from .common import REGISTER_POOL, ROOT, log, run
 from .peers import pushwire_bench
-from .postgres import find_pgbench, pgbench_upserts, psql_value, upsert_script
-from .servers import start
+from .postgres import find_pgbench, pgbench_upserts, postgres_cpu, psql_value, upsert_script
+from .servers import cpu_seconds, start
 
 
 class MultiServerSetup:
@@ -185,14 +186,27 @@ def multi_server_figures(bench, setup, devices, seconds, warmup):
         command = lambda target: [  # noqa: E731
             bench, "send", "--target", target.address, "--connections", "2", "--concurrency", "16",
             "--duration", f"{seconds}s", "--warmup", f"{warmup}s", "--json", "--admin-token", admin, "--yes", "--devices", "10"]
+        undelivered = "SELECT count(*) FROM messages WHERE status IN (1, 2)"
+        before = int(psql_value(url, "SELECT count(*) FROM messages"))
+        cpu_before = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
         reports = reports_of_both([command(t) for t in (a, b)], seconds + warmup + 300)
-        backlog = int(psql_value(url, "SELECT count(*) FROM messages WHERE status IN (1, 2)"))
+        backlog = int(psql_value(url, undelivered))
         total = int(psql_value(url, "SELECT count(*) FROM messages"))
+        # The CPU of every message created, delivery included: counted once none is left to send
+        # (at most a minute more), so that what bounds the rate reads the same on a busy host.
+        ended = time.time()
+        while time.time() < ended + 60 and int(psql_value(url, undelivered)) > 0:
+            time.sleep(0.2)
+        drained = time.time() - ended
+        cpu_after = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
+        created = max(1, total - before)
         send = {"rps": sum(r["requests_per_second"] for r in reports),
                 "per_server": [r["requests_per_second"] for r in reports],
                 "p99_us": max(r["latency"]["p99_us"] for r in reports),
                 "errors": sum(sum(r["errors"].values()) if isinstance(r["errors"], dict) else r["errors"] for r in reports),
-                "backlog": backlog, "messages": total}
+                "backlog": backlog, "messages": total, "drained_s": drained,
+                "servers_us": (cpu_after[0] - cpu_before[0]) / created * 1e6,
+                "postgres_us": (cpu_after[1] - cpu_before[1]) / created * 1e6}
         return {"fanout": fanout, "send": send, "load": os.getloadavg()[0]}
     except Exception as error:  # noqa: BLE001 - reported, not fatal
         return f"n/a ({error})"
@@ -210,7 +224,8 @@ def multi_server_block(figure, options):
             f"{fanout['server']}) | ≤ 3 s |\n"
             f"| CreateMessage to 10 devices, 2 × 16 through each of two servers on PostgreSQL (calls/s) "
             f"| {send['rps']:,.0f} ({' + '.join(f'{r:,.0f}' for r in send['per_server'])}; p99 {send['p99_us']:,.0f} µs; "
-            f"{send['errors']} errors; {send['backlog']:,} of {send['messages']:,} messages undelivered at the end) "
-            f"| ≥ 15 k/s |\n\n"
+            f"{send['errors']} errors; {send['backlog']:,} of {send['messages']:,} messages undelivered at the end, "
+            f"all delivered {send['drained_s']:.1f} s later; CPU a message, delivery included: servers "
+            f"{send['servers_us']:.1f} µs, PostgreSQL {send['postgres_us']:.1f} µs) | ≥ 15 k/s |\n\n"
             f"One run of {options.seconds:g} s; load average at the end {figure['load']:.2f}. "
             f"Command: `Scripts/bench --only-extra --multi-server{f' --fanout {options.fanout}' if options.fanout else ''}`.")

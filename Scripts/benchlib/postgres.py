@@ -11,7 +11,7 @@ import tempfile
 
 from .common import ROOT, log, run
 from .peers import pushwire_bench
-from .servers import start
+from .servers import cpu_seconds, start
 
 
 # The single-row upsert pgbench runs: RegisterDevice's statement for one new device (a random hwid
@@ -111,3 +111,17 @@ def psql_value(url, query):
     if not psql:
         raise RuntimeError("no psql: apt install postgresql-client")
     return run([psql, "-Atc", query, url], 60).strip()
+
+
+def postgres_cpu():
+    """CPU seconds of every running process named postgres (a cluster's backends and workers: the
+    benches run one cluster at a time)."""
+    total = 0.0
+    for path in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(path + "/comm") as f:
+                if f.read().startswith("postgres"):
+                    total += cpu_seconds(int(path[6:]))
+        except (OSError, ValueError):
+            pass  # gone meanwhile
+    return total
