@@ -9,6 +9,7 @@ import Foundation
 /// way (docs/journal/2026-12-07-first-targets-by-device.md).
 public enum ByteOrder {
     /// How `a` and `b` compare by their bytes: negative, 0 or positive.
+    @inlinable
     public static func compare(_ a: String, _ b: String) -> Int {
         // Native strings (all the wire decoder and the stores make) lend their bytes as they are:
         // no copy of either string, no retain.
@@ -20,7 +21,8 @@ public enum ByteOrder {
         return a.withUTF8 { x in b.withUTF8 { y in compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
     }
 
-    private static func compare(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+    @inlinable
+    static func compare(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
         let common = min(x.count, y.count)
         if common > 0, let p = x.baseAddress, let q = y.baseAddress {
             let order = memcmp(p, q, common)
@@ -30,12 +32,15 @@ public enum ByteOrder {
     }
 
     /// Whether `a` comes before `b` by their bytes.
+    @inlinable
     public static func precedes(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
 
     /// Whether `a` and `b` have the same bytes.
+    @inlinable
     public static func same(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && compare(a, b) == 0 }
 
     /// `strings` sorted by their bytes, byte-equal duplicates removed.
+    @inlinable
     public static func distinct(_ strings: [String]) -> [String] {
         if strings.count < 2 { return strings }
         // Already in order and distinct (what clients usually send, what the stores keep): nothing to build.
@@ -54,14 +59,17 @@ public enum ByteOrder {
     public struct Key: Hashable {
         public var string: String
 
+        @inlinable
         public init(_ string: String) { self.string = string }
 
+        @inlinable
         public func hash(into hasher: inout Hasher) {
             if string.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) != nil { return }
             var string = string
             string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
 
+        @inlinable
         public static func == (a: Key, b: Key) -> Bool { ByteOrder.same(a.string, b.string) }
     }
 }
