@@ -98,9 +98,7 @@ extension SQLiteStore {
     /// Whether two lists of hwids are the same, byte for byte (String's `==` is Unicode-canonical:
     /// a precomposed and a decomposed "é" are equal strings but two devices).
     static func sameBytes(_ a: [String], _ b: [String]) -> Bool {
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where ByteOrder.compare(x, y) != 0 { return false }
-        return true
+        a.count == b.count && zip(a, b).allSatisfy(ByteOrder.same)
     }
 
     /// Targetings that name at most this many devices and nothing else are read by
@@ -153,23 +151,12 @@ extension SQLiteStore {
             var targets: [TargetDevice] = []
             targets.reserveCapacity(min(limit, hwids.count))
             // CreateMessage stores the hwids in byte order without repeats, and a first read has
-            // no cursor: then they are taken as they are (sorting them was most of this). An empty
-            // hwid is never a target (the cursor "" excludes it), so the slow path deals with it.
-            if afterHWID == nil, !(hwids.first?.isEmpty ?? true),
-               zip(hwids, hwids.dropFirst()).allSatisfy({ ByteOrder.compare($0, $1) < 0 }) {
-                for hwid in hwids where targets.count < limit {
-                    if let device = devices[ByteOrder.Key(hwid)] { targets.append(device) }
-                }
-                return targets
-            }
-            let after = afterHWID ?? ""
-            var names = hwids.filter { ByteOrder.compare(after, $0) < 0 }
-            names.sort { ByteOrder.compare($0, $1) < 0 }
-            var previous: String?
-            for name in names where targets.count < limit {
-                if let previous, ByteOrder.compare(previous, name) == 0 { continue }
-                previous = name
-                if let device = devices[ByteOrder.Key(name)] { targets.append(device) }
+            // no cursor: then `distinct` returns them as they are (sorting them was most of this).
+            // An empty hwid is never a target (the cursor "" excludes it).
+            let named = afterHWID == nil && !hwids.contains(where: \.isEmpty) ? hwids
+                : hwids.filter { ByteOrder.precedes(afterHWID ?? "", $0) }
+            for hwid in ByteOrder.distinct(named) where targets.count < limit {
+                if let device = devices[ByteOrder.Key(hwid)] { targets.append(device) }
             }
             return targets
         }

@@ -39,22 +39,24 @@ final class KnownDevices: Sendable {
         // Byte for byte throughout: canonically equal hwids are two devices.
         let queried = ByteOrder.distinct(missing.map(\.hwid))
         let knownList = try await store.knownDevices(applicationID: applicationID, hwids: queried)
-        let known = Set(knownList.map { Array($0.utf8) })
-        let tokenless = knownList.isEmpty ? Set<[UInt8]>()
-            : Set(try await store.tokenlessDevices(applicationID: applicationID, hwids: knownList).map { Array($0.utf8) })
-        let missingBytes = missing.map { Array($0.hwid.utf8) }
+        let known = Set(knownList.map(ByteOrder.Key.init))
+        let tokenless = knownList.isEmpty ? Set<ByteOrder.Key>()
+            : Set(try await store.tokenlessDevices(applicationID: applicationID, hwids: knownList).map(ByteOrder.Key.init))
         keys.withLock { keys in
             if keys.count + known.count > capacity { keys.removeAll() }
-            for (entry, bytes) in zip(missing, missingBytes) where known.contains(bytes) && !tokenless.contains(bytes) {
-                keys.insert(entry.key)
+            for entry in missing {
+                let hwid = ByteOrder.Key(entry.hwid)
+                if known.contains(hwid) && !tokenless.contains(hwid) { keys.insert(entry.key) }
             }
         }
-        var reported = Set<[UInt8]>()
+        var reported = Set<ByteOrder.Key>()
         var answer = Answer()
-        for (entry, bytes) in zip(missing, missingBytes) where reported.insert(bytes).inserted {
-            if !known.contains(bytes) {
+        for entry in missing {
+            let hwid = ByteOrder.Key(entry.hwid)
+            guard reported.insert(hwid).inserted else { continue }
+            if !known.contains(hwid) {
                 answer.unknown.append(entry.hwid)
-            } else if tokenless.contains(bytes) {
+            } else if tokenless.contains(hwid) {
                 answer.tokenless.append(entry.hwid)
             }
         }
@@ -78,8 +80,7 @@ final class KnownDevices: Sendable {
         hasher.combine(applicationID)
         // The bytes, not the String: its hash is canonical equivalence's (normalizing), and the
         // store tells canonically equal hwids apart.
-        var hwid = hwid
-        hwid.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(ByteOrder.Key(hwid))
         return hasher.finalize()
     }
 }
