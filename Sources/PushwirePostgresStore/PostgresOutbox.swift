@@ -11,6 +11,18 @@
 /// `updatingStatus`, which takes its outbox row out in the same statement. Nothing moves a status
 /// from 3 or 4 back to 1 or 2, and nothing changes a message's `send_at_ms`.
 enum PostgresOutbox {
+    /// The ids of the outbox's rows due at $2 whose message row `d` passes `test`, by send time
+    /// then id, at most `limit` (a parameter, `$n`): a walk in key order that the LIMIT stops
+    /// early. The test is a subquery, never a join, so that the walk is the plan whatever the
+    /// statistics say (a join could be planned from `messages`, scanning every message ever sent).
+    static func dueWalk(_ test: String, limit: String) -> String {
+        """
+        SELECT o.message_id FROM message_outbox o
+        WHERE o.send_at_ms <= $2 AND (SELECT \(test) FROM messages d WHERE d.id = o.message_id)
+        ORDER BY o.send_at_ms, o.message_id LIMIT \(limit)
+        """
+    }
+
     /// `update`, an UPDATE of `messages` ending in `RETURNING x.id, x.status, x.send_at_ms` (x the
     /// table or its alias; more columns may follow), as one statement that also takes each row
     /// it changed out of the outbox when its new status is neither 1 nor 2. It returns what

@@ -123,25 +123,18 @@ extension PostgresStore {
         }
     }
 
-    /// The due messages ($3 at most) by send time, then id: the outbox's rows due at $2, in key
-    /// order so that LIMIT stops the walk early, each tested in its message row (scheduled, or
-    /// with $1 also sending; not cut into batches). The status is no longer in the outbox's key
-    /// (`PostgresSchema`, version 10), so one walk serves both, passing over the rows that are
-    /// not wanted: those sending when $1 is false, which the pipeline holds in memory. The test is
-    /// a subquery, never a join, so that the walk is the plan whatever the statistics say (a join
-    /// could be planned from `messages`, scanning every message ever sent).
-    static let dueWalkSQL = """
-        SELECT o.message_id FROM message_outbox o
-        WHERE o.send_at_ms <= $2
-            AND (SELECT (m.status = 1 OR ($1::boolean AND m.status = 2)) AND m.batches = 0 FROM messages m WHERE m.id = o.message_id)
-        ORDER BY o.send_at_ms, o.message_id LIMIT $3
-        """
+    /// The due messages ($3 at most) by send time, then id, each tested in its message row
+    /// (scheduled, or with $1 also sending; not cut into batches) by the outbox's walk
+    /// (`PostgresOutbox.dueWalk`). The status is no longer in the outbox's key (`PostgresSchema`,
+    /// version 10), so one walk serves both, passing over the rows that are not wanted: those
+    /// sending when $1 is false, which the pipeline holds in memory.
+    static let dueWalkSQL = PostgresOutbox.dueWalk("(d.status = 1 OR ($1::boolean AND d.status = 2)) AND d.batches = 0", limit: "$3")
 
     public func nextScheduledSendTime(after nowMS: Int64) async throws(StoreError) -> Int64? {
         try await read { connection throws(StoreError) in
             let rows = try pg { () throws(PGError) in
                 // The outbox's first row after $1 whose message is scheduled (the test a
-                // subquery, as in `dueWalkSQL`).
+                // subquery, as in `PostgresOutbox.dueWalk`).
                 try connection.query("""
                     SELECT o.send_at_ms FROM message_outbox o
                     WHERE o.send_at_ms > $1 AND (SELECT m.status = 1 FROM messages m WHERE m.id = o.message_id)
@@ -181,17 +174,15 @@ extension PostgresStore {
 
     /// A claim of due messages in one walk of the outbox, `walk` its condition on the message row
     /// `d` (whose lease it must find free or expired at $2, or $1's): at most $4 messages not cut
-    /// into batches, taken under $1 until $3. The walk (`w`) is `dueWalkSQL`'s, testing `walk` in
-    /// a subquery so that it passes over rows that live leases hold; then each message row it
-    /// found is locked — SKIP LOCKED: one another server's transaction holds (its claim, its
-    /// step) is passed over rather than waited for — and `walk` tested again on the locked row,
-    /// which a claim committed meanwhile may have changed. Planned at each call (`queryPlannedNow`).
+    /// into batches, taken under $1 until $3. The walk (`w`, `PostgresOutbox.dueWalk`) tests
+    /// `walk` so that it passes over rows that live leases hold; then each message row it found
+    /// is locked — SKIP LOCKED: one another server's transaction holds (its claim, its step) is
+    /// passed over rather than waited for — and `walk` tested again on the locked row, which a
+    /// claim committed meanwhile may have changed. Planned at each call (`queryPlannedNow`).
     private static func claimSQL(_ walk: String) -> String {
         """
         UPDATE messages m SET lease_owner = $1, lease_until_ms = $3
-        FROM (SELECT d.id FROM (SELECT o.message_id FROM message_outbox o
-                                WHERE o.send_at_ms <= $2 AND (SELECT \(walk) FROM messages d WHERE d.id = o.message_id)
-                                ORDER BY o.send_at_ms, o.message_id LIMIT $4) w
+        FROM (SELECT d.id FROM (\(PostgresOutbox.dueWalk(walk, limit: "$4"))) w
               JOIN messages d ON d.id = w.message_id
               WHERE \(walk) FOR UPDATE OF d SKIP LOCKED) c
         WHERE m.id = c.id RETURNING m.send_at_ms, m.id
