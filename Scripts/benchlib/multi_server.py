@@ -85,6 +85,35 @@ def reports_of_both(commands, timeout):
     return reports
 
 
+UNDELIVERED = "SELECT count(*) FROM messages WHERE status IN (1, 2)"
+
+
+def sends_until_delivered(commands, setup, timeout):
+    """Runs the pushwire-bench `send` commands at once (one per server of `setup`), then waits (at
+    most a minute more) until no message is left scheduled or sending, so that the CPU counted is
+    that of every message created, delivery included, and what bounds the rate reads the same on
+    a busy host. Returns the reports; the messages in the database and those undelivered as the
+    sends ended; the messages created, those still undelivered after the wait and how long it took;
+    the CPU a message created (µs) of the two servers and of every postgres process."""
+    (a, b), url = setup.servers, setup.url
+    before = int(psql_value(url, "SELECT count(*) FROM messages"))
+    cpu_before = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
+    reports = reports_of_both(commands, timeout)
+    backlog = int(psql_value(url, UNDELIVERED))
+    total = int(psql_value(url, "SELECT count(*) FROM messages"))
+    ended = time.time()
+    left = backlog
+    while time.time() < ended + 60 and left > 0:
+        time.sleep(0.2)
+        left = int(psql_value(url, UNDELIVERED))
+    drained = time.time() - ended
+    cpu_after = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
+    created = max(1, total - before)
+    return {"reports": reports, "backlog": backlog, "messages": total, "created": created, "left": left, "drained_s": drained,
+            "servers_us": (cpu_after[0] - cpu_before[0]) / created * 1e6,
+            "postgres_us": (cpu_after[1] - cpu_before[1]) / created * 1e6}
+
+
 def multi_server_cache_figures(bench, setup, seconds, warmup, runs):
     """On the two servers of `setup`, `runs` times each, alternating where there is a peer:
     - RegisterDevice of new devices, two pushwire-bench processes at once, 2 × 16 against each
@@ -186,27 +215,14 @@ def multi_server_figures(bench, setup, devices, seconds, warmup):
         command = lambda target: [  # noqa: E731
             bench, "send", "--target", target.address, "--connections", "2", "--concurrency", "16",
             "--duration", f"{seconds}s", "--warmup", f"{warmup}s", "--json", "--admin-token", admin, "--yes", "--devices", "10"]
-        undelivered = "SELECT count(*) FROM messages WHERE status IN (1, 2)"
-        before = int(psql_value(url, "SELECT count(*) FROM messages"))
-        cpu_before = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
-        reports = reports_of_both([command(t) for t in (a, b)], seconds + warmup + 300)
-        backlog = int(psql_value(url, undelivered))
-        total = int(psql_value(url, "SELECT count(*) FROM messages"))
-        # The CPU of every message created, delivery included: counted once none is left to send
-        # (at most a minute more), so that what bounds the rate reads the same on a busy host.
-        ended = time.time()
-        while time.time() < ended + 60 and int(psql_value(url, undelivered)) > 0:
-            time.sleep(0.2)
-        drained = time.time() - ended
-        cpu_after = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
-        created = max(1, total - before)
+        sends = sends_until_delivered([command(t) for t in (a, b)], setup, seconds + warmup + 300)
+        reports = sends["reports"]
         send = {"rps": sum(r["requests_per_second"] for r in reports),
                 "per_server": [r["requests_per_second"] for r in reports],
                 "p99_us": max(r["latency"]["p99_us"] for r in reports),
                 "errors": sum(sum(r["errors"].values()) if isinstance(r["errors"], dict) else r["errors"] for r in reports),
-                "backlog": backlog, "messages": total, "drained_s": drained,
-                "servers_us": (cpu_after[0] - cpu_before[0]) / created * 1e6,
-                "postgres_us": (cpu_after[1] - cpu_before[1]) / created * 1e6}
+                "backlog": sends["backlog"], "messages": sends["messages"], "drained_s": sends["drained_s"],
+                "servers_us": sends["servers_us"], "postgres_us": sends["postgres_us"]}
         return {"fanout": fanout, "send": send, "load": os.getloadavg()[0]}
     except Exception as error:  # noqa: BLE001 - reported, not fatal
         return f"n/a ({error})"
