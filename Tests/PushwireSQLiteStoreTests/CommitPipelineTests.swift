@@ -33,12 +33,17 @@ final class CommitPipelineTests: XCTestCase {
     func testTheWriterCommitsWhatRanOnceTheDiskIsFreeRatherThanFinishingEveryQueuedWrite() async throws {
         // A disk whose fsync takes 100 ms, and 40 writes of 10 ms each queued while it syncs: the
         // writer runs them in its next transaction, and must commit what ran once the sync ends
-        // instead of running all 400 ms of them first.
+        // instead of running all 400 ms of them first. The first write's sync is held until the 40
+        // are queued: on a loaded machine the test's thread could otherwise queue them after that
+        // sync had ended (the disk idle, nothing to wait for), which once made them one transaction.
+        let holdingSyncs = Mutex(false)
         let store = try SQLiteStore(dataDirectory: temporaryDataDirectory(), flushWAL: { descriptor in
+            while holdingSyncs.withLock({ $0 }) { usleep(1_000) }
             usleep(100_000)
             return fdatasync(descriptor)
         })
         let first = expectation(description: "first write durable")
+        holdingSyncs.withLock { $0 = true }
         store.writer.write({ _ throws(StoreError) in () }, completion: { _ in first.fulfill() })
         XCTAssertTrue(waitUntil { store.writer.statistics.transactions == 1 }, "the first write never committed")
         let done = expectation(description: "the queued writes durable")
@@ -48,6 +53,7 @@ final class CommitPipelineTests: XCTestCase {
                 if case .success = result { done.fulfill() }
             })
         }
+        holdingSyncs.withLock { $0 = false }
         await fulfillment(of: [first, done], timeout: 30)
         XCTAssertGreaterThanOrEqual(store.writer.statistics.transactions, 4,
                                     "the queued writes committed in one transaction, with the disk idle meanwhile")
