@@ -60,7 +60,15 @@ struct MessageInsertGroup: PGUnit {
     /// The rows in call order (`n`), so that ids grow with creation order; each inserted row is
     /// known by its code, which is unique. Each one, scheduled, enters the outbox (`PostgresOutbox`),
     /// under its lease if it has one (`NewMessageRecord.lease`).
-    static let insertSQL = """
+    static let insertSQL = insertSQL(keyed: true)
+
+    /// The INSERT for rows of which none has a transaction id: without `ON CONFLICT`, which
+    /// makes every row a speculative insertion (a lock on a token, a second WAL record to
+    /// confirm the row) even when the arbiter index, partial, cannot hold it.
+    static let unkeyedInsertSQL = insertSQL(keyed: false)
+
+    private static func insertSQL(keyed: Bool) -> String {
+        """
         WITH r AS (
             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
                                  $9::text[], $10::bigint[])
@@ -70,14 +78,17 @@ struct MessageInsertGroup: PGUnit {
             INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at,
                                   lease_owner, lease_until_ms)
             SELECT app_id, code, transaction_id, 1, send_at_ms, category_id, targeting, spec, $8, lease_owner, lease_until_ms FROM r
+        \(keyed ? """
             WHERE transaction_id = '' OR NOT EXISTS (
                 SELECT 1 FROM messages m WHERE m.app_id = r.app_id AND m.transaction_id = r.transaction_id AND m.transaction_id <> '')
             ORDER BY n
             ON CONFLICT (app_id, transaction_id) WHERE transaction_id <> '' DO NOTHING
+            """ : "ORDER BY n")
             RETURNING id, code, send_at_ms),
         queued AS (INSERT INTO message_outbox (send_at_ms, message_id) SELECT send_at_ms, id FROM created)
         SELECT id, code FROM created
         """
+    }
 
     static let storedSQL = """
         SELECT \(PostgresStore.messageColumns) FROM messages
@@ -131,7 +142,7 @@ struct MessageInsertGroup: PGUnit {
                            on connection: PGConnection) throws(StoreError) -> [Int64?] {
         if messages.isEmpty { return [] }
         let inserted = try pg { () throws(PGError) in
-            try connection.query(insertSQL, [
+            try connection.query(messages.contains { !$0.transactionID.isEmpty } ? insertSQL : unkeyedInsertSQL, [
                 PGText.intArray(messages.map(\.applicationID)),
                 PGText.textArray(messages.map(\.code)),
                 PGText.textArray(messages.map(\.transactionID)),

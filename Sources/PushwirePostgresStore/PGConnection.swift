@@ -295,10 +295,8 @@ struct PackedCStrings {
                     return base + offset
                 }
                 pointers.append(nil)
-                return pointers.withUnsafeMutableBufferPointer { list in
-                    // Never empty (the terminating null pointer is there), so it has an address.
-                    body(UnsafePointer(list.baseAddress ?? UnsafeMutablePointer(mutating: [nil])))
-                }
+                // The array passed as a pointer to its elements, valid for the call.
+                return body(pointers)
             }
         }
     }

@@ -278,7 +278,7 @@ extension PGError {
 }
 
 /// Runs libpq calls, converting their errors to `StoreError`.
-@inline(__always)
+@inline(__always) @discardableResult
 func pg<T>(_ body: () throws(PGError) -> T) throws(StoreError) -> T {
     do { return try body() } catch { throw error.store() }
 }
