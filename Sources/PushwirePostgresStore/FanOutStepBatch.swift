@@ -55,7 +55,7 @@ enum FanOutStepBatch {
                 SELECT app_id, hwid, push_token, language, badge, device_type FROM devices
                 WHERE app_id = ANY($1::bigint[]) AND hwid = ANY($2::text[]) AND hwid > ''
                     AND push_token <> '' AND push_token <> dead_token
-                """, [PGText.intArray(applications), PGText.textArray(hwids)])
+                """, [PGBinary.intArray(applications), PGBinary.textArray(hwids)])
         }
         var devices: [Int64: [ByteOrder.Key: TargetDevice]] = [:]
         for row in 0..<rows.count {
@@ -113,7 +113,7 @@ enum FanOutStepBatch {
 
     /// `updateSQL`'s eighteen arrays for `steps`, `ids[i]` the new attempt record ids of `steps[i]`
     /// (its open range: first to last; none: 0 to -1), `platforms` their `rowPlatforms`.
-    static func updateParameters(_ steps: [FanOutStep], ids: [[Int64]], platforms: [PlatformCountRecord?]) -> [String?] {
+    static func updateParameters(_ steps: [FanOutStep], ids: [[Int64]], platforms: [PlatformCountRecord?]) -> [PGParameter] {
         var sent: [Int64] = [], failed: [Int64] = [], invalid: [Int64] = []
         for step in steps {
             let counts = FanOutOutcomeCounts(step.results)
@@ -122,16 +122,16 @@ enum FanOutStepBatch {
             invalid.append(counts.invalidTokens)
         }
         return [
-            PGText.intArray(steps.map(\.messageID)), PGText.intArray(sent), PGText.intArray(failed), PGText.intArray(invalid),
-            PGText.intArray(steps.map { Int64($0.targetedIncrement) }), PGText.optionalTextArray(steps.map(\.cursor)),
-            PGText.boolArray(steps.map(\.finish)),
-            PGText.intArray(ids.map { $0.first ?? 0 }), PGText.intArray(ids.map { $0.last ?? -1 }),
-            PGText.boolArray(steps.map(\.startsSending)), PGText.optionalTextArray(steps.map { $0.lease?.owner }),
-            PGText.intArray(steps.map { $0.lease?.nowMS ?? 0 }), PGText.intArray(steps.map { $0.lease?.untilMS ?? 0 }),
-            PGText.optionalIntArray(platforms.map { $0.map { Int64($0.deviceType) } }),
-            PGText.intArray(platforms.map { Int64(clamping: $0?.targeted ?? 0) }), PGText.intArray(platforms.map { Int64(clamping: $0?.sent ?? 0) }),
-            PGText.intArray(platforms.map { Int64(clamping: $0?.failed ?? 0) }),
-            PGText.intArray(platforms.map { Int64(clamping: $0?.invalidTokens ?? 0) }),
+            PGBinary.intArray(steps.map(\.messageID)), PGBinary.intArray(sent), PGBinary.intArray(failed), PGBinary.intArray(invalid),
+            PGBinary.intArray(steps.map { Int64($0.targetedIncrement) }), PGBinary.optionalTextArray(steps.map(\.cursor)),
+            PGBinary.boolArray(steps.map(\.finish)),
+            PGBinary.intArray(ids.map { $0.first ?? 0 }), PGBinary.intArray(ids.map { $0.last ?? -1 }),
+            PGBinary.boolArray(steps.map(\.startsSending)), PGBinary.optionalTextArray(steps.map { $0.lease?.owner }),
+            PGBinary.intArray(steps.map { $0.lease?.nowMS ?? 0 }), PGBinary.intArray(steps.map { $0.lease?.untilMS ?? 0 }),
+            PGBinary.optionalInt32Array(platforms.map { $0.map { Int64($0.deviceType) } }),
+            PGBinary.intArray(platforms.map { Int64(clamping: $0?.targeted ?? 0) }), PGBinary.intArray(platforms.map { Int64(clamping: $0?.sent ?? 0) }),
+            PGBinary.intArray(platforms.map { Int64(clamping: $0?.failed ?? 0) }),
+            PGBinary.intArray(platforms.map { Int64(clamping: $0?.invalidTokens ?? 0) }),
         ]
     }
 

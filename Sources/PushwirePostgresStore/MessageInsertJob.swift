@@ -143,16 +143,16 @@ struct MessageInsertGroup: PGUnit {
         if messages.isEmpty { return [] }
         let inserted = try pg { () throws(PGError) in
             try connection.query(messages.contains { !$0.transactionID.isEmpty } ? insertSQL : unkeyedInsertSQL, [
-                PGText.intArray(messages.map(\.applicationID)),
-                PGText.textArray(messages.map(\.code)),
-                PGText.textArray(messages.map(\.transactionID)),
-                PGText.intArray(messages.map(\.sendAtMS)),
-                PGText.intArray(messages.map { Int64($0.categoryID) }),
-                PGText.textArray(targetings),
-                PGText.textArray(messages.map(\.spec)),
-                String(createdAt),
-                PGText.optionalTextArray(messages.map { $0.lease?.owner }),
-                PGText.intArray(messages.map { $0.lease?.untilMS ?? 0 }),
+                PGBinary.intArray(messages.map(\.applicationID)),
+                PGBinary.textArray(messages.map(\.code)),
+                PGBinary.textArray(messages.map(\.transactionID)),
+                PGBinary.intArray(messages.map(\.sendAtMS)),
+                PGBinary.intArray(messages.map { Int64($0.categoryID) }),
+                PGBinary.textArray(targetings),
+                PGBinary.textArray(messages.map(\.spec)),
+                .text(String(createdAt)),
+                PGBinary.optionalTextArray(messages.map { $0.lease?.owner }),
+                PGBinary.intArray(messages.map { $0.lease?.untilMS ?? 0 }),
             ])
         }
         var idsByCode: [String: Int64] = [:]

@@ -27,7 +27,8 @@ struct PGError: Error, CustomStringConvertible {
 
 /// One libpq connection: every libpq call of the engine is made here. Not thread-safe; owned by
 /// one thread at a time (a `PGWorker`'s). Statements are prepared on first use and kept by their
-/// text; values go as text and come back as text.
+/// text; values go as text (the hot statements' arrays in binary, `PGParameter`) and come back
+/// as text.
 final class PGConnection {
     private let handle: OpaquePointer
     private var prepared: [String: String] = [:]
@@ -91,8 +92,22 @@ final class PGConnection {
     /// - Throws: `22021` when a value holds a NUL byte (PostgreSQL text cannot).
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
+        try query(sql, PackedParameters(parameters))
+    }
+
+    /// `query` with parameters that may be in PostgreSQL's binary format (`PGParameter`): for the
+    /// large arrays of the hot statements, which as text literals were escaped here and parsed
+    /// back by the server.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [PGParameter]) throws(PGError) -> PGResult {
+        try query(sql, PackedParameters(parameters))
+    }
+
+    private func query(_ sql: String, _ packed: PackedParameters?) throws(PGError) -> PGResult {
         let name = try statementName(sql)
-        return try send(sql, parameters) { pointers in PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0) }
+        return try send(sql, packed) { values, lengths, formats, count in
+            PQexecPrepared(handle, name, count, values, lengths, formats, 0)
+        }
     }
 
     /// Runs `sql` with `parameters` as `query` does, but as an unnamed statement: planned for
@@ -102,21 +117,23 @@ final class PGConnection {
     /// scan of it, joined to the outbox), outlived it and took a second a claim a minute later.
     @discardableResult
     func queryPlannedNow(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
-        try send(sql, parameters) { pointers in PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, nil, nil, 0) }
+        try send(sql, PackedParameters(parameters)) { values, lengths, formats, count in
+            PQexecParams(handle, sql, count, nil, values, lengths, formats, 0)
+        }
     }
 
-    /// One round trip of `sql` with `parameters` as C strings: `execute` sends them and returns
-    /// libpq's result. Copied and checked in one pass: the parameters of a batch of fan-out steps
-    /// are arrays of thousands of values, and copying them byte by byte (then scanning them again
-    /// for a NUL) was the writer's largest cost in pushwired under a stream of CreateMessage calls.
-    /// - Throws: `22021` when a value holds a NUL byte (PostgreSQL text cannot).
-    private func send(_ sql: String, _ parameters: [String?],
-                      _ execute: (UnsafePointer<UnsafePointer<CChar>?>) -> OpaquePointer?) throws(PGError) -> PGResult {
-        guard let packed = PackedCStrings(parameters) else {
+    /// One round trip of `sql` with its `packed` parameters (nil: a text value held a NUL byte):
+    /// `execute` sends them (values, lengths, formats, count) and returns libpq's result.
+    /// - Throws: `22021` when a text value holds a NUL byte (PostgreSQL text cannot).
+    private func send(_ sql: String, _ packed: PackedParameters?,
+                      _ execute: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32)
+                          -> OpaquePointer?) throws(PGError) -> PGResult {
+        guard let packed else {
             throw PGError(sqlstate: "22021", message: "a text value contains a NUL byte", context: PGConnection.head(sql))
         }
         countRoundTrip()
-        return try check(packed.withPointers(execute), context: sql)
+        return try check(packed.withPointers { values, lengths, formats in execute(values, lengths, formats, Int32(packed.count)) },
+                         context: sql)
     }
 
     private func statementName(_ sql: String) throws(PGError) -> String {
@@ -246,58 +263,6 @@ final class PGResult {
 /// Calls `body` with NUL-terminated copies of `strings`, all in one buffer.
 private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
     // Connection keywords and values: a NUL inside one only cuts it short, as C would read it.
-    let packed = PackedCStrings(strings.map { Optional($0) }, allowingNUL: true) ?? PackedCStrings.empty
-    return packed.withPointers(body)
-}
-
-/// NUL-terminated copies of strings (nil stays a null pointer) in one buffer, for libpq's
-/// `const char * const *` arguments.
-struct PackedCStrings {
-    private var bytes: [UInt8] = []
-    private var offsets: [Int?] = []
-
-    static let empty = PackedCStrings()
-
-    private init() {}
-
-    /// Copies `strings`; nil when one holds a NUL byte (PostgreSQL text cannot) unless
-    /// `allowingNUL`.
-    init?(_ strings: [String?], allowingNUL: Bool = false) {
-        var total = 0
-        for case let string? in strings { total += string.utf8.count + 1 }
-        bytes.reserveCapacity(total)
-        offsets.reserveCapacity(strings.count)
-        for string in strings {
-            guard let string else {
-                offsets.append(nil)
-                continue
-            }
-            let start = bytes.count
-            offsets.append(start)
-            bytes.append(contentsOf: string.utf8)
-            if !allowingNUL, bytes.count > start {
-                let found = bytes.withUnsafeBufferPointer { buffer in
-                    guard let base = buffer.baseAddress else { return false }
-                    return memchr(base + start, 0, buffer.count - start) != nil
-                }
-                if found { return nil }
-            }
-            bytes.append(0)
-        }
-    }
-
-    /// Calls `body` with a pointer to each string's copy (or null), followed by one null pointer.
-    func withPointers<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-        bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { characters in
-                var pointers: [UnsafePointer<CChar>?] = offsets.map { offset in
-                    guard let offset, let base = characters.baseAddress else { return nil }
-                    return base + offset
-                }
-                pointers.append(nil)
-                // The array passed as a pointer to its elements, valid for the call.
-                return body(pointers)
-            }
-        }
-    }
+    let packed = PackedParameters(strings.map { Optional($0) }, allowingNUL: true) ?? PackedParameters.empty
+    return packed.withPointers { values, _, _ in body(values) }
 }

@@ -45,13 +45,35 @@ final class PGTextTests: XCTestCase {
     /// A parameter holding a NUL byte is refused before anything is sent; the others are copied
     /// whole, nil as a null pointer.
     func testPackedParametersRefuseNULAndKeepNil() {
-        XCTAssertNil(PackedCStrings(["ok", "a\u{0}b"]))
-        XCTAssertNil(PackedCStrings(["\u{0}"]))
-        guard let packed = PackedCStrings(["héllo", nil, "", "{\"x\",\"y\"}"]) else { return XCTFail("refused plain values") }
-        let read = packed.withPointers { pointers in
-            (0..<4).map { pointers[$0].map { String(cString: $0) } }
+        XCTAssertNil(PackedParameters(["ok", "a\u{0}b"]))
+        XCTAssertNil(PackedParameters(["\u{0}"]))
+        guard let packed = PackedParameters(["héllo", nil, "", "{\"x\",\"y\"}"]) else { return XCTFail("refused plain values") }
+        let read = packed.withPointers { pointers, lengths, formats in
+            XCTAssertNil(lengths, "text only: libpq reads each to its NUL")
+            XCTAssertNil(formats)
+            return (0..<4).map { pointers[$0].map { String(cString: $0) } }
         }
         XCTAssertEqual(read, ["héllo", nil, "", "{\"x\",\"y\"}"])
-        XCTAssertNil(packed.withPointers { $0[4] }, "the list ends with a null pointer")
+        XCTAssertNil(packed.withPointers { pointers, _, _ in pointers[4] }, "the list ends with a null pointer")
+    }
+
+    /// Binary values go as they are (a NUL byte in one is the server's to judge), with every
+    /// value's length and format; text ones beside them still NUL-terminated and checked.
+    func testPackedBinaryParametersCarryTheirLengthsAndFormats() {
+        XCTAssertNil(PackedParameters([.binary([1, 2]), .text("a\u{0}b")]))
+        guard let packed = PackedParameters([.text("ab"), .binary([0, 7, 0]), .text(nil), .binary([9])]) else {
+            return XCTFail("refused plain values")
+        }
+        XCTAssertEqual(packed.count, 4)
+        packed.withPointers { pointers, lengths, formats in
+            guard let lengths, let formats else { return XCTFail("no lengths or formats with binary values") }
+            XCTAssertEqual((0..<4).map { formats[$0] }, [0, 1, 0, 1])
+            XCTAssertEqual(lengths[1], 3)
+            XCTAssertEqual(lengths[3], 1)
+            XCTAssertEqual(pointers[0].map { String(cString: $0) }, "ab")
+            XCTAssertEqual(pointers[1].map { UnsafeRawPointer($0).load(fromByteOffset: 1, as: UInt8.self) }, 7)
+            XCTAssertNil(pointers[2])
+            XCTAssertEqual(pointers[3].map { UnsafeRawPointer($0).load(as: UInt8.self) }, 9)
+        }
     }
 }

@@ -32,7 +32,8 @@ final class PostgresPlannerTests: XCTestCase {
         try connection.execute("PREPARE step AS " + FanOutStepBatch.updateSQL)
         let parameters = FanOutStepBatch.updateParameters(steps, ids: steps.map { _ in [1] },
                                                           platforms: FanOutStepBatch.rowPlatforms(steps))
-        let execute = "EXPLAIN EXECUTE step(" + parameters.map { $0.map { "'\($0)'" } ?? "NULL" }.joined(separator: ", ") + ")"
+        let execute = "EXPLAIN EXECUTE step(" + (try literals(parameters, of: FanOutStepBatch.updateSQL, on: connection))
+            .map { $0.map { "'\($0)'" } ?? "NULL" }.joined(separator: ", ") + ")"
         try connection.execute(execute)
         for batch in 0..<6 { _ = try await create(500, from: 8 + batch * 500) }
         let plan = planText(try connection.query(execute))
@@ -64,6 +65,22 @@ final class PostgresPlannerTests: XCTestCase {
 
     private func explain(_ sql: String, _ parameters: [String?], on connection: PGConnection) throws -> String {
         planText(try connection.query("EXPLAIN " + sql, parameters))
+    }
+
+    /// The parameters of `sql` as text literals (nil: NULL), each converted by the database from
+    /// its type there (`$n::type`), for an `EXECUTE` written out.
+    private func literals(_ parameters: [PGParameter], of sql: String, on connection: PGConnection) throws -> [String?] {
+        let casts = try NSRegularExpression(pattern: #"\$([0-9]+)::([a-z]+\[\])"#)
+        var types: [Int: String] = [:]
+        for match in casts.matches(in: sql, range: NSRange(sql.startIndex..., in: sql)) {
+            guard let number = Range(match.range(at: 1), in: sql), let type = Range(match.range(at: 2), in: sql) else { continue }
+            types[Int(sql[number])!] = String(sql[type])
+        }
+        return try parameters.enumerated().map { index, parameter in
+            guard let type = types[index + 1] else { throw PGError(sqlstate: "XX000", message: "no type for $\(index + 1)", context: "test") }
+            let rows = try connection.query("SELECT $1::\(type)::text", [parameter])
+            return rows.optionalText(0, 0)
+        }
     }
 
     /// An EXPLAIN's rows as one text.
