@@ -86,6 +86,9 @@ def reports_of_both(commands, timeout):
 
 
 UNDELIVERED = "SELECT count(*) FROM messages WHERE status IN (1, 2)"
+# PostgreSQL's checkpoints (started, as pg_stat_bgwriter counts them) and WAL written so far.
+CHECKPOINTS_AND_WAL = ("SELECT concat_ws(' ', (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter), "
+                       "(SELECT wal_bytes FROM pg_stat_wal), (SELECT wal_fpi FROM pg_stat_wal))")
 
 
 def sends_until_delivered(commands, setup, timeout):
@@ -97,8 +100,10 @@ def sends_until_delivered(commands, setup, timeout):
     the CPU a message created (µs) of the two servers and of every postgres process."""
     (a, b), url = setup.servers, setup.url
     before = int(psql_value(url, "SELECT count(*) FROM messages"))
+    checkpoints_before = [int(value) for value in psql_value(url, CHECKPOINTS_AND_WAL).split()]
     cpu_before = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
     reports = reports_of_both(commands, timeout)
+    checkpoints = [int(value) - then for value, then in zip(psql_value(url, CHECKPOINTS_AND_WAL).split(), checkpoints_before)]
     backlog = int(psql_value(url, UNDELIVERED))
     total = int(psql_value(url, "SELECT count(*) FROM messages"))
     ended = time.time()
@@ -109,7 +114,10 @@ def sends_until_delivered(commands, setup, timeout):
     drained = time.time() - ended
     cpu_after = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
     created = max(1, total - before)
+    log(f"while the sends ran: {checkpoints[0]} checkpoint(s) started, {checkpoints[1] / created:,.0f} bytes of WAL "
+        f"and {checkpoints[2] / created:.2f} full-page images a message created")
     return {"reports": reports, "backlog": backlog, "messages": total, "created": created, "left": left, "drained_s": drained,
+            "checkpoints": checkpoints[0],
             "servers_us": (cpu_after[0] - cpu_before[0]) / created * 1e6,
             "postgres_us": (cpu_after[1] - cpu_before[1]) / created * 1e6}
 

@@ -75,7 +75,7 @@ enum DeliverySteps {
         guard let first = rows.first else { return }
         try pg { () throws(PGError) in
             if rows.count == 1 {
-                let attempts = first.attempts.allSatisfy { $0 == 1 } ? .text(nil) : PGBinary.optionalInt32Array(first.attempts.map { Optional($0) })
+                let attempts = first.attempts.allSatisfy { $0 == 1 } ? .text(nil) : PGBinary.int32Array(first.attempts)
                 try connection.query("""
                     INSERT INTO delivery_steps (message_id, first_id, batch, hwids, attempts)
                     VALUES ($1, $2, $3, $4::text[], $5::integer[])

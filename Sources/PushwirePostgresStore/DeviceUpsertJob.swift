@@ -64,37 +64,42 @@ struct DeviceUpsertGroup: PGUnit {
 
     func run(on connection: PGConnection) throws(StoreError) {
         // The last registration of each device, in the order of first appearance.
-        var last: [Data: Int] = [:]
-        var order: [Data] = []
+        var last: [DeviceKey: Int] = [:]
+        var order: [DeviceKey] = []
         for (index, write) in writes.enumerated() {
-            var key = Data(write.device.hwid.utf8)
-            withUnsafeBytes(of: write.device.applicationID) { key.append(contentsOf: $0) }
+            let key = DeviceKey(applicationID: write.device.applicationID, hwid: ByteOrder.Key(write.device.hwid))
             if last.updateValue(index, forKey: key) == nil { order.append(key) }
         }
         // In key order (bytes, as the "C" collation orders them): groups committing side by
         // side (several registration writers, several servers) take shared rows' locks in one
         // order, so they wait for each other rather than deadlock.
         let devices = order.compactMap { last[$0] }.map { writes[$0].device }.sorted { a, b in
-            a.applicationID != b.applicationID ? a.applicationID < b.applicationID : a.hwid.utf8.lexicographicallyPrecedes(b.hwid.utf8)
+            a.applicationID != b.applicationID ? a.applicationID < b.applicationID : ByteOrder.precedes(a.hwid, b.hwid)
         }
         let now = String(Int64(Date().timeIntervalSince1970))
         try pg { () throws(PGError) in
             try connection.query(DeviceUpsertGroup.sql, [
-                PGText.intArray(devices.map(\.applicationID)),
-                PGText.textArray(devices.map(\.hwid)),
-                PGText.textArray(devices.map(\.pushToken)),
-                PGText.intArray(devices.map { Int64($0.deviceType) }),
-                PGText.textArray(devices.map(\.language)),
-                PGText.intArray(devices.map { Int64($0.timezone) }),
-                PGText.textArray(devices.map(\.userID)),
-                PGText.textArray(devices.map(\.appVersion)),
-                now,
-                writes.first?.origin ?? "",
+                PGBinary.intArray(devices.map(\.applicationID)),
+                PGBinary.textArray(devices.map(\.hwid)),
+                PGBinary.textArray(devices.map(\.pushToken)),
+                PGBinary.int32Array(devices.map { Int64($0.deviceType) }),
+                PGBinary.textArray(devices.map(\.language)),
+                PGBinary.int32Array(devices.map { Int64($0.timezone) }),
+                PGBinary.textArray(devices.map(\.userID)),
+                PGBinary.textArray(devices.map(\.appVersion)),
+                .text(now),
+                .text(writes.first?.origin ?? ""),
             ])
         }
     }
 
     func complete(_ error: StoreError?) {
         for write in writes { write.complete(error) }
+    }
+
+    /// A device of the batch: its application and its hwid compared by bytes.
+    private struct DeviceKey: Hashable {
+        let applicationID: Int64
+        let hwid: ByteOrder.Key
     }
 }

@@ -40,6 +40,11 @@ enum PGBinary {
         array(of: .int8, values, reserving: 8) { value, bytes in append(UInt64(bitPattern: value), size: 8, to: &bytes) }
     }
 
+    /// An `integer[]` parameter; values beyond 32 bits are clamped.
+    static func int32Array<S: Sequence>(_ values: S) -> PGParameter where S.Element == Int64 {
+        optionalInt32Array(values.lazy.map { Optional($0) })
+    }
+
     /// An `integer[]` parameter where nil is NULL; values beyond 32 bits are clamped.
     static func optionalInt32Array<S: Sequence>(_ values: S) -> PGParameter where S.Element == Int64? {
         array(of: .int4, values, reserving: 4) { value, bytes in

@@ -51,6 +51,11 @@ final class PGBinaryTests: XCTestCase {
             XCTAssertEqual(forms.binary, forms.text)
             let int4 = try printed("integer[]", PGBinary.optionalInt32Array(values), PGText.optionalIntArray(values))
             XCTAssertEqual(int4.binary, int4.text)
+            if values.allSatisfy({ $0 != nil }) {
+                let plain = values.compactMap { $0 }
+                let forms = try printed("integer[]", PGBinary.int32Array(plain), PGText.intArray(plain))
+                XCTAssertEqual(forms.binary, forms.text)
+            }
         }
         for values in [[], [true], [false, true, true, false]] {
             let forms = try printed("boolean[]", PGBinary.boolArray(values), PGText.boolArray(values))
