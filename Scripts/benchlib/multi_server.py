@@ -89,9 +89,10 @@ def reports_of_both(commands, timeout):
 # (PostgresOutbox). Counted in `messages` by status it was a sequential scan of every message,
 # whose CPU (about 1 µs a message created) went into the figure.
 UNDELIVERED = "SELECT count(*) FROM message_outbox"
-# PostgreSQL's checkpoints (started, as pg_stat_bgwriter counts them) and WAL written so far.
+# PostgreSQL's checkpoints (started, as pg_stat_bgwriter counts them) and WAL written so far:
+# its bytes, records, full-page images and flushes.
 CHECKPOINTS_AND_WAL = ("SELECT concat_ws(' ', (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter), "
-                       "(SELECT wal_bytes FROM pg_stat_wal), (SELECT wal_fpi FROM pg_stat_wal))")
+                       "wal_bytes, wal_records, wal_fpi, wal_sync) FROM pg_stat_wal")
 
 
 def sends_until_delivered(commands, setup, timeout):
@@ -100,13 +101,14 @@ def sends_until_delivered(commands, setup, timeout):
     that of every message created, delivery included, and what bounds the rate reads the same on
     a busy host. Returns the reports; the messages in the database and those undelivered as the
     sends ended; the messages created, those still undelivered after the wait and how long it took;
-    the CPU a message created (µs) of the two servers and of every postgres process."""
+    the CPU a message created (µs) of the two servers and of every postgres process; the
+    checkpoints started meanwhile and the WAL a message created (bytes, records, full-page
+    images, flushes), which it also logs."""
     (a, b), url = setup.servers, setup.url
     before = int(psql_value(url, "SELECT count(*) FROM messages"))
-    checkpoints_before = [int(value) for value in psql_value(url, CHECKPOINTS_AND_WAL).split()]
+    wal_before = [int(value) for value in psql_value(url, CHECKPOINTS_AND_WAL).split()]
     cpu_before = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
     reports = reports_of_both(commands, timeout)
-    checkpoints = [int(value) - then for value, then in zip(psql_value(url, CHECKPOINTS_AND_WAL).split(), checkpoints_before)]
     backlog = int(psql_value(url, UNDELIVERED))
     total = int(psql_value(url, "SELECT count(*) FROM messages"))
     ended = time.time()
@@ -116,11 +118,13 @@ def sends_until_delivered(commands, setup, timeout):
         left = int(psql_value(url, UNDELIVERED))
     drained = time.time() - ended
     cpu_after = cpu_seconds(a.process.pid) + cpu_seconds(b.process.pid), postgres_cpu()
+    checkpoints, *wal = [int(value) - then for value, then in zip(psql_value(url, CHECKPOINTS_AND_WAL).split(), wal_before)]
     created = max(1, total - before)
-    log(f"while the sends ran: {checkpoints[0]} checkpoint(s) started, {checkpoints[1] / created:,.0f} bytes of WAL "
-        f"and {checkpoints[2] / created:.2f} full-page images a message created")
+    wal = dict(zip(("bytes", "records", "images", "flushes"), (value / created for value in wal)))
+    log(f"while the sends ran and drained: {checkpoints} checkpoint(s) started; WAL a message created: {wal['bytes']:,.0f} "
+        f"bytes, {wal['records']:.1f} records, {wal['images']:.2f} full-page images, {wal['flushes']:.3f} flushes")
     return {"reports": reports, "backlog": backlog, "messages": total, "created": created, "left": left, "drained_s": drained,
-            "checkpoints": checkpoints[0],
+            "checkpoints": checkpoints, "wal": wal,
             "servers_us": (cpu_after[0] - cpu_before[0]) / created * 1e6,
             "postgres_us": (cpu_after[1] - cpu_before[1]) / created * 1e6}
 

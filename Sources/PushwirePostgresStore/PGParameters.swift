@@ -103,7 +103,7 @@ struct PackedParameters {
                     return base + offset
                 }
                 pointers.append(nil)
-                if formats.isEmpty || !formats.contains(1) {
+                if !formats.contains(1) {
                     // The array passed as a pointer to its elements, valid for the call.
                     return body(pointers, nil, nil)
                 }

@@ -88,11 +88,6 @@ enum PGText {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// An array literal of booleans, for a `$n::boolean[]` parameter.
-    static func boolArray<S: Sequence>(_ values: S) -> String where S.Element == Bool {
-        "{" + values.map { $0 ? "t" : "f" }.joined(separator: ",") + "}"
-    }
-
     /// An array literal of integers, for a `$n::bigint[]` parameter. Written digit by digit into
     /// one buffer: a `String` per element, joined, cost more than the statement's other work in
     /// pushwired for the fan-out steps' arrays.
