@@ -39,13 +39,13 @@ extension SQLiteStore {
 
     public func recordFanOutStep(_ step: FanOutStep) async throws(StoreError) -> [UInt64] {
         try SQLiteStore.checkStillWithGateway(step)
-        let (leases, batches) = (leases, batches)
+        let (leases, batches, rowPlatforms) = (leases, batches, rowPlatforms)
         return try await writer.write(background: true) { connection throws(StoreError) in
             if try !SQLiteStore.underLease([step], leases, batches)[0] { return [] }
             defer { if step.finish { leases.release([step.messageID], owner: nil) } }
             return try sql { () throws(SQLiteError) in
                 var records = NewRecords()
-                let ids = try SQLiteStore.apply(step, on: connection, records: &records, batches: batches)
+                let ids = try SQLiteStore.apply(step, on: connection, records: &records, batches: batches, rowPlatforms: rowPlatforms)
                 try records.insert(on: connection)
                 return ids
             }
@@ -70,12 +70,21 @@ extension SQLiteStore {
         }
         let (plainBySent, plainSteps) = (plain, isPlain)
         // One writer job (one savepoint) for all of them, in the background: no caller waits on it.
-        let (leases, batches) = (leases, batches)
+        let (leases, batches, rowPlatforms) = (leases, batches, rowPlatforms)
         return try await writer.write(background: true) { connection throws(StoreError) in
             let allowed = try SQLiteStore.underLease(steps, leases, batches)
             defer { leases.release(steps.indices.filter { steps[$0].finish }.map { steps[$0].messageID }, owner: nil) }
             var plainBySent = plainBySent
-            for index in steps.indices where !allowed[index] {
+            var plainSteps = plainSteps
+            for index in steps.indices where !allowed[index] || plainSteps[index] {
+                // A plain finish leaves the row's platform as it is: only for a step whose counts
+                // are all of the platform the row is known to count (RowPlatforms).
+                if allowed[index], case .one(let platform) = StepPlatforms(steps[index], FanOutOutcomeCounts(steps[index].results)),
+                   rowPlatforms.platform(of: steps[index].messageID) == platform {
+                    rowPlatforms.forget(steps[index].messageID)
+                    continue
+                }
+                plainSteps[index] = false
                 let messageID = steps[index].messageID
                 for sent in plainBySent.keys { plainBySent[sent]?.removeAll { $0 == messageID } }
             }
@@ -84,13 +93,11 @@ extension SQLiteStore {
                 ids.reserveCapacity(steps.count)
                 var records = NewRecords()
                 for index in steps.indices {
-                    if !allowed[index] {
-                        ids.append([])
-                    } else if plainSteps[index] {
-                        records.addPlatformCounts(steps[index])
+                    if !allowed[index] || plainSteps[index] {
                         ids.append([])
                     } else {
-                        ids.append(try SQLiteStore.apply(steps[index], on: connection, records: &records, batches: batches))
+                        ids.append(try SQLiteStore.apply(steps[index], on: connection, records: &records, batches: batches,
+                                                         rowPlatforms: rowPlatforms))
                     }
                 }
                 for (sent, messageIDs) in plainBySent { try SQLiteStore.finishAllSent(messageIDs, sent: sent, on: connection) }
@@ -190,17 +197,20 @@ extension SQLiteStore {
     static let stepUpdateSQL: StaticString = """
         UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
             targeted = targeted + ?5, cursor = COALESCE(?6, cursor),
-            status = CASE WHEN ?7 THEN 3 WHEN ?10 THEN 2 ELSE status END, open_from = ?8, open_to = ?9
-        WHERE id = ?1 AND (NOT ?10 OR status IN (1, 2))
+            status = CASE WHEN ?7 THEN 3 WHEN ?10 THEN 2 ELSE status END, open_from = ?8, open_to = ?9,
+            platform_device_type = COALESCE(?11, platform_device_type)
+        WHERE id = ?1 AND (NOT ?10 OR status IN (1, 2)) AND (NOT ?12 OR platform_device_type IS NULL)
         """
 
     /// Writes one step: the message row first (one UPDATE: counters, cursor, open range, status;
     /// for a first step only if the message is still scheduled or sending, else nothing is
     /// written and nothing handed over), then the outcomes and badge changes; its new attempt
     /// records are added to `records` (inserted at the end of the job).
-    private static func apply(_ step: FanOutStep, on connection: SQLiteConnection,
-                              records: inout NewRecords, batches: BatchTable) throws(SQLiteError) -> [UInt64] {
+    private static func apply(_ step: FanOutStep, on connection: SQLiteConnection, records: inout NewRecords,
+                              batches: BatchTable, rowPlatforms: RowPlatforms) throws(SQLiteError) -> [UInt64] {
         let outcomes = FanOutOutcomeCounts(step.results)
+        // Where its per-platform counts go (RowPlatforms), decided before the row is written.
+        let platform = try rowPlatforms.column(for: step, StepPlatforms(step, outcomes), on: connection)
         let (sent, failed, invalid) = (outcomes.sent, outcomes.failed, outcomes.invalidTokens)
         let count = Int64(step.handOver.count)
         let firstID = count == 0 ? 0 : try records.reserve(step.handOver.count, on: connection)
@@ -217,10 +227,12 @@ extension SQLiteStore {
                                        openTo: openTo, finish: step.finish, untilMS: step.lease?.untilMS ?? 0)
             try connection.statement("""
                 UPDATE messages SET sent = sent + ?2, failed = failed + ?3, invalid_tokens = invalid_tokens + ?4,
-                    targeted = targeted + ?5, status = CASE WHEN ?6 THEN 3 ELSE status END WHERE id = ?1
+                    targeted = targeted + ?5, status = CASE WHEN ?6 THEN 3 ELSE status END,
+                    platform_device_type = COALESCE(?7, platform_device_type) WHERE id = ?1
                 """).bind(.int(step.messageID), .int(sent), .int(failed), .int(invalid), .int(Int64(step.targetedIncrement)),
-                          .int(step.finish && allDone ? 1 : 0)).run()
-            return try applyRecords(step, on: connection, records: &records, firstID: firstID)
+                          .int(step.finish && allDone ? 1 : 0), platform.value.map { .int($0) } ?? .null).run()
+            rowPlatforms.wrote(platform.value, step)
+            return try applyRecords(step, on: connection, records: &records, firstID: firstID, countsInTable: platform.value == -1)
         }
         // A literal (found by its address, not by hashing its text) and typed binds (no array
         // of values): one per message and step, twice per small message.
@@ -235,17 +247,30 @@ extension SQLiteStore {
         try update.bind(8, openFrom)
         try update.bind(9, openTo)
         try update.bind(10, step.startsSending ? 1 : 0)
+        var column = platform.value
+        if let column { try update.bind(11, column) }  // unbound is NULL: the column stays
+        try update.bind(12, platform.onlyFromNull ? 1 : 0)
         try update.run()
+        if platform.onlyFromNull, connection.changes == 0 {
+            // Counted before (or cancelled): the row's counts, if any, go to the table, as this step's.
+            try rowPlatforms.unflag(step.messageID, on: connection)
+            column = -1
+            try update.bind(11, -1)
+            try update.bind(12, 0)
+            try update.run()
+        }
         // Cancelled (or gone) before it started: nothing written, nothing to hand over.
         if step.startsSending, connection.changes == 0 { return [] }
-        return try applyRecords(step, on: connection, records: &records, firstID: firstID)
+        rowPlatforms.wrote(column, step)
+        return try applyRecords(step, on: connection, records: &records, firstID: firstID, countsInTable: column == -1)
     }
 
-    /// The rest of a step after its message row: platform counts, outcomes, failure counts,
-    /// dead tokens, replaced records, new records (added to `records`) and badges.
+    /// The rest of a step after its message row: platform counts (when the row does not keep
+    /// them), outcomes, failure counts, dead tokens, replaced records, new records (added to
+    /// `records`) and badges.
     private static func applyRecords(_ step: FanOutStep, on connection: SQLiteConnection, records: inout NewRecords,
-                                     firstID: Int64) throws(SQLiteError) -> [UInt64] {
-        records.addPlatformCounts(step)
+                                     firstID: Int64, countsInTable: Bool) throws(SQLiteError) -> [UInt64] {
+        if countsInTable { records.addPlatformCounts(step) }
 
         var failuresByReason: [String: Int64] = [:]
         // Looked up only when a record changes state: a step whose devices were all sent (the

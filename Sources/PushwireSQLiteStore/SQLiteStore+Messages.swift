@@ -395,9 +395,13 @@ extension SQLiteStore: MessageStore {
                     }
                 }
                 taps.reset()
+                // The row's, when it counts one platform (`RowPlatforms`), else the table's.
                 let platforms = try connection.statement("""
-                    SELECT device_type, targeted, sent, failed, invalid_tokens FROM message_platforms
-                    WHERE message_id = ?1 ORDER BY device_type
+                    SELECT device_type, targeted, sent, failed, invalid_tokens FROM message_platforms WHERE message_id = ?1
+                    UNION ALL
+                    SELECT platform_device_type, targeted, sent, failed, invalid_tokens FROM messages
+                    WHERE id = ?1 AND platform_device_type >= 0
+                    ORDER BY 1
                     """)
                 try platforms.bind(.int(messageID))
                 while try platforms.step() {

@@ -19,6 +19,8 @@ public final class SQLiteStore: PushwireStore {
     let leases = LeaseTable()
     /// Fan-out batches (in memory, for the contract: this engine's pipeline fans out whole).
     let batches = BatchTable()
+    /// The messages whose rows this process flagged as counting one platform (`RowPlatforms`).
+    let rowPlatforms = RowPlatforms()
 
     /// Opens (creating and migrating as needed) the store in `dataDirectory`.
     /// - Throws: `.cannotOpen` when the directory cannot be created or written or another process

@@ -140,6 +140,14 @@ enum Schema {
         ALTER TABLE devices ADD COLUMN dead_token_state INTEGER NOT NULL DEFAULT 1;
         ALTER TABLE devices ADD COLUMN dead_token_since_ms INTEGER NOT NULL DEFAULT 0;
         """,
+        // 7: the one platform whose counters a message's row holds (`RowPlatforms`): NULL until
+        // a step counts something, -1 when `message_platforms` holds them instead. Earlier
+        // rows that may still be counted (sending) or have counters in the table become -1;
+        // the others (scheduled, or done with nothing counted) stay NULL, as a new row is.
+        """
+        ALTER TABLE messages ADD COLUMN platform_device_type INTEGER;
+        UPDATE messages SET platform_device_type = -1 WHERE status = 2 OR id IN (SELECT message_id FROM message_platforms);
+        """,
     ]
 
     /// The newest schema version this binary understands.
