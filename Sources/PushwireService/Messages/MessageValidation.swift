@@ -133,6 +133,8 @@ enum MessageValidation {
     /// Rejects (or trims) every language variant whose payload could exceed APNs' limit.
     private static func fit(_ spec: inout MessageSpec, trim: Bool, index: Int) throws(RPCError) {
         let limit = NotificationLimits.maxPayloadBytes
+        // Far under the limit by the lengths of its strings: no payload needs rendering to know.
+        if PayloadSizeBound.of(spec) <= limit { return }
         func check(_ texts: MessageSpec.Texts, _ language: String) throws(RPCError) -> MessageSpec.Texts {
             let size = PayloadRenderer.worstCaseSize(spec, texts: texts)
             if size <= limit { return texts }
