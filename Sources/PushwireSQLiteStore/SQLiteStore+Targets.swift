@@ -114,9 +114,9 @@ extension SQLiteStore {
     /// The targetable devices among some named hwids of one application, read with one
     /// statement, from which each message's targets are picked in memory.
     private struct NamedDevices {
-        /// By the hwid's UTF-8 bytes: Swift's String equality is Unicode-canonical, SQLite's is
-        /// byte for byte, and two hwids canonically equal are two devices.
-        var devices: [ByteOrder.Key: TargetDevice] = [:]
+        /// In the order of their hwids' UTF-8 bytes (SQLite's), as `targets` walks them beside
+        /// the sorted hwids: a dictionary hashed every hwid twice, a third of this read's time.
+        var devices: [TargetDevice] = []
 
         /// Reads the devices of `hwids` that `targetsQuery` would select (registered, token not dead).
         init(applicationID: Int64, hwids: [String], on connection: SQLiteConnection) throws(SQLiteError) {
@@ -129,9 +129,11 @@ extension SQLiteStore {
                 JSONText.appendString(hwid, to: &list)
             }
             list.append(0x5D)
+            // Ordered by the primary key's probes of the IN list's sorted values: no sort.
             let row = try connection.statement("""
                 SELECT hwid, push_token, language, badge, device_type FROM devices
                 WHERE app_id = ?1 AND hwid IN (SELECT value FROM json_each(?2)) AND push_token <> '' AND push_token <> dead_token
+                ORDER BY hwid
                 """)
             try row.bind(1, applicationID)
             try row.bind(2, String(decoding: list, as: UTF8.self))
@@ -140,7 +142,7 @@ extension SQLiteStore {
             while try row.step() {
                 let device = TargetDevice(hwid: row.text(0), pushToken: row.text(1), language: row.text(2), badge: row.int(3),
                                      deviceType: Int32(truncatingIfNeeded: row.int(4)))
-                devices[ByteOrder.Key(device.hwid)] = device
+                devices.append(device)
             }
         }
 
@@ -155,8 +157,18 @@ extension SQLiteStore {
             // An empty hwid is never a target (the cursor "" excludes it).
             let named = afterHWID == nil && !hwids.contains(where: \.isEmpty) ? hwids
                 : hwids.filter { ByteOrder.precedes(afterHWID ?? "", $0) }
+            var next = 0
             for hwid in ByteOrder.distinct(named) where targets.count < limit {
-                if let device = devices[ByteOrder.Key(hwid)] { targets.append(device) }
+                var order = -1
+                while next < devices.count {
+                    order = ByteOrder.compare(devices[next].hwid, hwid)
+                    if order >= 0 { break }
+                    next += 1
+                }
+                if next < devices.count, order == 0 {
+                    targets.append(devices[next])
+                    next += 1
+                }
             }
             return targets
         }

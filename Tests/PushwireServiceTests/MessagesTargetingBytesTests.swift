@@ -40,6 +40,33 @@ final class MessagesTargetingBytesTests: XCTestCase {
         XCTAssertEqual(try h.sinkLines().map(\.token), [MessagesHarness.token(for: precomposed)])
     }
 
+    /// `ByteOrder.compare`, eight bytes at a time, against the bytes' own order (`[UInt8]`'s
+    /// lexicographic order): every pair of 3,000 strings of 0–40 bytes that share prefixes of
+    /// every length, with bytes above 0x7F (unsigned), small and large, native and bridged.
+    func testByteOrderIsTheBytesOrder() {
+        var state: UInt64 = 0xB17E
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let alphabet = ["a", "b", "\u{7F}", "\u{80}", "é", "\u{FFFF}", "😀", "\u{0}"]
+        var strings: [String] = [""]
+        for _ in 0..<60 {
+            // A shared stem, then variations, so that strings differ at every offset.
+            let stem = (0..<next(24)).map { _ in alphabet[next(alphabet.count)] }.joined()
+            for _ in 0..<5 { strings.append(stem + (0..<next(6)).map { _ in alphabet[next(alphabet.count)] }.joined()) }
+        }
+        strings += strings.prefix(40).map { NSString(string: $0) as String }  // bridged: copied, then compared
+        for a in strings {
+            for b in strings {
+                let expected = Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) ? -1 : (Array(a.utf8) == Array(b.utf8) ? 0 : 1)
+                let order = ByteOrder.compare(a, b)
+                XCTAssertEqual(order.signum(), expected, "\(Array(a.utf8)) against \(Array(b.utf8))")
+                if order.signum() != expected { return }
+            }
+        }
+    }
+
     func testByteDistinctKeepsByteDifferentStringsInByteOrder() async {
         XCTAssertEqual(ByteOrder.distinct(["b", "a", "b", "e\u{301}", "\u{E9}", "\u{E9}"]),
                        ["a", "b", "e\u{301}", "\u{E9}"])
