@@ -186,9 +186,9 @@ public final class FileSinkGateway: NotificationGateway {
                 JSONText.appendString(n.messageCode, to: &code)
                 var tail: [UInt8] = []
                 tail.append(contentsOf: #","priority":"#.utf8)
-                appendDecimal(Int64(n.priority), to: &tail)
+                JSONText.appendDecimal(Int64(n.priority), to: &tail)
                 tail.append(contentsOf: #","expiration":"#.utf8)
-                appendDecimal(n.expiration, to: &tail)
+                JSONText.appendDecimal(n.expiration, to: &tail)
                 tail.append(contentsOf: #","collapse_id":"#.utf8)
                 JSONText.appendString(n.collapseID, to: &tail)
                 tail.append(contentsOf: #","payload":"#.utf8)
@@ -199,7 +199,7 @@ public final class FileSinkGateway: NotificationGateway {
             }
             guard let parts = shared else { continue }
             text.append(contentsOf: #"{"delivery_id":"#.utf8)
-            appendDecimal(batch[index].deliveryID, to: &text)
+            JSONText.appendDecimal(batch[index].deliveryID, to: &text)
             text.append(contentsOf: #","message_code":"#.utf8)
             text.append(contentsOf: parts.code)
             text.append(contentsOf: #","token":"#.utf8)
@@ -234,21 +234,5 @@ public final class FileSinkGateway: NotificationGateway {
         batch[a].priority == batch[b].priority && batch[a].expiration == batch[b].expiration
             && batch[a].messageCode == batch[b].messageCode && batch[a].collapseID == batch[b].collapseID
             && batch[a].payload == batch[b].payload
-    }
-
-    /// Appends `value` in decimal, without a String.
-    static func appendDecimal(_ value: Int64, to text: inout [UInt8]) {
-        if value < 0 { text.append(0x2D) }
-        appendDecimal(value.magnitude, to: &text)
-    }
-
-    /// Appends `value` in decimal, without a String.
-    static func appendDecimal(_ value: UInt64, to text: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        while value / divisor >= 10 { divisor *= 10 }
-        repeat {
-            text.append(UInt8(truncatingIfNeeded: value / divisor % 10) + 0x30)
-            divisor /= 10
-        } while divisor > 0
     }
 }

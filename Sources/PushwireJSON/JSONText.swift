@@ -97,4 +97,20 @@ public enum JSONText {
         default: out.append(byte)
         }
     }
+
+    /// Appends `value` in decimal (as `String(value)` writes it), without a String.
+    public static func appendDecimal(_ value: Int64, to text: inout [UInt8]) {
+        if value < 0 { text.append(0x2D) }
+        appendDecimal(value.magnitude, to: &text)
+    }
+
+    /// Appends `value` in decimal (as `String(value)` writes it), without a String.
+    public static func appendDecimal(_ value: UInt64, to text: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        while value / divisor >= 10 { divisor *= 10 }
+        repeat {
+            text.append(UInt8(truncatingIfNeeded: value / divisor % 10) + 0x30)
+            divisor /= 10
+        } while divisor > 0
+    }
 }

@@ -30,9 +30,10 @@ public final class OperatorLog: Sendable {
         logger.log(.notice, message, pairs)
     }
 
-    /// Logs one line per event at `level`, with one write.
-    func log(_ level: Logger.Level, events: [(message: String, metadata: [(String, String)])]) {
+    /// Logs `count` lines of `message` at `level` with one write, each with the metadata
+    /// `metadata(index, &line)` adds (`Logger.log(_:_:lines:_:)`).
+    func log(_ level: Logger.Level, _ message: String, lines count: Int, _ metadata: (Int, inout Logger.LineMetadata) -> Void) {
         guard let logger = logger.withLock({ $0 }) else { return }
-        logger.log(level, events: events)
+        logger.log(level, message, lines: count, metadata)
     }
 }

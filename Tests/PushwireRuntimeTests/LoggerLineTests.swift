@@ -1,4 +1,5 @@
 import Foundation
+import PushwireJSON
 @testable import PushwireRuntime
 import XCTest
 
@@ -56,6 +57,24 @@ final class LoggerLineTests: XCTestCase {
         }
     }
 
+    /// A count is written as its `String` would be, in both formats (JSON: as a string, like
+    /// every metadata value), negative Int64s included where the sink writes them.
+    func testCountsAreWrittenAsTheirStrings() {
+        for format in Logger.Format.allCases {
+            for value: UInt64 in [0, 1, 9, 10, 99, 100, 1_000_000_007, UInt64(Int64.max), UInt64.max] {
+                var counted = Logger.LineMetadata(format: format), texted = Logger.LineMetadata(format: format)
+                counted.add("n", value)
+                texted.add("n", String(value))
+                XCTAssertEqual(counted.bytes, texted.bytes, "\(format) \(value)")
+            }
+        }
+        for value: Int64 in [Int64.min, -1, 0, 42, Int64.max] {
+            var text: [UInt8] = []
+            JSONText.appendDecimal(value, to: &text)
+            XCTAssertEqual(String(decoding: text, as: UTF8.self), String(value))
+        }
+    }
+
     /// Several events with one write: a line each, in order, and none below the logger's level.
     func testEventsAreWrittenALineEach() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("logger-\(UUID().uuidString)").path
@@ -65,11 +84,13 @@ final class LoggerLineTests: XCTestCase {
         let saved = dup(2)
         dup2(file, 2)
         let logger = Logger(label: "pushwired", level: .info)
-        logger.log(.info, events: [(message: "message delivered", metadata: [("message_code", "M1"), ("sent", "1")]),
-                                   (message: "message delivered", metadata: [("message_code", "M2"), ("sent", "2")]),
-                                   (message: "message delivered", metadata: [("message_code", "M 3"), ("sent", "3")])])
-        logger.log(.debug, events: [(message: "hidden", metadata: [])])
-        logger.log(.info, events: [])
+        let codes = ["M1", "M2", "M 3"]
+        logger.log(.info, "message delivered", lines: 3) { index, line in
+            line.add("message_code", codes[index])
+            line.add("sent", UInt64(index + 1))
+        }
+        logger.log(.debug, "hidden", lines: 1) { _, _ in }
+        logger.log(.info, "nothing", lines: 0) { _, _ in }
         dup2(saved, 2)
         close(saved)
         close(file)

@@ -76,20 +76,74 @@ public struct Logger: Sendable {
         Self.output(bytes)
     }
 
-    /// Logs one line per event at `level`, all with one write: the delivery summaries of a batch
-    /// of small messages (a `write(2)` each was most of what a summary cost).
-    public func log(_ level: Level, events: [(message: String, metadata: [(String, String)])]) {
-        guard level >= self.level, !events.isEmpty else { return }
+    /// Logs `count` lines of one `message` at `level`, all with one write, each with the
+    /// metadata `metadata(index, &line)` adds: the delivery summaries of a batch of small
+    /// messages. One write for all (a `write(2)` each was most of what a summary cost); the head
+    /// of the lines (time, level, label, message) formatted once, and counts written as digits
+    /// without a `String` each (per line, those were most of the rest).
+    public func log(_ level: Level, _ message: String, lines count: Int, _ metadata: (Int, inout LineMetadata) -> Void) {
+        guard level >= self.level, count > 0 else { return }
         let now = Self.wallClock()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.typicalLineBytes * events.count)
-        // Formatted once for all the lines (per line it was a third of a summary's cost).
-        let timestamp = Self.timestamp(seconds: now.seconds, milliseconds: now.milliseconds)
-        for event in events {
-            Self.appendLine(to: &bytes, format, level: level, label: label, message: event.message,
-                            metadata: event.metadata.lazy.map { (key: $0.0, value: $0.1) }, timestamp: timestamp)
+        var head: [UInt8] = []
+        Self.appendHead(to: &head, format, level: level, label: label, message: message,
+                        timestamp: Self.timestamp(seconds: now.seconds, milliseconds: now.milliseconds))
+        var line = LineMetadata(format: format)
+        line.bytes.reserveCapacity(Self.typicalLineBytes * count)
+        for index in 0..<count {
+            line.bytes.append(contentsOf: head)
+            metadata(index, &line)
+            line.end()
         }
-        Self.output(bytes)
+        Self.output(line.bytes)
+    }
+
+    /// The metadata of a line being built, in order (`log(_:_:lines:_:)`).
+    public struct LineMetadata {
+        let format: Format
+        var bytes: [UInt8] = []
+
+        /// Adds `key` with a text `value`.
+        public mutating func add(_ key: String, _ value: String) {
+            switch format {
+            case .text:
+                bytes.append(UInt8(ascii: " "))
+                Logger.appendUTF8(&bytes, key)
+                bytes.append(UInt8(ascii: "="))
+                Logger.appendQuoted(&bytes, value)
+            case .json:
+                jsonKey(key)
+                JSONText.appendString(value, to: &bytes)
+            }
+        }
+
+        /// Adds `key` with a count, written as its decimal digits (as `String(value)` would be).
+        public mutating func add(_ key: String, _ value: UInt64) {
+            switch format {
+            case .text:
+                bytes.append(UInt8(ascii: " "))
+                Logger.appendUTF8(&bytes, key)
+                bytes.append(UInt8(ascii: "="))
+                JSONText.appendDecimal(value, to: &bytes)
+            case .json:
+                jsonKey(key)
+                bytes.append(UInt8(ascii: "\""))
+                JSONText.appendDecimal(value, to: &bytes)
+                bytes.append(UInt8(ascii: "\""))
+            }
+        }
+
+        private mutating func jsonKey(_ key: String) {
+            bytes.append(UInt8(ascii: ","))
+            // A key that would repeat one of the line's own would make the object ambiguous.
+            JSONText.appendString(Logger.reservedJSONKeys.contains(key) ? "meta_" + key : key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+        }
+
+        /// Ends the line.
+        mutating func end() {
+            if format == .json { bytes.append(UInt8(ascii: "}")) }
+            bytes.append(UInt8(ascii: "\n"))
+        }
     }
 
     /// Room reserved per line (a delivery summary is ~140 bytes), so most lines are built without
@@ -130,6 +184,16 @@ public struct Logger: Sendable {
     /// exactly the characters.
     static func appendLine<Pairs: Sequence>(to line: inout [UInt8], _ format: Format, level: Level, label: String, message: String,
                                             metadata: Pairs, timestamp: [UInt8]) where Pairs.Element == (key: String, value: String) {
+        var built = LineMetadata(format: format, bytes: line)
+        line = []  // one owner of the buffer while it grows: no copy
+        appendHead(to: &built.bytes, format, level: level, label: label, message: message, timestamp: timestamp)
+        for (key, value) in metadata { built.add(key, value) }
+        built.end()
+        line = built.bytes
+    }
+
+    /// What every line starts with: time, level, label and message.
+    static func appendHead(to line: inout [UInt8], _ format: Format, level: Level, label: String, message: String, timestamp: [UInt8]) {
         switch format {
         case .text:
             line.append(contentsOf: timestamp)
@@ -139,12 +203,6 @@ public struct Logger: Sendable {
             appendUTF8(&line, label)
             line.append(contentsOf: ": ".utf8)
             appendUTF8(&line, message)
-            for (key, value) in metadata {
-                line.append(UInt8(ascii: " "))
-                appendUTF8(&line, key)
-                line.append(UInt8(ascii: "="))
-                appendQuoted(&line, value)
-            }
         case .json:
             line.append(contentsOf: "{\"time\":\"".utf8)
             line.append(contentsOf: timestamp)
@@ -154,16 +212,7 @@ public struct Logger: Sendable {
             JSONText.appendString(label, to: &line)
             line.append(contentsOf: ",\"message\":".utf8)
             JSONText.appendString(message, to: &line)
-            for (key, value) in metadata {
-                line.append(UInt8(ascii: ","))
-                // A key that would repeat one of the line's own would make the object ambiguous.
-                JSONText.appendString(reservedJSONKeys.contains(key) ? "meta_" + key : key, to: &line)
-                line.append(UInt8(ascii: ":"))
-                JSONText.appendString(value, to: &line)
-            }
-            line.append(UInt8(ascii: "}"))
         }
-        line.append(UInt8(ascii: "\n"))
     }
 
     /// Logs `message` with `metadata` (in order) at `level`: for metadata built at run time.
@@ -191,13 +240,13 @@ public struct Logger: Sendable {
     /// (appending its `utf8` view went through the view's generic copy, a third of a delivery
     /// summary line's cost); a bridged string is made contiguous first.
     @inline(__always)
-    private static func appendUTF8(_ line: inout [UInt8], _ string: String) {
+    static func appendUTF8(_ line: inout [UInt8], _ string: String) {
         var string = string
         string.withUTF8 { line.append(contentsOf: $0) }
     }
 
     /// Values with spaces or quotes are quoted so a line stays machine-splittable.
-    private static func appendQuoted(_ line: inout [UInt8], _ value: String) {
+    static func appendQuoted(_ line: inout [UInt8], _ value: String) {
         var value = value
         value.withUTF8 { bytes in
             if bytes.isEmpty {

@@ -151,11 +151,13 @@ public final class DeliveryPipeline: Sendable {
 
     /// Logs the summaries of messages that are done, at `info`, a line each, with one write.
     func logDelivered(_ summaries: [DeliverySummary]) {
-        log.log(.info, events: summaries.map { summary in
-            (message: "message delivered",
-             metadata: [("message_code", summary.code), ("targeted", String(summary.targeted)), ("sent", String(summary.sent)),
-                        ("failed", String(summary.failed)), ("invalid_tokens", String(summary.invalidTokens))])
-        })
+        log.log(.info, "message delivered", lines: summaries.count) { index, line in
+            line.add("message_code", summaries[index].code)
+            line.add("targeted", summaries[index].targeted)
+            line.add("sent", summaries[index].sent)
+            line.add("failed", summaries[index].failed)
+            line.add("invalid_tokens", summaries[index].invalidTokens)
+        }
     }
 
     /// Starts the scheduler: due messages (and any a crash left half sent) go out from now on.
