@@ -40,18 +40,41 @@ public enum ByteOrder {
     public static func same(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && compare(a, b) == 0 }
 
     /// `strings` sorted by their bytes, byte-equal duplicates removed.
-    @inlinable
+    ///
+    /// Compared first by their first eight bytes as a big-endian word (zero-padded), which
+    /// orders two strings as their bytes do whenever the words differ, and in full only when
+    /// the words are equal: hwids mostly differ early, and a comparison of two strings costs
+    /// a hundred instructions to a word's few (sorting ten unsorted hwids was 4 k instructions
+    /// of a CreateMessage).
     public static func distinct(_ strings: [String]) -> [String] {
         if strings.count < 2 { return strings }
+        let keyed = strings.map { (word: firstWord($0), string: $0) }
+        func order(_ a: (word: UInt64, string: String), _ b: (word: UInt64, string: String)) -> Int {
+            a.word != b.word ? (a.word < b.word ? -1 : 1) : compare(a.string, b.string)
+        }
         // Already in order and distinct (what clients usually send, what the stores keep): nothing to build.
         var index = 1
-        while index < strings.count, compare(strings[index - 1], strings[index]) < 0 { index += 1 }
-        if index == strings.count { return strings }
-        let sorted = strings.sorted(by: precedes)
+        while index < keyed.count, order(keyed[index - 1], keyed[index]) < 0 { index += 1 }
+        if index == keyed.count { return strings }
+        let sorted = keyed.sorted { order($0, $1) < 0 }
         var result: [String] = []
         result.reserveCapacity(sorted.count)
-        for string in sorted where result.last.map({ compare($0, string) != 0 }) ?? true { result.append(string) }
+        for position in sorted.indices where position == 0 || order(sorted[position - 1], sorted[position]) != 0 {
+            result.append(sorted[position].string)
+        }
         return result
+    }
+
+    /// The first eight bytes of `string` as a big-endian word, zero-padded.
+    static func firstWord(_ string: String) -> UInt64 {
+        func word(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var word: UInt64 = 0
+            for offset in 0..<8 { word = word << 8 | UInt64(offset < bytes.count ? bytes[offset] : 0) }
+            return word
+        }
+        if let lent = string.utf8.withContiguousStorageIfAvailable(word) { return lent }
+        var string = string
+        return string.withUTF8(word)
     }
 
     /// A string hashed and compared by its bytes as one block, for sets and dictionaries (a key

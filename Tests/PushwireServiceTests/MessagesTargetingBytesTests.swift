@@ -40,8 +40,8 @@ final class MessagesTargetingBytesTests: XCTestCase {
         XCTAssertEqual(try h.sinkLines().map(\.token), [MessagesHarness.token(for: precomposed)])
     }
 
-    /// `ByteOrder.compare`, eight bytes at a time, against the bytes' own order (`[UInt8]`'s
-    /// lexicographic order): every pair of 3,000 strings of 0–40 bytes that share prefixes of
+    /// `ByteOrder.compare` and `distinct` against the bytes' own order (`[UInt8]`'s
+    /// lexicographic order): every pair of 340 strings of 0–40 bytes that share prefixes of
     /// every length, with bytes above 0x7F (unsigned), small and large, native and bridged.
     func testByteOrderIsTheBytesOrder() {
         var state: UInt64 = 0xB17E
@@ -57,6 +57,14 @@ final class MessagesTargetingBytesTests: XCTestCase {
             for _ in 0..<5 { strings.append(stem + (0..<next(6)).map { _ in alphabet[next(alphabet.count)] }.joined()) }
         }
         strings += strings.prefix(40).map { NSString(string: $0) as String }  // bridged: copied, then compared
+        // `distinct`, which orders by each string's first eight bytes before comparing in full,
+        // against sorting and deduplicating the byte arrays: lists drawn from the strings
+        // above (shared stems, NULs, strings shorter than eight bytes, repeats).
+        for _ in 0..<2_000 {
+            let list = (0..<next(14)).map { _ in strings[next(strings.count)] }
+            let expected = Set(list.map { Array($0.utf8) }).sorted { $0.lexicographicallyPrecedes($1) }
+            XCTAssertEqual(ByteOrder.distinct(list).map { Array($0.utf8) }, expected, "\(list.map { Array($0.utf8) })")
+        }
         for a in strings {
             for b in strings {
                 let expected = Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) ? -1 : (Array(a.utf8) == Array(b.utf8) ? 0 : 1)

@@ -58,6 +58,9 @@ public final class DeliveryPipeline: Sendable {
     /// This pipeline's name on its message leases: unique per process, so that servers sharing
     /// a store tell their claims apart.
     public let leaseOwner: String
+    /// `Configuration.leaseDuration` in milliseconds, converted once (a `Duration` divided by a
+    /// `Duration` goes through `Double`, at every step's lease).
+    private let leaseDurationMS: Int64
 
     /// What the scheduler, the renewer and the fan-outs share, under `state`'s lock.
     struct State {
@@ -123,11 +126,12 @@ public final class DeliveryPipeline: Sendable {
         self.configuration = configuration
         self.chooseGateway = gateway
         self.leaseOwner = DeliveryPipeline.makeLeaseOwner()
+        self.leaseDurationMS = Int64(configuration.leaseDuration / .milliseconds(1))
     }
 
     /// A lease for this pipeline from now (`Configuration.leaseDuration`).
     func lease() -> MessageLease {
-        MessageLease(owner: leaseOwner, nowMS: Self.nowMS(), durationMS: Int64(configuration.leaseDuration / .milliseconds(1)))
+        MessageLease(owner: leaseOwner, nowMS: Self.nowMS(), durationMS: leaseDurationMS)
     }
 
     /// host, pid and 48 random bits: unique among the servers sharing a store, and readable in
