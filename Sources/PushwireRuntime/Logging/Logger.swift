@@ -104,39 +104,35 @@ public struct Logger: Sendable {
 
         /// Adds `key` with a text `value`.
         public mutating func add(_ key: String, _ value: String) {
+            appendKey(key)
             switch format {
-            case .text:
-                bytes.append(UInt8(ascii: " "))
-                Logger.appendUTF8(&bytes, key)
-                bytes.append(UInt8(ascii: "="))
-                Logger.appendQuoted(&bytes, value)
-            case .json:
-                jsonKey(key)
-                JSONText.appendString(value, to: &bytes)
+            case .text: Logger.appendQuoted(&bytes, value)
+            case .json: JSONText.appendString(value, to: &bytes)
             }
         }
 
-        /// Adds `key` with a count, written as its decimal digits (as `String(value)` would be).
+        /// Adds `key` with a count, written as its decimal digits (as `String(value)` would be;
+        /// a JSON string, as every metadata value is).
         public mutating func add(_ key: String, _ value: UInt64) {
+            appendKey(key)
+            if format == .json { bytes.append(UInt8(ascii: "\"")) }
+            JSONText.appendDecimal(value, to: &bytes)
+            if format == .json { bytes.append(UInt8(ascii: "\"")) }
+        }
+
+        /// ` key=` or `,"key":`.
+        private mutating func appendKey(_ key: String) {
             switch format {
             case .text:
                 bytes.append(UInt8(ascii: " "))
                 Logger.appendUTF8(&bytes, key)
                 bytes.append(UInt8(ascii: "="))
-                JSONText.appendDecimal(value, to: &bytes)
             case .json:
-                jsonKey(key)
-                bytes.append(UInt8(ascii: "\""))
-                JSONText.appendDecimal(value, to: &bytes)
-                bytes.append(UInt8(ascii: "\""))
+                bytes.append(UInt8(ascii: ","))
+                // A key that would repeat one of the line's own would make the object ambiguous.
+                JSONText.appendString(Logger.reservedJSONKeys.contains(key) ? "meta_" + key : key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
             }
-        }
-
-        private mutating func jsonKey(_ key: String) {
-            bytes.append(UInt8(ascii: ","))
-            // A key that would repeat one of the line's own would make the object ambiguous.
-            JSONText.appendString(Logger.reservedJSONKeys.contains(key) ? "meta_" + key : key, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
         }
 
         /// Ends the line.
