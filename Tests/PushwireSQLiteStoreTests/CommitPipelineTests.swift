@@ -33,31 +33,47 @@ final class CommitPipelineTests: XCTestCase {
     func testTheWriterCommitsWhatRanOnceTheDiskIsFreeRatherThanFinishingEveryQueuedWrite() async throws {
         // A disk whose fsync takes 100 ms, and 40 writes of 10 ms each queued while it syncs: the
         // writer runs them in its next transaction, and must commit what ran once the sync ends
-        // instead of running all 400 ms of them first. The first write's sync is held until the 40
-        // are queued: on a loaded machine the test's thread could otherwise queue them after that
-        // sync had ended (the disk idle, nothing to wait for), which once made them one transaction.
-        let holdingSyncs = Mutex(false)
+        // instead of running all 400 ms of them first. Nothing here may depend on how soon a
+        // thread is scheduled (on a loaded CI machine a wake-up took over 100 ms, and 40 writes
+        // taken after the sync had ended were rightly one transaction):
+        // - the first write's sync is held until the 40 are queued;
+        // - a gate write holds the writer while they are queued, so that it takes all 40 at once,
+        //   on its own thread, with the sync still held;
+        // - the sync is let go only once the first of the 40 runs.
+        let holdingSyncs = Mutex(true)
         let store = try SQLiteStore(dataDirectory: temporaryDataDirectory(), flushWAL: { descriptor in
             while holdingSyncs.withLock({ $0 }) { usleep(1_000) }
             usleep(100_000)
             return fdatasync(descriptor)
         })
         let first = expectation(description: "first write durable")
-        holdingSyncs.withLock { $0 = true }
         store.writer.write({ _ throws(StoreError) in () }, completion: { _ in first.fulfill() })
         XCTAssertTrue(waitUntil { store.writer.statistics.transactions == 1 }, "the first write never committed")
+        let gate = DispatchSemaphore(value: 0)
+        let gateRunning = DispatchSemaphore(value: 0)
+        store.writer.write({ _ throws(StoreError) in
+            gateRunning.signal()
+            gate.wait()
+        }, completion: { _ in })
+        gateRunning.wait()
+        let started = Mutex(false)
         let done = expectation(description: "the queued writes durable")
         done.expectedFulfillmentCount = 40
         for _ in 0..<40 {
-            store.writer.write({ _ throws(StoreError) in usleep(10_000) }, completion: { result in
+            store.writer.write({ _ throws(StoreError) in
+                started.withLock { $0 = true }
+                usleep(10_000)
+            }, completion: { result in
                 if case .success = result { done.fulfill() }
             })
         }
+        gate.signal()
+        XCTAssertTrue(waitUntil { started.withLock { $0 } }, "the queued writes never started")
         holdingSyncs.withLock { $0 = false }
         await fulfillment(of: [first, done], timeout: 30)
         XCTAssertGreaterThanOrEqual(store.writer.statistics.transactions, 4,
                                     "the queued writes committed in one transaction, with the disk idle meanwhile")
-        XCTAssertEqual(store.writer.statistics.writes, 41)
+        XCTAssertEqual(store.writer.statistics.writes, 42)
         store.close()
     }
 
