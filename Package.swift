@@ -108,9 +108,9 @@ let package = Package(
         .target(name: "PushwireJSON", swiftSettings: swiftSettings),
         .target(name: "PushwireStore", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
         .target(name: "PushwireSQLiteStore", dependencies: ["PushwireStore", "CSQLite", "PushwireJSON", "PushwireSystem"], swiftSettings: swiftSettings),
-        .target(name: "PushwirePostgresStore", dependencies: ["PushwireStore", "PushwireSystem", "CLibPQ"], swiftSettings: swiftSettings),
+        .target(name: "PushwirePostgresStore", dependencies: ["PushwireStore", "PushwireJSON", "PushwireSystem", "CLibPQ"], swiftSettings: swiftSettings),
         .target(name: "PushwireDelivery", dependencies: ["PushwireJSON"], swiftSettings: swiftSettings),
-        .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "CCurl", "COpenSSL", "PushwireOpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
+        .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "PushwireJSON", "CCurl", "COpenSSL", "PushwireOpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(
             name: "PushwireService",
             dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON", "COpenSSL"],

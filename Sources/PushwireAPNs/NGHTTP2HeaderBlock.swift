@@ -1,4 +1,5 @@
 import CNGHTTP2
+import PushwireJSON
 
 /// A request's header list for nghttp2: names are static strings (literals in the code that lays
 /// the headers out), values are laid out in one byte buffer.
@@ -58,15 +59,7 @@ struct NGHTTP2HeaderBlock {
     /// Appends one header whose value is `number` in decimal, written straight into the block.
     mutating func append(_ name: StaticString, decimal number: Int64) {
         let valueStart = bytes.count
-        if number < 0 { bytes.append(UInt8(ascii: "-")) }
-        // The magnitude as UInt64: Int64.min has no positive Int64.
-        var rest = number.magnitude
-        let digitsStart = bytes.count
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        } while rest > 0
-        bytes[digitsStart...].reverse()
+        JSONText.appendDecimal(number, to: &bytes)
         add(name, valueStart, indexed: true)
     }
 

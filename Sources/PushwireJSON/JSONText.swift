@@ -104,13 +104,17 @@ public enum JSONText {
         appendDecimal(value.magnitude, to: &text)
     }
 
-    /// Appends `value` in decimal (as `String(value)` writes it), without a String.
+    /// Appends `value` in decimal (as `String(value)` writes it), without a String: the one
+    /// decimal writer of the byte-built texts (JSON, log lines, metrics, array literals, headers).
+    /// Digits from the last, then put in order: a division by the constant 10 per digit, which
+    /// the compiler makes a multiplication.
     public static func appendDecimal(_ value: UInt64, to text: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        while value / divisor >= 10 { divisor *= 10 }
+        let start = text.count
+        var rest = value
         repeat {
-            text.append(UInt8(truncatingIfNeeded: value / divisor % 10) + 0x30)
-            divisor /= 10
-        } while divisor > 0
+            text.append(0x30 &+ UInt8(truncatingIfNeeded: rest % 10))
+            rest /= 10
+        } while rest > 0
+        text[start...].reverse()
     }
 }

@@ -1,3 +1,5 @@
+import PushwireJSON
+
 /// Values in PostgreSQL's text formats: bytea in hex, arrays as `{…}` literals, booleans.
 enum PGText {
     private static let hexDigits = Array("0123456789abcdef".utf8)
@@ -99,7 +101,6 @@ enum PGText {
     static func optionalIntArray<S: Sequence>(_ values: S) -> String where S.Element == Int64? {
         var text: [UInt8] = [0x7B]
         text.reserveCapacity(values.underestimatedCount * 8 + 2)
-        var digits = [UInt8](repeating: 0, count: 20)
         var first = true
         for value in values {
             if !first { text.append(0x2C) }
@@ -108,18 +109,7 @@ enum PGText {
                 text += "NULL".utf8
                 continue
             }
-            if value < 0 { text.append(0x2D) }
-            var magnitude = value.magnitude
-            var count = 0
-            repeat {
-                digits[count] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            while count > 0 {
-                count -= 1
-                text.append(digits[count])
-            }
+            JSONText.appendDecimal(value, to: &text)
         }
         text.append(0x7D)
         return String(decoding: text, as: UTF8.self)

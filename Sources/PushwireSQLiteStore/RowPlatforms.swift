@@ -15,7 +15,7 @@ import Synchronization
 /// same platform. Deciding that needs the row's platform: this table remembers the messages
 /// this process flagged, so that a step reads nothing more. A message it does not know (after a
 /// restart, or flagged by a job that was rolled back) is treated as possibly flagged: its step
-/// first moves the row's counts into `message_platforms` (`SQLiteStore.unflagPlatform`), which
+/// first moves the row's counts into `message_platforms` (`unflag`), which
 /// is right whatever the column holds. So an entry may be missing but never wrong — an entry is
 /// added only after an UPDATE that set the column from NULL (a rolled-back job leaves the column
 /// NULL, which a step of the same platform then sets again), and removed before a step that

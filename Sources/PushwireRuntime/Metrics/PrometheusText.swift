@@ -1,3 +1,5 @@
+import PushwireJSON
+
 /// Writes the Prometheus text exposition format (version 0.0.4): one `# HELP` and `# TYPE` line
 /// per family, then its samples, label values escaped as the format requires.
 ///
@@ -39,7 +41,7 @@ public struct PrometheusText: Sendable {
     /// One sample with an integer value.
     public mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: UInt64) {
         startSample(name, labels)
-        Self.write(value, into: &bytes)
+        JSONText.appendDecimal(value, to: &bytes)
         bytes.append(0x0A)
     }
 
@@ -97,28 +99,9 @@ public struct PrometheusText: Sendable {
         }
     }
 
-    /// A whole number's decimal digits, without a `String` in between.
-    private static func write(_ value: UInt64, into out: inout [UInt8]) {
-        if value < 10 {
-            out.append(0x30 &+ UInt8(value))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: UInt64.max has 20 digits
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[count] = 0x30 &+ UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
-        }
-    }
-
     private static func write(_ value: Double, into out: inout [UInt8]) {
         if value >= 0, value < 1e15, value == value.rounded(.towardZero) {
-            write(UInt64(value), into: &out)
+            JSONText.appendDecimal(UInt64(value), to: &out)
         } else {
             out.append(contentsOf: format(value).utf8)
         }
