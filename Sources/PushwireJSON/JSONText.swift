@@ -106,15 +106,24 @@ public enum JSONText {
 
     /// Appends `value` in decimal (as `String(value)` writes it), without a String: the one
     /// decimal writer of the byte-built texts (JSON, log lines, metrics, array literals, headers).
-    /// Digits from the last, then put in order: a division by the constant 10 per digit, which
-    /// the compiler makes a multiplication.
+    /// Digits from the last into a buffer on the stack, then appended at once: a division by the
+    /// constant 10 per digit, which the compiler makes a multiplication. (Reversing the digits
+    /// in place, `text[start...].reverse()`, copied them out to a slice of their own and back:
+    /// 840 instructions a number, three times the whole of this.)
     public static func appendDecimal(_ value: UInt64, to text: inout [UInt8]) {
-        let start = text.count
-        var rest = value
-        repeat {
-            text.append(0x30 &+ UInt8(truncatingIfNeeded: rest % 10))
-            rest /= 10
-        } while rest > 0
-        text[start...].reverse()
+        if value < 10 {
+            text.append(0x30 &+ UInt8(truncatingIfNeeded: value))
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in  // UInt64.max has 20
+            var rest = value
+            var first = digits.count
+            repeat {
+                first -= 1
+                digits[first] = 0x30 &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+        }
     }
 }

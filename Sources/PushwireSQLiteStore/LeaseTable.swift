@@ -19,12 +19,13 @@ final class LeaseTable: Sendable {
     /// start the message). False: another owner holds it; nothing changed.
     func take(_ messageID: Int64, _ lease: MessageLease, orTakeOver: Bool) -> Bool {
         held.withLock { held in
-            if let current = held[messageID], current.owner != lease.owner {
-                guard orTakeOver, current.untilMS < lease.nowMS else { return false }
-            } else if held[messageID] == nil, !orTakeOver {
-                return false
+            // One hash of the id: the entry found is renewed in place.
+            guard let index = held.index(forKey: messageID) else {
+                if orTakeOver { held[messageID] = Held(owner: lease.owner, untilMS: lease.untilMS) }
+                return orTakeOver
             }
-            held[messageID] = Held(owner: lease.owner, untilMS: lease.untilMS)
+            if held.values[index].owner != lease.owner, !orTakeOver || held.values[index].untilMS >= lease.nowMS { return false }
+            held.values[index] = Held(owner: lease.owner, untilMS: lease.untilMS)
             return true
         }
     }
@@ -43,10 +44,17 @@ final class LeaseTable: Sendable {
         }
     }
 
-    /// Gives each message its lease (messages just created under one: `NewMessageRecord.lease`).
-    func hold(_ leases: [(messageID: Int64, lease: MessageLease)]) {
+    /// Gives each message just created under a lease (`NewMessageRecord.lease`) its lease:
+    /// `created[i]` is what `messages[i]` became, and one answered with the message first
+    /// stored for its transaction id (another code) keeps what it has.
+    func hold(_ messages: [NewMessageRecord], created: [MessageRecord]) {
         held.withLock { held in
-            for (id, lease) in leases { held[id] = Held(owner: lease.owner, untilMS: lease.untilMS) }
+            // By index, no list of (id, lease) pairs built: copying and destroying those went
+            // through the runtime's generic tuple witnesses.
+            for index in created.indices where index < messages.count {
+                guard let lease = messages[index].lease, created[index].code == messages[index].code else { continue }
+                held[created[index].id] = Held(owner: lease.owner, untilMS: lease.untilMS)
+            }
         }
     }
 

@@ -52,11 +52,7 @@ extension SQLiteStore: MessageStore {
         }, isOneStatement: messages.count == 1, completion: { result in
             // Leases live in memory (`LeaseTable`): those created under one hold it from here
             // (a message answered with the one stored for its transaction id keeps what it has).
-            if case .success(let created) = result {
-                leases.hold(zip(messages, created).compactMap { message, record in
-                    record.code == message.code ? message.lease.map { (record.id, $0) } : nil
-                })
-            }
+            if case .success(let created) = result { leases.hold(messages, created: created) }
             completion(result)
         })
     }

@@ -48,19 +48,23 @@ public enum ByteOrder {
     /// of a CreateMessage).
     public static func distinct(_ strings: [String]) -> [String] {
         if strings.count < 2 { return strings }
-        let keyed = strings.map { (word: firstWord($0), string: $0) }
-        func order(_ a: (word: UInt64, string: String), _ b: (word: UInt64, string: String)) -> Int {
-            a.word != b.word ? (a.word < b.word ? -1 : 1) : compare(a.string, b.string)
+        // The words and the sort's positions are arrays of plain integers: sorting an array of
+        // (word, string) pairs copied and destroyed each pair through the runtime's generic
+        // tuple witnesses, three times per string.
+        let words = strings.map(firstWord)
+        func order(_ i: Int, _ j: Int) -> Int {
+            words[i] != words[j] ? (words[i] < words[j] ? -1 : 1) : compare(strings[i], strings[j])
         }
-        // Already in order and distinct (what clients usually send, what the stores keep): nothing to build.
+        // Already in order and distinct (what the stores keep, what many clients send): nothing to build.
         var index = 1
-        while index < keyed.count, order(keyed[index - 1], keyed[index]) < 0 { index += 1 }
-        if index == keyed.count { return strings }
-        let sorted = keyed.sorted { order($0, $1) < 0 }
+        while index < strings.count, order(index - 1, index) < 0 { index += 1 }
+        if index == strings.count { return strings }
+        var positions = Array(strings.indices)
+        positions.sort { order($0, $1) < 0 }
         var result: [String] = []
-        result.reserveCapacity(sorted.count)
-        for position in sorted.indices where position == 0 || order(sorted[position - 1], sorted[position]) != 0 {
-            result.append(sorted[position].string)
+        result.reserveCapacity(positions.count)
+        for rank in positions.indices where rank == 0 || order(positions[rank - 1], positions[rank]) != 0 {
+            result.append(strings[positions[rank]])
         }
         return result
     }
@@ -68,6 +72,9 @@ public enum ByteOrder {
     /// The first eight bytes of `string` as a big-endian word, zero-padded.
     static func firstWord(_ string: String) -> UInt64 {
         func word(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            if bytes.count >= 8, let start = bytes.baseAddress {
+                return UInt64(bigEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
+            }
             var word: UInt64 = 0
             for offset in 0..<8 { word = word << 8 | UInt64(offset < bytes.count ? bytes[offset] : 0) }
             return word

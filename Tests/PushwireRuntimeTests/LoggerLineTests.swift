@@ -73,6 +73,10 @@ final class LoggerLineTests: XCTestCase {
             JSONText.appendDecimal(value, to: &text)
             XCTAssertEqual(String(decoding: text, as: UTF8.self), String(value))
         }
+        // After what the text holds already, which stays as it was.
+        var text = Array("id:".utf8)
+        for value: UInt64 in [7, 1_234_567, UInt64.max] { JSONText.appendDecimal(value, to: &text) }
+        XCTAssertEqual(String(decoding: text, as: UTF8.self), "id:7" + "1234567" + String(UInt64.max))
     }
 
     /// Several events with one write: a line each, in order, and none below the logger's level.

@@ -17,8 +17,12 @@ extension DeliveryPipeline {
     /// A record's approximate size in memory: its strings (the spec JSON dominates) and a fixed
     /// allowance for the struct, the targeting record and the dictionary slot.
     static func cachedCost(of message: MessageRecord) -> Int {
-        message.spec.utf8.count + message.code.utf8.count + message.transactionID.utf8.count
-            + message.targeting.hwids.reduce(0) { $0 + $1.utf8.count + 16 } + 256
+        // By index: each hwid's length is read where it lies (`reduce` retained and released
+        // every hwid, strings another thread made, twice per message).
+        var bytes = message.spec.utf8.count + message.code.utf8.count + message.transactionID.utf8.count + 256
+        let hwids = message.targeting.hwids
+        for index in hwids.indices { bytes += hwids[index].utf8.count + 16 }
+        return bytes
     }
 
     /// A decoded spec's approximate size, from its record: strings and dictionaries of the
