@@ -176,16 +176,21 @@ public final class FileSinkGateway: NotificationGateway {
     static func lines(_ batch: [OutgoingNotification]) -> [UInt8] {
         var text: [UInt8] = []
         text.reserveCapacity(batch.reduce(0) { $0 + $1.payload.count + 160 })
-        // The index of the notification the shared parts were made for, and the parts.
-        var shared: (index: Int, code: [UInt8], tail: [UInt8])?
+        // The index of the notification the shared parts were made for, and the parts: what
+        // goes between the delivery id and the token, and everything after the token. Each
+        // part holds its keys too, so that a line is five appends (each append costs about
+        // as much as copying the bytes of a short key).
+        var shared: (index: Int, head: [UInt8], tail: [UInt8])?
         for index in batch.indices {
             // Fields read in place: a copy of each notification retained four buffers.
             if !(shared.map { FileSinkGateway.sharesLineParts(batch, index, $0.index) } ?? false) {
                 let n = batch[index]
-                var code: [UInt8] = []
-                JSONText.appendString(n.messageCode, to: &code)
-                var tail: [UInt8] = []
-                tail.append(contentsOf: #","priority":"#.utf8)
+                var head = Array(#","message_code":"#.utf8)
+                JSONText.appendString(n.messageCode, to: &head)
+                head.append(contentsOf: #","token":"#.utf8)
+                var tail = Array(#","platform":""#.utf8)
+                tail.append(contentsOf: PushPlatform.name(deviceType: n.deviceType).utf8)
+                tail.append(contentsOf: #"","priority":"#.utf8)
                 JSONText.appendDecimal(Int64(n.priority), to: &tail)
                 tail.append(contentsOf: #","expiration":"#.utf8)
                 JSONText.appendDecimal(n.expiration, to: &tail)
@@ -195,43 +200,23 @@ public final class FileSinkGateway: NotificationGateway {
                 // The payload is rendered JSON already; an empty one is written as null.
                 if n.payload.isEmpty { tail.append(contentsOf: "null".utf8) } else { tail.append(contentsOf: n.payload) }
                 tail.append(contentsOf: "}\n".utf8)
-                shared = (index, code, tail)
+                shared = (index, head, tail)
             }
             guard let parts = shared else { continue }
             text.append(contentsOf: #"{"delivery_id":"#.utf8)
             JSONText.appendDecimal(batch[index].deliveryID, to: &text)
-            text.append(contentsOf: #","message_code":"#.utf8)
-            text.append(contentsOf: parts.code)
-            text.append(contentsOf: #","token":"#.utf8)
+            text.append(contentsOf: parts.head)
             JSONText.appendString(batch[index].deviceToken, to: &text)
-            text.append(contentsOf: platformField(batch[index].deviceType))
             text.append(contentsOf: parts.tail)
         }
         return text
     }
 
-    /// A line's `,"platform":"<name>"` (`PushPlatform.name`), made once for iOS and Android, the
-    /// platforms of nearly every line, and per line for the others: built per line from the
-    /// name's `String`, it was a sixth of a line's cost.
-    private static func platformField(_ deviceType: Int32) -> [UInt8] {
-        switch deviceType {
-        case PushPlatform.iOS: iOSField
-        case PushPlatform.android: androidField
-        default: field(deviceType)
-        }
-    }
-
-    private static let iOSField = field(PushPlatform.iOS)
-    private static let androidField = field(PushPlatform.android)
-
-    private static func field(_ deviceType: Int32) -> [UInt8] {
-        Array(#","platform":""#.utf8) + Array(PushPlatform.name(deviceType: deviceType).utf8) + [UInt8(ascii: "\"")]
-    }
-
     /// Whether the line of `batch[a]` differs from that of `batch[b]` only in the delivery id and
     /// the token. Payloads rendered once per language share their storage, which `==` compares first.
     private static func sharesLineParts(_ batch: [OutgoingNotification], _ a: Int, _ b: Int) -> Bool {
-        batch[a].priority == batch[b].priority && batch[a].expiration == batch[b].expiration
+        batch[a].deviceType == batch[b].deviceType
+            && batch[a].priority == batch[b].priority && batch[a].expiration == batch[b].expiration
             && batch[a].messageCode == batch[b].messageCode && batch[a].collapseID == batch[b].collapseID
             && batch[a].payload == batch[b].payload
     }

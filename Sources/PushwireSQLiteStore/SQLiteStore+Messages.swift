@@ -48,13 +48,16 @@ extension SQLiteStore: MessageStore {
             for (message, targeting) in zip(messages, encoded) {
                 created.append(try SQLiteStore.insertMessage(message, targeting: targeting, createdAt: now, on: connection))
             }
+            // Leases live in memory (`LeaseTable`): those created under one hold it from here (a
+            // message answered with the one stored for its transaction id keeps what it has).
+            // Taken on the writer's thread, which checks and releases them with each step: taken
+            // by the completion, the table's memory moved between two cores twice per message
+            // (0.4 µs of a small CreateMessage). Held before the commit is durable, so no look at
+            // the outbox passes in between; should the commit fail, they expire as any lease does
+            // (a message whose state is unknown is then taken by the next look, if it was stored).
+            leases.hold(messages, created: created)
             return created
-        }, isOneStatement: messages.count == 1, completion: { result in
-            // Leases live in memory (`LeaseTable`): those created under one hold it from here
-            // (a message answered with the one stored for its transaction id keeps what it has).
-            if case .success(let created) = result { leases.hold(messages, created: created) }
-            completion(result)
-        })
+        }, isOneStatement: messages.count == 1, completion: completion)
     }
 
     /// Inserts one message, or returns the stored one with the same (application, transaction id).

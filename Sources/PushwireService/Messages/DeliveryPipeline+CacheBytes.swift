@@ -25,6 +25,13 @@ extension DeliveryPipeline {
         return bytes
     }
 
+    /// A created message handed to the scheduler in memory, with its `cachedCost(of:)`,
+    /// computed once when it is handed over and carried until it is claimed.
+    struct CachedMessage {
+        var record: MessageRecord
+        var cost: Int
+    }
+
     /// A decoded spec's approximate size, from its record: strings and dictionaries of the
     /// texts take about twice the JSON they are written as.
     static func cachedSpecCost(of message: MessageRecord) -> Int {

@@ -31,22 +31,25 @@ extension DeliveryPipeline {
         // The records of messages handed over in memory, by id, until claimed: they are as
         // created (scheduled), so they need no read. One cancelled meanwhile is caught by the
         // first step's write, which checks the status and hands nothing over.
-        var known: [Int64: MessageRecord] = [:]
+        var known: [Int64: CachedMessage] = [:]
         // The change of `known`'s bytes not yet applied to `State.knownBytes` (entries dropped
         // or claimed make it negative), settled once per pass rather than under the lock per entry.
         var knownChange = 0
         while !isStopped {
             let now = Self.nowMS()
             let (fresh, overflowed, laterDueAtMS) = state.withLock { state in
+                // Moved out, not copied: a copy left the state's array shared, and emptying it
+                // then allocated a new buffer of its whole capacity on every pass.
+                var taken: [CachedMessage] = []
+                swap(&taken, &state.fresh)
                 defer {
-                    state.fresh.removeAll(keepingCapacity: true)
                     state.freshOverflowed = false
                     // Handed to `known` below: the bytes move with them, under the same lock, so
                     // that no creation sees the budget emptier than it is.
                     state.knownBytes += state.freshBytes
                     state.freshBytes = 0
                 }
-                return (state.fresh, state.freshOverflowed, state.laterDueAtMS)
+                return (taken, state.freshOverflowed, state.laterDueAtMS)
             }
             let look = next == pending.count
                 && (lookedAtMS.map { now - $0 >= idlePollMS } ?? true || moreInOutbox || overflowed
@@ -68,7 +71,7 @@ extension DeliveryPipeline {
                 // The fresh ones were created under this server's lease, which its looks pass
                 // over (`NewMessageRecord.lease`): they follow what the look found.
                 let found = Set(pending)
-                pending += fresh.lazy.map(\.id).filter { !found.contains($0) && !running.contains($0) }
+                pending += fresh.lazy.map(\.record.id).filter { !found.contains($0) && !running.contains($0) }
                 next = 0
                 let later = try? await store.nextScheduledSendTime(after: now)
                 state.withLock { state in
@@ -76,21 +79,21 @@ extension DeliveryPipeline {
                 }
             } else if !fresh.isEmpty {
                 if next == pending.count {
-                    pending = fresh.map(\.id)
+                    pending = fresh.map(\.record.id)
                     next = 0
                 } else {
-                    pending.append(contentsOf: fresh.map(\.id))
+                    pending.append(contentsOf: fresh.map(\.record.id))
                 }
             }
             if !fresh.isEmpty {
                 // Bounded: entries not claimed (their ids dropped by a look at the outbox, which
                 // finds them again) are forgotten rather than kept forever.
                 if known.count > 2 * Self.freshCapacity {
-                    knownChange -= known.values.reduce(0) { $0 + Self.cachedCost(of: $1) }
+                    knownChange -= known.values.reduce(0) { $0 + $1.cost }
                     known.removeAll(keepingCapacity: true)
                 }
-                for message in fresh {
-                    if let replaced = known.updateValue(message, forKey: message.id) { knownChange -= Self.cachedCost(of: replaced) }
+                for entry in fresh {
+                    if let replaced = known.updateValue(entry, forKey: entry.record.id) { knownChange -= replaced.cost }
                 }
             }
             // Claim as many as there are free slots, then read them in one read transaction
@@ -113,9 +116,9 @@ extension DeliveryPipeline {
             var read: [Int64: MessageRecord] = [:]
             var unknown: [Int64] = []
             for entry in claimed {
-                if let message = known.removeValue(forKey: entry.id) {
-                    read[entry.id] = message
-                    knownChange -= Self.cachedCost(of: message)
+                if let cached = known.removeValue(forKey: entry.id) {
+                    read[entry.id] = cached.record
+                    knownChange -= cached.cost
                 } else {
                     unknown.append(entry.id)
                 }
@@ -125,7 +128,8 @@ extension DeliveryPipeline {
                 for (id, message) in (try? await store.messages(ids: unknown)) ?? [:] { read[id] = message }
             }
             for (position, entry) in claimed.enumerated() {
-                guard let message = read[entry.id], message.status == .scheduled || message.status == .sending else {
+                // Moved out of `read` (a copy retained each of the record's strings and arrays).
+                guard let message = read.removeValue(forKey: entry.id), message.status == .scheduled || message.status == .sending else {
                     state.withLock { _ = $0.running.remove(entry.id) }
                     continue
                 }
@@ -142,6 +146,7 @@ extension DeliveryPipeline {
                 // start nothing newer before it, to keep the oldest-first order. It and the ones
                 // claimed after it are claimed again then.
                 guard admitted else {
+                    read[entry.id] = message
                     state.withLock { state in
                         for later in claimed[position...] { state.running.remove(later.id) }
                     }
@@ -155,7 +160,7 @@ extension DeliveryPipeline {
                             state.knownBytes += cost
                             return true
                         }
-                        if kept { known[later.id] = message }
+                        if kept { known[later.id] = CachedMessage(record: message, cost: cost) }
                     }
                     next = entry.index
                     break

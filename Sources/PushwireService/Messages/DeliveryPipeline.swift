@@ -83,7 +83,7 @@ public final class DeliveryPipeline: Sendable {
         /// When the sleeping scheduler wakes by itself, ms since 1970; nil while it works.
         var wakeAtMS: Int64?
         /// Messages created due now, oldest first, not yet taken by the scheduler.
-        var fresh: [MessageRecord] = []
+        var fresh: [CachedMessage] = []
         /// Some were not kept in `fresh` (it was full, or their ids were not given): the
         /// scheduler must look at the outbox.
         var freshOverflowed = false
@@ -242,7 +242,7 @@ public final class DeliveryPipeline: Sendable {
                     state.laterDueAtMS = min(state.laterDueAtMS ?? message.sendAtMS, message.sendAtMS)
                 } else if state.fresh.count < Self.freshCapacity,
                           case let cost = Self.cachedCost(of: message), state.cacheFits(cost, budget: budget) {
-                    state.fresh.append(message)
+                    state.fresh.append(CachedMessage(record: message, cost: cost))
                     state.freshBytes += cost
                     if index < specs.count, let spec = specs[index], configuration.isSmall(message) {
                         if state.createdSpecs.count >= 2 * Self.freshCapacity {
