@@ -40,8 +40,11 @@ enum InstrumentedMethods {
 
     private static func wrap(_ body: @escaping RegisteredMethod.OffLoopHandler, index: Int, metrics: CallMetrics) -> RegisteredMethod.OffLoopHandler {
         { context, bytes, complete in
+            // Only the arrival time kept for the answer: the whole context in the completion's
+            // closure retained and released its method, metadata, peer and cancellation again.
+            let arrivalNanos = context.arrivalNanos
             body(context, bytes) { outcome in
-                metrics.record(index, status: outcome.status, nanos: monotonicNanos() &- context.arrivalNanos)
+                metrics.record(index, status: outcome.status, nanos: monotonicNanos() &- arrivalNanos)
                 complete(outcome)
             }
         }

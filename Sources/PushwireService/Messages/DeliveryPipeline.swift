@@ -232,7 +232,9 @@ public final class DeliveryPipeline: Sendable {
     /// `messagesCreated(_:)` with the decoded spec of each (`specs[i]` is `created[i]`'s, or
     /// nil; fewer than `created` when some are not known), kept for the small-message fan-out.
     func messagesCreated(_ created: [MessageRecord], specs: [MessageSpec?]) {
-        guard let earliest = created.map(\.sendAtMS).min() else { return }
+        // The earliest send time without a list of them (an allocation per CreateMessage).
+        guard var earliest = created.first?.sendAtMS else { return }
+        for index in created.indices { earliest = min(earliest, created[index].sendAtMS) }
         let now = Self.nowMS()
         let budget = configuration.maxCachedMessageBytes
         var overflowed: [Int64] = []
