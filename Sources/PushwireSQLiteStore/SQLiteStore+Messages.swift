@@ -52,9 +52,10 @@ extension SQLiteStore: MessageStore {
             // message answered with the one stored for its transaction id keeps what it has).
             // Taken on the writer's thread, which checks and releases them with each step: taken
             // by the completion, the table's memory moved between two cores twice per message
-            // (0.4 µs of a small CreateMessage). Held before the commit is durable, so no look at
-            // the outbox passes in between; should the commit fail, they expire as any lease does
-            // (a message whose state is unknown is then taken by the next look, if it was stored).
+            // (in a profile, taking and holding were 0.4 µs of a small CreateMessage's CPU).
+            // Held before the commit is durable, so no look at the outbox passes in between;
+            // should the commit fail, they expire as any lease does (a message whose state is
+            // unknown is then taken by the next look, if it was stored).
             leases.hold(messages, created: created)
             return created
         }, isOneStatement: messages.count == 1, completion: completion)
