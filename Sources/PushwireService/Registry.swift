@@ -12,6 +12,8 @@ public final class Registry: Sendable {
     /// Applies other servers' changes to the caches above (the store's change feed).
     let follower: StoreChangeFollower
     private let adminTokenHash: [UInt8]
+    /// The digests of the tokens presented lately (every authorized call presents one).
+    private let tokenDigests = TokenDigests()
 
     /// Loads the applications of `store` and their categories into memory, so that the calls
     /// answered on the event loop find them there, and follows the store's change feed so that
@@ -37,19 +39,24 @@ public final class Registry: Sendable {
         store.observeChanges { change in follower.receive(change) }
     }
 
-    /// Checks the admin token. Ambiguous metadata (two `authorization` entries), no token, or one that is nobody's → UNAUTHENTICATED; an
-    /// application's token → PERMISSION_DENIED.
+    /// The SHA-256 digest of a presented bearer token.
+    func digest(ofToken token: String) -> [UInt8] {
+        tokenDigests.digest(of: token)
+    }
+
     /// Whether `hash` is the admin token's hash (compared in constant time).
     func isAdminToken(hash: [UInt8]) -> Bool {
         Credentials.constantTimeEqual(hash, adminTokenHash)
     }
 
+    /// Checks the admin token. Ambiguous metadata (two `authorization` entries), no token, or one that is nobody's → UNAUTHENTICATED; an
+    /// application's token → PERMISSION_DENIED.
     func authorizeAdmin(_ caller: Caller) throws(RPCError) {
         if let ambiguity = caller.ambiguity { throw RPCError(.unauthenticated, ambiguity) }
         guard let token = caller.bearerToken else {
             throw RPCError(.unauthenticated, "the Admin service needs authorization: Bearer <admin token>")
         }
-        let hash = SHA256.hash(token)
+        let hash = tokenDigests.digest(of: token)
         if Credentials.constantTimeEqual(hash, adminTokenHash) { return }
         if directory.application(tokenHash: hash) != nil {
             throw RPCError(.permissionDenied, "an application's access token cannot call the Admin service")
@@ -65,7 +72,7 @@ public final class Registry: Sendable {
         guard let token = caller.bearerToken else {
             throw RPCError(.unauthenticated, "this method needs authorization: Bearer <application access token>")
         }
-        let hash = SHA256.hash(token)
+        let hash = tokenDigests.digest(of: token)
         guard let application = directory.application(tokenHash: hash) else {
             if Credentials.constantTimeEqual(hash, adminTokenHash) {
                 throw RPCError(.permissionDenied, "the admin token cannot act for an application; use its access token")
