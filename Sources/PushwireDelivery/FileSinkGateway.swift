@@ -187,23 +187,23 @@ public final class FileSinkGateway: NotificationGateway {
                 let n = batch[index]
                 var head = Array(#","message_code":"#.utf8)
                 JSONText.appendString(n.messageCode, to: &head)
-                head.append(contentsOf: #","token":"#.utf8)
+                JSONText.appendLiteral(#","token":"#, to: &head)
                 var tail = Array(#","platform":""#.utf8)
                 tail.append(contentsOf: PushPlatform.name(deviceType: n.deviceType).utf8)
-                tail.append(contentsOf: #"","priority":"#.utf8)
+                JSONText.appendLiteral(#"","priority":"#, to: &tail)
                 JSONText.appendDecimal(Int64(n.priority), to: &tail)
-                tail.append(contentsOf: #","expiration":"#.utf8)
+                JSONText.appendLiteral(#","expiration":"#, to: &tail)
                 JSONText.appendDecimal(n.expiration, to: &tail)
-                tail.append(contentsOf: #","collapse_id":"#.utf8)
+                JSONText.appendLiteral(#","collapse_id":"#, to: &tail)
                 JSONText.appendString(n.collapseID, to: &tail)
-                tail.append(contentsOf: #","payload":"#.utf8)
+                JSONText.appendLiteral(#","payload":"#, to: &tail)
                 // The payload is rendered JSON already; an empty one is written as null.
-                if n.payload.isEmpty { tail.append(contentsOf: "null".utf8) } else { tail.append(contentsOf: n.payload) }
-                tail.append(contentsOf: "}\n".utf8)
+                if n.payload.isEmpty { JSONText.appendLiteral("null", to: &tail) } else { tail.append(contentsOf: n.payload) }
+                JSONText.appendLiteral("}\n", to: &tail)
                 shared = (index, head, tail)
             }
             guard let parts = shared else { continue }
-            text.append(contentsOf: #"{"delivery_id":"#.utf8)
+            JSONText.appendLiteral(#"{"delivery_id":"#, to: &text)
             JSONText.appendDecimal(batch[index].deliveryID, to: &text)
             text.append(contentsOf: parts.head)
             JSONText.appendString(batch[index].deviceToken, to: &text)

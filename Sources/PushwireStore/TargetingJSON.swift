@@ -11,41 +11,41 @@ public enum TargetingJSON {
     public static func encode(_ targeting: TargetingRecord) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(64 + targeting.hwids.reduce(0) { $0 + $1.utf8.count + 3 })
-        out.append(contentsOf: #"{"conditions":["#.utf8)
+        JSONText.appendLiteral(#"{"conditions":["#, to: &out)
         for (index, condition) in targeting.conditions.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: #"{"op":"#.utf8)
+            JSONText.appendLiteral(#"{"op":"#, to: &out)
             JSONText.appendString(condition.op.rawValue, to: &out)
-            out.append(contentsOf: #","tag":"#.utf8)
+            JSONText.appendLiteral(#","tag":"#, to: &out)
             JSONText.appendString(condition.tag, to: &out)
-            out.append(contentsOf: #","values":["#.utf8)
+            JSONText.appendLiteral(#","values":["#, to: &out)
             for (valueIndex, value) in condition.values.enumerated() {
                 if valueIndex > 0 { out.append(UInt8(ascii: ",")) }
                 switch value {
                 case .string(let text):
-                    out.append(contentsOf: #"{"string":{"_0":"#.utf8)
+                    JSONText.appendLiteral(#"{"string":{"_0":"#, to: &out)
                     JSONText.appendString(text, to: &out)
                 case .int(let number):
-                    out.append(contentsOf: #"{"int":{"_0":"#.utf8)
-                    out.append(contentsOf: String(number).utf8)
+                    JSONText.appendLiteral(#"{"int":{"_0":"#, to: &out)
+                    JSONText.appendDecimal(Int64(number), to: &out)
                 case .bool(let flag):
-                    out.append(contentsOf: #"{"bool":{"_0":"#.utf8)
-                    out.append(contentsOf: (flag ? "true" : "false").utf8)
+                    JSONText.appendLiteral(#"{"bool":{"_0":"#, to: &out)
+                    JSONText.appendLiteral(flag ? "true" : "false", to: &out)
                 }
-                out.append(contentsOf: "}}".utf8)
+                JSONText.appendLiteral("}}", to: &out)
             }
-            out.append(contentsOf: "]}".utf8)
+            JSONText.appendLiteral("]}", to: &out)
         }
-        out.append(contentsOf: #"],"hwids":["#.utf8)
+        JSONText.appendLiteral(#"],"hwids":["#, to: &out)
         appendStrings(targeting.hwids, to: &out)
-        out.append(contentsOf: #"],"platforms":["#.utf8)
+        JSONText.appendLiteral(#"],"platforms":["#, to: &out)
         for (index, platform) in targeting.platforms.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: String(platform).utf8)
+            JSONText.appendDecimal(Int64(platform), to: &out)
         }
-        out.append(contentsOf: #"],"userIDs":["#.utf8)
+        JSONText.appendLiteral(#"],"userIDs":["#, to: &out)
         appendStrings(targeting.userIDs, to: &out)
-        out.append(contentsOf: "]}".utf8)
+        JSONText.appendLiteral("]}", to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -26,7 +26,7 @@ enum FCMPayloadRenderer {
     static func render(_ spec: MessageSpec, texts: MessageSpec.Texts, language: String, messageCode: String) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + texts.body.utf8.count + texts.title.utf8.count)
-        out.append(contentsOf: #"{"data":{"#.utf8)
+        JSONText.appendLiteral(#"{"data":{"#, to: &out)
         for entry in spec.custom.entries {
             JSONText.appendString(entry.key, to: &out)
             out.append(UInt8(ascii: ":"))
@@ -52,19 +52,19 @@ enum FCMPayloadRenderer {
             field("pw_category", String(spec.categoryID))
             field("pw_buttons", String(decoding: buttons(spec.buttons ?? [], language: language), as: UTF8.self))
         }
-        out.append(contentsOf: #"},"android":{"priority":"#.utf8)
+        JSONText.appendLiteral(#"},"android":{"priority":"#, to: &out)
         // As APNs priority 5 or 1 (passive, background): FCM may then batch them to save power.
-        out.append(contentsOf: (spec.priority < 10 ? #""NORMAL""# : #""HIGH""#).utf8)
+        JSONText.appendLiteral(spec.priority < 10 ? #""NORMAL""# : #""HIGH""#, to: &out)
         if spec.ttl != 0 {
-            out.append(contentsOf: #","ttl":""#.utf8)
-            out.append(contentsOf: String(spec.ttl).utf8)
-            out.append(contentsOf: #"s""#.utf8)
+            JSONText.appendLiteral(#","ttl":""#, to: &out)
+            JSONText.appendDecimal(Int64(spec.ttl), to: &out)
+            JSONText.appendLiteral(#"s""#, to: &out)
         }
         if !spec.collapseID.isEmpty {
-            out.append(contentsOf: #","collapse_key":"#.utf8)
+            JSONText.appendLiteral(#","collapse_key":"#, to: &out)
             JSONText.appendString(spec.collapseID, to: &out)
         }
-        out.append(contentsOf: "}}".utf8)
+        JSONText.appendLiteral("}}", to: &out)
         return out
     }
 
@@ -93,20 +93,20 @@ enum FCMPayloadRenderer {
         var out: [UInt8] = [UInt8(ascii: "[")]
         for (index, button) in buttons.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: #"{"id":""#.utf8)
-            out.append(contentsOf: String(button.id).utf8)
-            out.append(contentsOf: #"","label":"#.utf8)
+            JSONText.appendLiteral(#"{"id":""#, to: &out)
+            JSONText.appendDecimal(Int64(button.id), to: &out)
+            JSONText.appendLiteral(#"","label":"#, to: &out)
             JSONText.appendString(button.label(language: language), to: &out)
-            out.append(contentsOf: #","foreground":"#.utf8)
-            out.append(contentsOf: (button.foreground ? "true" : "false").utf8)
-            out.append(contentsOf: #","destructive":"#.utf8)
-            out.append(contentsOf: (button.destructive ? "true" : "false").utf8)
-            out.append(contentsOf: #","text_input":"#.utf8)
-            out.append(contentsOf: (button.textInput ? "true" : "false").utf8)
+            JSONText.appendLiteral(#","foreground":"#, to: &out)
+            JSONText.appendLiteral(button.foreground ? "true" : "false", to: &out)
+            JSONText.appendLiteral(#","destructive":"#, to: &out)
+            JSONText.appendLiteral(button.destructive ? "true" : "false", to: &out)
+            JSONText.appendLiteral(#","text_input":"#, to: &out)
+            JSONText.appendLiteral(button.textInput ? "true" : "false", to: &out)
             if button.textInput {
-                out.append(contentsOf: #","input_button_title":"#.utf8)
+                JSONText.appendLiteral(#","input_button_title":"#, to: &out)
                 JSONText.appendString(button.inputButtonTitle, to: &out)
-                out.append(contentsOf: #","placeholder":"#.utf8)
+                JSONText.appendLiteral(#","placeholder":"#, to: &out)
                 JSONText.appendString(button.placeholder, to: &out)
             }
             out.append(UInt8(ascii: "}"))

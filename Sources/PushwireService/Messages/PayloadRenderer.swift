@@ -134,11 +134,11 @@ enum PayloadRenderer {
         out.reserveCapacity(256 + texts.body.utf8.count + texts.title.utf8.count)
         if spec.isBackground {
             // Silent: no alert, sound or badge (CreateMessage refused them).
-            out.append(contentsOf: #"{"aps":{"content-available":1}"#.utf8)
+            JSONText.appendLiteral(#"{"aps":{"content-available":1}"#, to: &out)
             appendRoot(spec, messageCode: messageCode, to: &out)
             return out
         }
-        out.append(contentsOf: #"{"aps":{"alert":{"#.utf8)
+        JSONText.appendLiteral(#"{"aps":{"alert":{"#, to: &out)
         var first = true
         func field(_ key: String, _ value: String) {
             if value.isEmpty { return }
@@ -152,12 +152,12 @@ enum PayloadRenderer {
         field("subtitle", texts.subtitle)
         // The body is written even when a trim emptied it: the alert stays an alert.
         if !first { out.append(UInt8(ascii: ",")) }
-        out.append(contentsOf: #""body":"#.utf8)
+        JSONText.appendLiteral(#""body":"#, to: &out)
         JSONText.appendString(texts.body, to: &out)
         out.append(UInt8(ascii: "}"))
         if let badge {
-            out.append(contentsOf: #","badge":"#.utf8)
-            out.append(contentsOf: String(badge).utf8)
+            JSONText.appendLiteral(#","badge":"#, to: &out)
+            JSONText.appendDecimal(Int64(badge), to: &out)
         }
         first = false
         field("sound", spec.sound)
@@ -165,12 +165,12 @@ enum PayloadRenderer {
         if spec.categoryID != 0 { field("category", String(spec.categoryID)) }
         field("interruption-level", spec.interruptionLevel)
         if let score = spec.relevanceScore {
-            out.append(contentsOf: #","relevance-score":"#.utf8)
+            JSONText.appendLiteral(#","relevance-score":"#, to: &out)
             out.append(contentsOf: scoreText(score).utf8)
         }
         field("filter-criteria", spec.filterCriteria ?? "")
         field("target-content-id", spec.targetContentID ?? "")
-        if spec.mutableContent == true { out.append(contentsOf: #","mutable-content":1"#.utf8) }
+        if spec.mutableContent == true { JSONText.appendLiteral(#","mutable-content":1"#, to: &out) }
         out.append(UInt8(ascii: "}"))
         appendRoot(spec, messageCode: messageCode, to: &out)
         return out
