@@ -143,9 +143,11 @@ final class Connection: EventHandler, @unchecked Sendable {
     }
 
     /// Whether this connection must wait for the server's total to fall: it holds more than a
-    /// small connection and the total is over `maxBufferedBytes`.
+    /// small connection and the total is over `maxBufferedBytes`. The total first: one atomic
+    /// load, where `footprint` reads four properties, each with its exclusivity check (this
+    /// runs for every frame).
     var mustWaitForServer: Bool {
-        footprint > Self.smallFootprint && shared.isOverBufferedBytes
+        shared.isOverBufferedBytes && footprint > Self.smallFootprint
     }
 
     /// Publishes a new peak of `heldTotal`; an integer compare unless it is one.
