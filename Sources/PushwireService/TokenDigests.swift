@@ -21,8 +21,13 @@ final class TokenDigests: Sendable {
 
     private let slots = Mutex([Slot?](repeating: nil, count: TokenDigests.capacity))
 
+    /// The longest token kept: access tokens are 64 characters; a longer one (anybody may send
+    /// one) is hashed each time rather than held, so the slots hold at most 64 × 256 bytes.
+    static let longestKept = 256
+
     /// The SHA-256 digest of `token`'s UTF-8 bytes.
     func digest(of token: String) -> [UInt8] {
+        if token.utf8.count > Self.longestKept { return SHA256.hash(token) }
         let index = Self.slot(of: token)
         if let slot = slots.withLock({ $0[index] }), Self.constantTimeEqual(slot.token, token) {
             return slot.digest

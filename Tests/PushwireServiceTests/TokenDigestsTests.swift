@@ -10,7 +10,8 @@ final class TokenDigestsTests: XCTestCase {
         // or only in length (the constant-time comparison's cases) and a non-ASCII one.
         var tokens = (0 ..< TokenDigests.capacity * 4).map { _ in Credentials.newAccessToken() }
         let base = tokens[0]
-        tokens += [String(base.dropLast()) + "x", String(base.dropLast()), base + "0", "", "é", "token é"]
+        tokens += [String(base.dropLast()) + "x", String(base.dropLast()), base + "0", "", "é", "token é",
+                   String(repeating: "a", count: TokenDigests.longestKept + 1)]
         for _ in 0 ..< 3 {
             for token in tokens.shuffled() {
                 XCTAssertEqual(digests.digest(of: token), SHA256.hash(token), "token \(token)")
