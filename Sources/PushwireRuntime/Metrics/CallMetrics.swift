@@ -32,13 +32,14 @@ final class CallMetrics: Sendable {
     @inline(__always)
     func record(_ index: Int, status: StatusCode, nanos: UInt64) {
         let code = min(Int(status.rawValue), Self.codes - 1)
-        outcomes.add(index * Self.codes + code)
+        let shard = ShardedCounters.currentShard
+        outcomes.add(index * Self.codes + code, inShard: shard)
         var bucket = 0
         let bounds = Self.boundNanos
         while bucket < bounds.count, nanos > bounds[bucket] { bucket += 1 }
         let base = index * Self.histogramSlots
-        latencies.add(base + bucket)
-        latencies.add(base + Self.histogramSlots - 1, nanos)
+        latencies.add(base + bucket, inShard: shard)
+        latencies.add(base + Self.histogramSlots - 1, nanos, inShard: shard)
     }
 
     /// Appends `pushwire_calls_total` and `pushwire_call_duration_seconds`.

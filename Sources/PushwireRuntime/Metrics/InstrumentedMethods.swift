@@ -50,14 +50,15 @@ enum InstrumentedMethods {
         }
     }
 
-    static func wrap(_ fastPaths: [String: RawHandler], metrics: CallMetrics) -> [String: ArrivedRawHandler] {
-        var wrapped: [String: ArrivedRawHandler] = [:]
-        for (path, handler) in fastPaths {
+    static func wrap(_ fastPaths: [String: RawFastPathHandler], metrics: CallMetrics) -> [String: ArrivedRawFastPathHandler] {
+        var wrapped: [String: ArrivedRawFastPathHandler] = [:]
+        for (path, fastPath) in fastPaths {
+            let handler = fastPath.call
             guard let index = metrics.index(of: path) else {
-                wrapped[path] = { message, _ in handler(message) }
+                wrapped[path] = ArrivedRawFastPathHandler { message, _ in handler(message) }
                 continue
             }
-            wrapped[path] = { message, start in
+            wrapped[path] = ArrivedRawFastPathHandler { message, start in
                 switch handler(message) {
                 case .decline:
                     return .decline  // the registered handler answers, and counts, the call

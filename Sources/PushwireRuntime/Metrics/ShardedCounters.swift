@@ -54,8 +54,15 @@ final class ShardedCounters: @unchecked Sendable {
     /// Adds `amount` to counter `index`.
     @inline(__always)
     func add(_ index: Int, _ amount: UInt64 = 1) {
+        add(index, amount, inShard: Self.currentShard)
+    }
+
+    /// Adds `amount` to counter `index` in `shard` (`currentShard`, read once by a caller that
+    /// adds to several counters: each read is a thread-local lookup).
+    @inline(__always)
+    func add(_ index: Int, _ amount: UInt64 = 1, inShard shard: Int) {
         guard index >= 0, index < count else { return }
-        slots[Self.currentShard * stride + index].wrappingAdd(amount, ordering: .relaxed)
+        slots[shard * stride + index].wrappingAdd(amount, ordering: .relaxed)
     }
 
     /// The sum of counter `index` over the shards.

@@ -79,12 +79,6 @@ extension Connection {
     /// Offers the payload to a raw fast path when it is a request for one; otherwise (or when the
     /// fast path declines) decodes it as `FrameDecoder.nextFrame()` does.
     private func answerOrDecode(_ payload: UnsafeRawBufferPointer, waitsForServer: Bool) -> FrameStep {
-        // A Ping is answered from its bytes: no unpack, no Frame, no pack (what `dispatch` would
-        // write, as HotFramesTests checks against protobuf-c).
-        if let ping = HotFrames.scanPing(payload) {
-            HotFrames.appendPongFrame(payload: ping, to: &output.bytes)
-            return .answered
-        }
         // A large request takes the regular path, which checks it off the loop. Any other the
         // scanner reads goes to its fast path if it has one, else is lifted from the scan.
         if payload.count < shared.configuration.largeRequestBytes, let request = ScannedRequest(frame: payload) {
@@ -96,6 +90,14 @@ extension Connection {
             frame.callID = request.callID
             frame.kind = .request(request.request())
             return .decoded(frame)
+        }
+        // A Ping is answered from its bytes: no unpack, no Frame, no pack (what `dispatch` would
+        // write, as HotFramesTests checks against protobuf-c). After the request scan, which
+        // stops at a ping's first field, where a request frame went through the ping scan's
+        // (73 instructions of every call, callgrind): the two scans accept disjoint frames.
+        if let ping = HotFrames.scanPing(payload) {
+            HotFrames.appendPongFrame(payload: ping, to: &output.bytes)
+            return .answered
         }
         do throws(WireDecodingError) {
             let frame = try Frame(decoding: payload)

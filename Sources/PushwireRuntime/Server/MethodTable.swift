@@ -78,15 +78,15 @@ final class MethodTable: Sendable {
     /// (`ServerConfiguration.clientCertificateServices`).
     let clientCertificateServices: Set<String>
 
-    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: ArrivedRawHandler] = [:], clientCertificateServices: Set<String> = []) {
+    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: ArrivedRawFastPathHandler] = [:], clientCertificateServices: Set<String> = []) {
         self.methods = methods
         serviceNames = Set(methods.values.map(\.descriptor.service))
         self.clientCertificateServices = clientCertificateServices
         // A fast path may only stand in front of a registered method: a declined call needs it.
         // None for a method behind a client certificate: the check is made before the handler.
-        self.rawFastPaths = RawFastPaths(rawFastPaths.compactMap { path, handler -> (path: String, handler: ArrivedRawHandler, answers: AnswerSizes)? in
+        self.rawFastPaths = RawFastPaths(rawFastPaths.compactMap { path, handler -> RawFastPaths.Entry? in
             guard let method = methods[path], !clientCertificateServices.contains(method.descriptor.service) else { return nil }
-            return (path: path, handler: handler, answers: method.answers)
+            return RawFastPaths.Entry(path: Array(path.utf8), handler: handler.call, answers: method.answers)
         })
     }
 

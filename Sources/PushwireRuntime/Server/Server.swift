@@ -33,7 +33,7 @@ public final class Server: Sendable {
     /// Names the application of each call in the debug call log (`describeCalls`).
     private let callDescriber = Mutex<CallLog.Describe?>(nil)
     /// Raw fast paths by method path (`registerRawFastPath`); read once by `start()`.
-    private let rawFastPaths = Mutex<[String: RawHandler]>([:])
+    private let rawFastPaths = Mutex<[String: RawFastPathHandler]>([:])
     /// HTTP routes, health checks, metrics collectors, and the HTTP door once started (Server+HTTP.swift).
     let extensions = ServerExtensions()
 
@@ -70,7 +70,7 @@ public final class Server: Sendable {
     /// generated wrapper; for a call answered from a cache that is several times the work of the
     /// answer (docs/BENCHMARKS.md, SyncCategories).
     public func registerRawFastPath<Request, Response>(_ method: MethodDescriptor<Request, Response>, _ handler: @escaping RawHandler) {
-        rawFastPaths.withLock { $0[method.path] = handler }
+        rawFastPaths.withLock { $0[method.path] = RawFastPathHandler(call: handler) }
     }
 
     /// Registers a handler that runs on the event loop, inline with the read that delivered the
@@ -155,7 +155,9 @@ public final class Server: Sendable {
             ? MethodTable(InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
                           rawFastPaths: InstrumentedMethods.wrap(fastPaths, metrics: callMetrics),
                           clientCertificateServices: configuration.clientCertificateServices)
-            : MethodTable(allMethods, rawFastPaths: fastPaths.mapValues { handler in { message, _ in handler(message) } },
+            : MethodTable(allMethods, rawFastPaths: fastPaths.mapValues { handler in
+                              ArrivedRawFastPathHandler { message, _ in handler.call(message) }
+                          },
                           clientCertificateServices: configuration.clientCertificateServices)
         let shared = ServerShared(configuration: configuration, table: table, logger: logger, describeCall: callDescriber.withLock { $0 })
         reference.shared = shared
