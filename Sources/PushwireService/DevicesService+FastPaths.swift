@@ -62,7 +62,6 @@ extension DevicesService {
     /// wire validator accepts in a string); nil otherwise, so that other text is checked by the
     /// regular decoder — a hwid `a\0b` stored here could never be named by GetTags or removed.
     static func asciiString(_ bytes: UnsafeRawBufferPointer) -> String? {
-        for byte in bytes where byte >= 0x80 || byte == 0 { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        HotFrames.isPlainASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
     }
 }

@@ -94,7 +94,7 @@ struct ScannedRequest {
             case (1, 2):
                 // Only fast paths' paths (ASCII) will match, but the scan stays as strict as the
                 // decoder on its own, which refuses a NUL here (RawFrameDifferential).
-                guard !sawMethod, let path = reader.submessage(), Self.isPlainASCII(path.bytes) else { return false }
+                guard !sawMethod, let path = reader.submessage(), HotFrames.isPlainASCII(path.bytes) else { return false }
                 method = path.bytes
                 sawMethod = true
             case (2, 0):
@@ -152,30 +152,7 @@ struct ScannedRequest {
         var reader = entry
         while !reader.atEnd {
             guard let (field, wireType) = reader.tag(), field <= 2, wireType == 2, let text = reader.submessage(),
-                  isPlainASCII(text.bytes) else { return false }
-        }
-        return true
-    }
-
-    /// ASCII without NUL: text the decoder accepts in a string field whatever else it holds.
-    /// Eight bytes at a time (every call's method path and metadata pass here; a byte at a time
-    /// was 4 % of a SyncCategories call): a word holds a byte ≥ 0x80 when `w & 0x80…` is not
-    /// zero, and a zero byte when `(w - 0x0101…) & ~w & 0x80…` is not (exact as to whether one
-    /// exists). `RawFastPathTests` checks it against the byte-by-byte rule.
-    static func isPlainASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        var index = 0
-        while index + 8 <= bytes.count {
-            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            if (word | ((word &- ones) & ~word)) & highs != 0 { return false }
-            index += 8
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte >= 0x80 || byte == 0 { return false }
-            index += 1
+                  HotFrames.isPlainASCII(text.bytes) else { return false }
         }
         return true
     }

@@ -1,15 +1,15 @@
 import XCTest
-@testable import PushwireRuntime
+import PushwireWire
 
-/// `ScannedRequest.isPlainASCII`, which reads eight bytes at a time, against its rule read a byte
+/// `HotFrames.isPlainASCII`, which reads eight bytes at a time, against its rule read a byte
 /// at a time: every length up to three words, each kind of byte at each position, and random text.
-final class PlainASCIIScanTests: XCTestCase {
+final class PlainASCIITests: XCTestCase {
     private static func byByte(_ bytes: [UInt8]) -> Bool {
         bytes.allSatisfy { $0 != 0 && $0 < 0x80 }
     }
 
     private static func scanned(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { ScannedRequest.isPlainASCII($0) }
+        bytes.withUnsafeBytes { HotFrames.isPlainASCII($0) }
     }
 
     func testEveryPositionAndByteKind() {
