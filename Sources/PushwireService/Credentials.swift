@@ -21,9 +21,19 @@ enum Credentials {
 
     /// Compares secrets in time independent of where they differ.
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in constantTimeEqual(a, b) } }
+    }
+
+    /// Compares secrets held as strings (their UTF-8 bytes) in time independent of where they differ.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { a in b.withUTF8 { b in constantTimeEqual(a, b) } }
+    }
+
+    private static func constantTimeEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
+        for i in 0 ..< a.count { difference |= a[i] ^ b[i] }
         return difference == 0
     }
 }

@@ -8,7 +8,7 @@ extension Registry {
         // Refused as UNAUTHENTICATED before any token is looked at: name no application either.
         if caller.ambiguity != nil { return "ambiguous-metadata" }
         if let token = caller.bearerToken {
-            let hash = digest(ofToken: token)
+            let hash = tokenDigests.digest(of: token)
             if let application = directory.application(tokenHash: hash) { return application.code }
             return isAdminToken(hash: hash) ? "admin" : "unknown-token"
         }

@@ -13,7 +13,7 @@ public final class Registry: Sendable {
     let follower: StoreChangeFollower
     private let adminTokenHash: [UInt8]
     /// The digests of the tokens presented lately (every authorized call presents one).
-    private let tokenDigests = TokenDigests()
+    let tokenDigests = TokenDigests()
 
     /// Loads the applications of `store` and their categories into memory, so that the calls
     /// answered on the event loop find them there, and follows the store's change feed so that
@@ -37,11 +37,6 @@ public final class Registry: Sendable {
         let follower = StoreChangeFollower(store: store, directory: directory, fingerprints: fingerprints)
         self.follower = follower
         store.observeChanges { change in follower.receive(change) }
-    }
-
-    /// The SHA-256 digest of a presented bearer token.
-    func digest(ofToken token: String) -> [UInt8] {
-        tokenDigests.digest(of: token)
     }
 
     /// Whether `hash` is the admin token's hash (compared in constant time).

@@ -29,7 +29,7 @@ final class TokenDigests: Sendable {
     func digest(of token: String) -> [UInt8] {
         if token.utf8.count > Self.longestKept { return SHA256.hash(token) }
         let index = Self.slot(of: token)
-        if let slot = slots.withLock({ $0[index] }), Self.constantTimeEqual(slot.token, token) {
+        if let slot = slots.withLock({ $0[index] }), Credentials.constantTimeEqual(slot.token, token) {
             return slot.digest
         }
         let digest = SHA256.hash(token)
@@ -42,19 +42,5 @@ final class TokenDigests: Sendable {
         var hasher = Hasher()
         hasher.combine(token)
         return Int(UInt(bitPattern: hasher.finalize()) % UInt(capacity))
-    }
-
-    /// Whether the two strings have the same UTF-8 bytes, in a time that depends on their
-    /// lengths only.
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { a in
-            b.withUTF8 { b in
-                guard a.count == b.count else { return false }
-                var difference: UInt8 = 0
-                for i in 0 ..< a.count { difference |= a[i] ^ b[i] }
-                return difference == 0
-            }
-        }
     }
 }
