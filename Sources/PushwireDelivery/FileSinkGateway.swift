@@ -176,10 +176,13 @@ public final class FileSinkGateway: NotificationGateway {
     static func lines(_ batch: [OutgoingNotification]) -> [UInt8] {
         // Room for every line, so that the text is never copied to a larger buffer as it grows
         // (with 160 bytes a line besides the payload it was, once per batch: 0.85 % of a
-        // CreateMessage's instructions): the keys and numbers take about 130 bytes (180 with the largest numbers), the rest is the
-        // token, the code and the collapse id, escaped (which rarely adds any).
+        // CreateMessage's instructions): the keys and numbers take about 130 bytes (180 with
+        // the largest numbers), the rest is the token, the code and the collapse id, escaped
+        // (which rarely adds any).
         var text: [UInt8] = []
-        text.reserveCapacity(batch.reduce(0) { $0 + 160 + $1.payload.count + $1.deviceToken.utf8.count + $1.messageCode.utf8.count + $1.collapseID.utf8.count })
+        text.reserveCapacity(batch.reduce(0) { room, n in
+            room + 160 + n.payload.count + n.deviceToken.utf8.count + n.messageCode.utf8.count + n.collapseID.utf8.count
+        })
         // The index of the notification the shared parts were made for, and the parts: what
         // goes between the delivery id and the token, and everything after the token. Each
         // part holds its keys too, so that a line is five appends (each append costs about

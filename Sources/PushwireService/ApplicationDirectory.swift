@@ -52,6 +52,10 @@ final class ApplicationDirectory: Sendable {
         /// string: two words) skips hashing it and probing the table, a tenth of a
         /// SyncCategories call (callgrind).
         private(set) var lastEncoded: (code: String, responses: EncodedCategoryResponses)?
+        var codeByTokenHash: [TokenHash: String] = [:]
+        /// Bumped by every `install`: a list read from the store before it may be older than
+        /// what was installed since (`install(_:readAt:)`).
+        var installs: UInt64 = 0
 
         /// `encodedByCode[code]`, through `lastEncoded`.
         mutating func encoded(code: String) -> EncodedCategoryResponses? {
@@ -60,10 +64,6 @@ final class ApplicationDirectory: Sendable {
             lastEncoded = (code, responses)
             return responses
         }
-        var codeByTokenHash: [TokenHash: String] = [:]
-        /// Bumped by every `install`: a list read from the store before it may be older than
-        /// what was installed since (`install(_:readAt:)`).
-        var installs: UInt64 = 0
     }
 
     private let state = Mutex(State())
