@@ -113,7 +113,7 @@ let package = Package(
         .target(name: "PushwireAPNs", dependencies: ["PushwireDelivery", "PushwireJSON", "CCurl", "COpenSSL", "PushwireOpenSSL", "CNGHTTP2"], swiftSettings: swiftSettings),
         .target(
             name: "PushwireService",
-            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON", "COpenSSL"],
+            dependencies: ["PushwireStore", "PushwireRuntime", "PushwireSystem", "PushwireWire", "PushwireDelivery", "PushwireAPNs", "PushwireJSON", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
         // PushwirePushwoosh: Pushwoosh's /json/1.3 API on the HTTP door, translated to Pushwire's methods.

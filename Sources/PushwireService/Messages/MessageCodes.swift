@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushwireSystem
 
 /// Message codes: `TTTTT-XXXXXXXX-XXXXXXXX`, 21 upper-case hex digits in groups of 5, 8 and 8.
 ///
@@ -24,16 +25,8 @@ enum MessageCodes {
 
     /// A new code: the clock's tick now, then 64 random bits.
     static func make() -> String {
-        // From the kernel's CSPRNG (glibc's arc4random_buf is one getrandom(2)).
-        var bits: UInt64 = 0
-        #if canImport(Glibc)
-        withUnsafeMutableBytes(of: &bits) { buffer in
-            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
-        }
-        #else
-        var generator = SystemRandomNumberGenerator()
-        bits = generator.next()
-        #endif
+        // From the kernel's CSPRNG, drawn in bulk per thread.
+        var bits = RandomWords.next()
         let tick = currentTick()
         // Written straight into the string's storage: the digit table, the group list and the
         // byte array this was built from were three allocations per code on the event loop.
