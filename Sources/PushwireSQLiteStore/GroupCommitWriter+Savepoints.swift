@@ -1,11 +1,11 @@
 import CSQLite
 import PushwireStore
 
-/// How one queued write runs inside the batch's open transaction: alone (one statement, which
-/// SQLite undoes by itself when it fails) or inside a SAVEPOINT of its own, so that a write that
+/// How one queued write runs inside the batch's open transaction: alone (a write that undoes
+/// itself when it fails, as a single statement does) or inside a SAVEPOINT of its own, so that a write that
 /// fails is rolled back alone and the rest of the batch still commits.
 extension GroupCommitWriter {
-    /// Runs `body`, a single statement, with no savepoint of its own.
+    /// Runs `body`, which undoes itself when it fails, with no savepoint of its own.
     static func runAlone<T>(_ connection: SQLiteConnection,
                             _ body: (SQLiteConnection) throws(StoreError) -> T) -> Result<T, StoreError> {
         do {

@@ -137,18 +137,20 @@ final class GroupCommitWriter: Sendable {
     /// for real work). For callers that are not in a task, such as the server's event loop,
     /// this saves a task and a continuation per write.
     ///
-    /// - Parameter isOneStatement: `body` runs a single statement. It then needs no savepoint of
-    ///   its own: SQLite undoes a failed statement's changes by itself (a constraint error aborts
-    ///   the statement, not the transaction), which saves two statements per write.
+    /// - Parameter undoesItself: `body` leaves nothing behind when it throws: a single statement
+    ///   (SQLite undoes a failed statement's changes by itself; a constraint error aborts the
+    ///   statement, not the transaction), or statements of which a failed later one makes `body`
+    ///   undo the earlier ones. It then needs no savepoint of its own, which saves two statements
+    ///   per write.
     func write<T: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T,
-        isOneStatement: Bool = false,
+        undoesItself: Bool = false,
         background: Bool = false,
         completion: @escaping @Sendable (Result<T, StoreError>) -> Void
     ) {
         let writeHealth = writeHealth
         let job = Job(work: .closure(run: { connection in
-            let outcome = isOneStatement ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
+            let outcome = undoesItself ? GroupCommitWriter.runAlone(connection, body) : GroupCommitWriter.runInSavepoint(connection, body)
             return { commitError in
                 let result = commitError.map { .failure($0) } ?? outcome
                 switch result {

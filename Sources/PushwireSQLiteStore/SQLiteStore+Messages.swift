@@ -3,8 +3,9 @@ import PushwireStore
 
 /// Messages, taps and statistics on SQLite (targets are in SQLiteStore+Targets, fan-out steps in SQLiteStore+FanOutSteps).
 extension SQLiteStore: MessageStore {
+    /// A message's columns, from its row joined with its body (`message_bodies`).
     static let messageColumns = """
-        id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, cursor
+        id, app_id, code, transaction_id, status, send_at_ms, category_id, body.targeting, body.spec, cursor
         """
 
     static func readMessage(_ row: Statement) -> MessageRecord? {
@@ -19,7 +20,9 @@ extension SQLiteStore: MessageStore {
 
     private static func messageRow(_ connection: SQLiteConnection, where clause: String, _ values: [SQLValue]) throws(StoreError) -> MessageRecord? {
         try sql { () throws(SQLiteError) in
-            let row = try connection.statement("SELECT \(messageColumns) FROM messages WHERE \(clause)")
+            let row = try connection.statement("""
+                SELECT \(messageColumns) FROM messages JOIN message_bodies body ON body.message_id = messages.id WHERE \(clause)
+                """)
             try row.bind(values)
             defer { row.reset() }
             return try row.step() ? readMessage(row) : nil
@@ -38,9 +41,9 @@ extension SQLiteStore: MessageStore {
         let now = Int64(Date().timeIntervalSince1970)
         // Encoded here, on the caller's thread: the writer's time bounds every write.
         let encoded = messages.map { TargetingJSON.encode($0.targeting) }
-        // One message changes the store with one statement (the transaction-id lookup only
-        // reads), so it needs no savepoint of its own: a failed INSERT undoes itself. Several
-        // must stand or fall together, which the savepoint gives.
+        // One message needs no savepoint of its own (the transaction-id lookup only reads): a
+        // failed INSERT undoes itself, and `insertMessage` undoes the row when its body's fails.
+        // Several must stand or fall together, which the savepoint gives.
         let leases = leases
         writer.write({ connection throws(StoreError) in
             var created: [MessageRecord] = []
@@ -58,7 +61,7 @@ extension SQLiteStore: MessageStore {
             // unknown is then taken by the next look, if it was stored).
             leases.hold(messages, created: created)
             return created
-        }, isOneStatement: messages.count == 1, completion: completion)
+        }, undoesItself: messages.count == 1, completion: completion)
     }
 
     /// Inserts one message, or returns the stored one with the same (application, transaction id).
@@ -69,28 +72,55 @@ extension SQLiteStore: MessageStore {
                                                      [.int(message.applicationID), .text(message.transactionID)]) {
             return existing
         }
-        try sql { () throws(SQLiteError) in
+        let id = try sql { () throws(SQLiteError) in
             let insert = try connection.statement(SQLiteStore.insertMessageSQL)
             try insert.bind(1, message.applicationID)
             try insert.bind(2, message.code)
             try insert.bind(3, message.transactionID)
             try insert.bind(4, message.sendAtMS)
             try insert.bind(5, Int64(message.categoryID))
-            try insert.bind(6, targeting)
-            try insert.bind(7, message.spec)
-            try insert.bind(8, now)
+            try insert.bind(6, now)
             try insert.run()
+            return connection.lastInsertRowID
+        }
+        do {
+            try sql { () throws(SQLiteError) in
+                let body = try connection.statement(SQLiteStore.insertBodySQL)
+                try body.bind(1, id)
+                try body.bind(2, targeting)
+                try body.bind(3, message.spec)
+                try body.run()
+            }
+        } catch {
+            try undoInsertedRow(of: id, after: error, on: connection)
         }
         return MessageRecord(
-            id: connection.lastInsertRowID, applicationID: message.applicationID, code: message.code,
+            id: id, applicationID: message.applicationID, code: message.code,
             transactionID: message.transactionID, status: .scheduled, sendAtMS: message.sendAtMS,
             categoryID: message.categoryID, targeting: message.targeting, spec: message.spec, cursor: nil)
     }
 
     private static let insertMessageSQL: StaticString = """
-        INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
-        VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)
+        INSERT INTO messages (app_id, code, transaction_id, status, send_at_ms, category_id, created_at)
+        VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)
         """
+
+    private static let insertBodySQL: StaticString = "INSERT INTO message_bodies (message_id, targeting, spec) VALUES (?1, ?2, ?3)"
+
+    /// Removes the row of message `id` when its body could not be written, then throws `error`:
+    /// the job stays one that undoes itself when it fails. Should the removal fail too, the
+    /// whole transaction is rolled back, so that no row without a body commits: every job of
+    /// the batch then fails with `error` (the writer notes the abort, `GroupCommitWriter.runAlone`).
+    private static func undoInsertedRow(of id: Int64, after error: StoreError, on connection: SQLiteConnection) throws(StoreError) -> Never {
+        do {
+            try sql { () throws(SQLiteError) in
+                try connection.statement("DELETE FROM messages WHERE id = ?1" as StaticString).bind(.int(id)).run()
+            }
+        } catch {
+            if !connection.isAutocommit { _ = try? connection.execute("ROLLBACK") }
+        }
+        throw error
+    }
 
     public func message(applicationID: Int64, code: String) async throws(StoreError) -> MessageRecord? {
         try read { connection throws(StoreError) in

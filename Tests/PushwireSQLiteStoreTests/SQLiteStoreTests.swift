@@ -40,9 +40,10 @@ final class SQLiteStoreTests: XCTestCase {
             }
             XCTAssertEqual(found, 99)
             // 2: messages (issue 6); 3: messages_due partial; 4: FCM, per-platform counts; 5: messages_by_app (issue 20);
-            // 6: a refused token's state and time (issue 20); 7: the platform a message's row counts
-            XCTAssertEqual(supported, 7)
-            XCTAssertTrue("\(error)".contains("99") && "\(error)".contains("version 7"), "\(error)")
+            // 6: a refused token's state and time (issue 20); 7: the platform a message's row counts;
+            // 8: a message's targeting and spec in `message_bodies`
+            XCTAssertEqual(supported, 8)
+            XCTAssertTrue("\(error)".contains("99") && "\(error)".contains("version 8"), "\(error)")
         }
     }
 

@@ -85,11 +85,13 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertTrue(whole.isWhole, "\(whole.problems)")
         XCTAssertGreaterThan(whole.pages, 10)
 
-        // Overwrite the middle of the file (the devices' pages), keeping the header and schema.
+        // Overwrite the middle of the file (the devices' pages), keeping the header, the schema
+        // and the tables' root pages (the first 32: every table and index made a root page when
+        // it was created, before any device was stored).
         let path = directory + "/" + SQLiteStore.fileName
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         let size = UInt64(fileSize(path))
-        for offset in stride(from: 4096 * 3, to: size - 4096, by: 4096 * 2) {
+        for offset in stride(from: 4096 * 32, to: size - 4096, by: 4096 * 2) {
             try handle.seek(toOffset: offset)
             try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
         }
