@@ -36,13 +36,13 @@ extension DevicesService {
         case .unchanged: return .response(encoded.register(knownVersion: request.knownCategoriesVersion))
         case .write(let write): prepared = write
         }
-        let code = request.application, knownVersion = request.knownCategoriesVersion
+        let code = request.application, knownVersion = request.knownCategoriesVersion, pending = prepared.pending
         return .later { [self] complete in
             startWrite(prepared) { result in
                 // On the store's syncer thread, once the row is durable: hand over at once (it
                 // completes a whole batch in turn); the rest runs on the loop.
                 complete { [self] in
-                    finishWrite(prepared, after: result)
+                    finishWrite(pending, after: result)
                     if case .failure(let error) = result { return .failure(error) }
                     if directory.categoriesGeneration == generation {
                         return .success(encoded.register(knownVersion: knownVersion))

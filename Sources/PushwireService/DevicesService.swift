@@ -71,10 +71,11 @@ public struct DevicesService: Sendable {
             }
             Task { complete(await self.answer(request, .unchangedCached)) }
         case .write(let prepared):
+            let pending = prepared.pending
             startWrite(prepared) { result in
                 // Off the syncer (the answer may read the categories): a task.
                 Task {
-                    self.finishWrite(prepared, after: result)
+                    self.finishWrite(pending, after: result)
                     switch result {
                     case .success(let outcome): complete(await self.answer(request, outcome))
                     case .failure(let error): complete(.failure(error))

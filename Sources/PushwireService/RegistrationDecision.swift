@@ -6,6 +6,14 @@ import PushwireWire
 struct PreparedRegistration: Sendable {
     var device: DeviceRecord
     var tags: [TagChange]
+    /// The fingerprint whose write began, which `finishWrite` ends.
+    var pending: PendingFingerprint
+}
+
+/// A device's fingerprint marked as being written: all that ending the write needs, so that the
+/// completions carry two integers rather than the whole registration (each copy of a
+/// `PreparedRegistration` retained its eight strings, two copies a call).
+struct PendingFingerprint: Sendable {
     /// `RegistrationFingerprints.key` of the device.
     var key: Int
     /// `RegistrationFingerprints.fingerprint` of the device and its tags.
@@ -35,13 +43,14 @@ extension DevicesService {
             let device = try DeviceValidation.device(request, applicationID: applicationID)
             let tags = try DeviceValidation.tagSets(request.tags)
             prepared = PreparedRegistration(
-                device: device, tags: tags, key: RegistrationFingerprints.key(applicationID: applicationID, hwid: device.hwid),
-                fingerprint: RegistrationFingerprints.fingerprint(device, tags: tags))
+                device: device, tags: tags,
+                pending: PendingFingerprint(key: RegistrationFingerprints.key(applicationID: applicationID, hwid: device.hwid),
+                                            fingerprint: RegistrationFingerprints.fingerprint(device, tags: tags)))
         } catch {
             return .refused(error)
         }
         // One lock for both: an unchanged device is answered, any other's write begins.
-        if registry.fingerprints.matchesElseBeginWrite(key: prepared.key, fingerprint: prepared.fingerprint) { return .unchanged }
+        if registry.fingerprints.matchesElseBeginWrite(key: prepared.pending.key, fingerprint: prepared.pending.fingerprint) { return .unchanged }
         return .write(prepared)
     }
 
@@ -69,11 +78,11 @@ extension DevicesService {
         }
     }
 
-    /// Ends the write `decide` began, with `startWrite`'s result: the fingerprint is remembered
-    /// when the device is now stored as requested, forgotten otherwise.
-    func finishWrite(_ prepared: PreparedRegistration, after result: Result<RegistrationOutcome, RPCError>) {
+    /// Ends the write `decide` began (`PreparedRegistration.pending`), with `startWrite`'s result:
+    /// the fingerprint is remembered when the device is now stored as requested, forgotten otherwise.
+    func finishWrite(_ pending: PendingFingerprint, after result: Result<RegistrationOutcome, RPCError>) {
         var stored = false
         if case .success = result { stored = true }
-        registry.fingerprints.endWrite(key: prepared.key, fingerprint: stored ? prepared.fingerprint : nil)
+        registry.fingerprints.endWrite(key: pending.key, fingerprint: stored ? pending.fingerprint : nil)
     }
 }
