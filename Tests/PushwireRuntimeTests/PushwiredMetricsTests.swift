@@ -54,6 +54,14 @@ extension PushwiredProcessTests {
                 {"application": "\(code)", "hwid": "m-1", "pushToken": "\(String(repeating: "ab", count: 32))", "deviceType": "DEVICE_TYPE_IOS"}
                 """)
             XCTAssertEqual(registered.status, 200, registered.text)
+            // And one through the binary door: both new devices, so both answered `.later` by the
+            // raw fast path, which counts what it answers itself.
+            var request = RegisterDeviceRequest()
+            request.application = code
+            request.hwid = "m-2"
+            request.pushToken = String(repeating: "cd", count: 32)
+            request.deviceType = .ios
+            XCTAssertEqual(try rpcClient.call(Methods.Devices.registerDevice.path, request.encode()).code, .ok)
             let message = try client.post("/pushwire.v1.Messages/CreateMessage", json: #"{"notifications": [{"content": "Hi", "targeting": {"devices": ["m-1"]}}]}"#,
                                           headers: [("Authorization", "Bearer \(token)")])
             XCTAssertEqual(message.status, 200, message.text)
@@ -72,6 +80,7 @@ extension PushwiredProcessTests {
             XCTAssertEqual(moved("pushwire_fanout_targets_total"), 1, after.text)
             XCTAssertEqual(moved(#"pushwire_deliveries_total{gateway="sink",platform="ios",outcome="sent"}"#), 1, after.text)
             XCTAssertEqual(moved(#"pushwire_calls_total{method="/pushwire.v1.Messages/CreateMessage",code="OK"}"#), 1, after.text)
+            XCTAssertEqual(moved(#"pushwire_calls_total{method="/pushwire.v1.Devices/RegisterDevice",code="OK"}"#), 2, after.text)
             XCTAssertGreaterThan(moved(#"pushwire_rpc_bytes_total{direction="received"}"#), 0, after.text)
             XCTAssertGreaterThan(moved(#"pushwire_rpc_bytes_total{direction="sent"}"#), 0, after.text)
             XCTAssertEqual(after.values["pushwire_gateway_notifications_in_flight"], 0, after.text)

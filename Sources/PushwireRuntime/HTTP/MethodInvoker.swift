@@ -18,20 +18,24 @@ enum MethodInvoker {
             return
         }
         let arrival = monotonicNanos()
-        if let fast = Array(path.utf8).withUnsafeBytes({ table.rawFastPaths.handler(forPath: $0) }) {
-            switch message.withUnsafeBytes({ fast($0, arrival) }) {
+        if let fast = Array(path.utf8).withUnsafeBytes({ table.rawFastPaths.entry(forPath: $0) }) {
+            switch message.withUnsafeBytes({ fast.handler($0) }) {
             case .decline:
                 break
             case .response(let body):
+                fast.answered(.ok, arrivalNanos: arrival)
                 completion(CallOutcome(status: .ok, message: "", body: body))
                 return
             case .later(let start):
                 start { answer in
                     loop.execute {
+                        let outcome: CallOutcome
                         switch answer() {
-                        case .success(let body): completion(CallOutcome(status: .ok, message: "", body: body))
-                        case .failure(let error): completion(.failure(error))
+                        case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
+                        case .failure(let error): outcome = .failure(error)
                         }
+                        fast.answered(outcome.status, arrivalNanos: arrival)
+                        completion(outcome)
                     }
                 }
                 return

@@ -1,8 +1,10 @@
 import PushwireWire
 
-/// Wraps every registered handler and raw fast path so that each answer is counted in
-/// `CallMetrics`, whichever door the call came through: the handlers are the one place every
-/// call passes, so neither door's connection code needs to know about metrics. A call's duration
+/// Wraps every registered handler so that each answer is counted in `CallMetrics`, whichever
+/// door the call came through: the handlers are the one place every decoded call passes, so
+/// neither door's connection code needs to know about them. A raw fast path's answers are
+/// counted by the door that answers them (`RawFastPaths.Entry.answered`): wrapped, every `.later`
+/// call paid three closures around its completion. A call's duration
 /// runs from its request's arrival (`RequestContext.arrivalNanos`, the loop's wake-up) to its
 /// answer: one clock read per call, at the end (a read at the start as well was 4 % of a
 /// SyncCategories call's samples).
@@ -48,41 +50,5 @@ enum InstrumentedMethods {
                 complete(outcome)
             }
         }
-    }
-
-    static func wrap(_ fastPaths: [String: RawFastPathHandler], metrics: CallMetrics) -> [String: ArrivedRawFastPathHandler] {
-        var wrapped: [String: ArrivedRawFastPathHandler] = [:]
-        for (path, fastPath) in fastPaths {
-            let handler = fastPath.call
-            guard let index = metrics.index(of: path) else {
-                wrapped[path] = ArrivedRawFastPathHandler { message, _ in handler(message) }
-                continue
-            }
-            wrapped[path] = ArrivedRawFastPathHandler { message, start in
-                switch handler(message) {
-                case .decline:
-                    return .decline  // the registered handler answers, and counts, the call
-                case .response(let body):
-                    metrics.record(index, status: .ok, nanos: monotonicNanos() &- start)
-                    return .response(body)
-                case .later(let begin):
-                    return .later { complete in
-                        begin { answer in
-                            complete {
-                                let result = answer()
-                                let status: StatusCode
-                                switch result {
-                                case .success: status = .ok
-                                case .failure(let error): status = error.code
-                                }
-                                metrics.record(index, status: status, nanos: monotonicNanos() &- start)
-                                return result
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return wrapped
     }
 }

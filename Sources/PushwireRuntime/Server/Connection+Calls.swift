@@ -83,7 +83,7 @@ extension Connection {
         // scanner reads goes to its fast path if it has one, else is lifted from the scan.
         if payload.count < shared.configuration.largeRequestBytes, let request = ScannedRequest(frame: payload) {
             if let entry = shared.table.rawFastPaths.entry(forPath: request.method),
-               takeRaw(request, entry.handler, answers: entry.answers, waitsForServer: waitsForServer) {
+               takeRaw(request, entry, waitsForServer: waitsForServer) {
                 return .answered
             }
             var frame = Frame()
@@ -110,8 +110,9 @@ extension Connection {
     /// Runs a raw fast path when the call passes the checks `handleRequest` makes; returns false
     /// (the frame then takes the regular path, which answers any refusal) otherwise or when the
     /// fast path declines.
-    private func takeRaw(_ request: ScannedRequest, _ handler: ArrivedRawHandler, answers: AnswerSizes, waitsForServer: Bool) -> Bool {
+    private func takeRaw(_ request: ScannedRequest, _ entry: RawFastPaths.Entry, waitsForServer: Bool) -> Bool {
         let callID = request.callID
+        let answers = entry.answers
         // Read in place, so no decoded form: the charge is the bytes a `.later` start keeps.
         let charge = request.message.count + Self.callOverheadBytes
         let reservation = answers.reservation(floor: Self.answerReservationBytes)
@@ -125,10 +126,11 @@ extension Connection {
         let logEntry = shared.callLog.map { log in
             log.start(method: String(decoding: request.method, as: UTF8.self), metadata: [], message: Array(request.message))
         }
-        switch handler(request.message, arrivalNanos) {
+        switch entry.handler(request.message) {
         case .decline:
             return false
         case .response(let body):
+            entry.answered(.ok, arrivalNanos: arrivalNanos)
             if callID > highestCallID { highestCallID = callID }
             respond(callID: callID, status: .ok, message: "", body: body)
             if let log = shared.callLog, let logEntry { log.finish(logEntry, status: .ok, peer: peer) }
@@ -142,7 +144,7 @@ extension Connection {
             track(callID: callID, call: call, deadline: deadline, timeoutNanos: timeoutNanos)
             heldBytes += charge
             let release = reserveAnswer(charge: charge, reservation: reservation)
-            let loop = owner.loop
+            let loop = owner.loop, arrival = arrivalNanos
             start { [self] answer in
                 // The answer is computed on the loop (RawCompletion).
                 loop.execute {
@@ -152,6 +154,7 @@ extension Connection {
                     case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
                     case .failure(let error): outcome = .failure(error)
                     }
+                    entry.answered(outcome.status, arrivalNanos: arrival)
                     answers.note(outcome.body.count)
                     self.finish(callID: callID, call: call, status: outcome.status, message: outcome.message, body: outcome.body)
                     self.scheduleFlush()

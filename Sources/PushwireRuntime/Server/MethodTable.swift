@@ -78,7 +78,10 @@ final class MethodTable: Sendable {
     /// (`ServerConfiguration.clientCertificateServices`).
     let clientCertificateServices: Set<String>
 
-    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: ArrivedRawFastPathHandler] = [:], clientCertificateServices: Set<String> = []) {
+    /// - Parameter callMetrics: where the raw fast paths count the calls they answer (the
+    ///   methods' handlers come wrapped by `InstrumentedMethods` already); nil: not counted.
+    init(_ methods: [String: RegisteredMethod], rawFastPaths: [String: RawFastPathHandler] = [:], callMetrics: CallMetrics? = nil,
+         clientCertificateServices: Set<String> = []) {
         self.methods = methods
         serviceNames = Set(methods.values.map(\.descriptor.service))
         self.clientCertificateServices = clientCertificateServices
@@ -86,7 +89,8 @@ final class MethodTable: Sendable {
         // None for a method behind a client certificate: the check is made before the handler.
         self.rawFastPaths = RawFastPaths(rawFastPaths.compactMap { path, handler -> RawFastPaths.Entry? in
             guard let method = methods[path], !clientCertificateServices.contains(method.descriptor.service) else { return nil }
-            return RawFastPaths.Entry(path: Array(path.utf8), handler: handler.call, answers: method.answers)
+            let counter = callMetrics.flatMap { metrics in metrics.index(of: path).map { RawFastPaths.CallCounter(metrics: metrics, index: $0) } }
+            return RawFastPaths.Entry(path: Array(path.utf8), handler: handler.call, answers: method.answers, counter: counter)
         })
     }
 

@@ -30,21 +30,12 @@ public typealias RawCompletion = @Sendable (_ answer: @escaping RawResult) -> Vo
 /// only during the call), in; what to do with the call out.
 public typealias RawHandler = @Sendable (UnsafeRawBufferPointer) -> RawAnswer
 
-/// A raw fast path as the connections call it: also given when the request arrived (monotonic
-/// nanoseconds), where the call metrics' duration starts (`InstrumentedMethods`).
-typealias ArrivedRawHandler = @Sendable (_ message: UnsafeRawBufferPointer, _ arrivalNanos: UInt64) -> RawAnswer
-
 /// A raw fast path's handler as the tables that keep one per path hold it. In a struct: a
 /// closure stored as a dictionary's value (or in a tuple in an array) is kept in its most general
 /// form, and taken out it is called through conversion thunks — four on each SyncCategories
 /// call, 2 % of it (callgrind).
 struct RawFastPathHandler: Sendable {
     let call: RawHandler
-}
-
-/// An `ArrivedRawHandler` held as `RawFastPathHandler` holds a `RawHandler`.
-struct ArrivedRawFastPathHandler: Sendable {
-    let call: ArrivedRawHandler
 }
 
 /// A request frame read in place: the fields the fast path needs, without unpacking the frame
@@ -163,37 +154,54 @@ struct ScannedRequest {
 /// hands back one reference, where a tuple of the path, the handler and the answer sizes cost a
 /// retain and a release of each on every call (9 % of a SyncCategories call's samples).
 final class RawFastPaths: Sendable {
-    /// One fast path: its method's path, the handler, and the method's record of answer sizes.
+    /// One fast path: its method's path, the handler, the method's record of answer sizes, and
+    /// where its answered calls are counted (nil: call metrics are off).
     final class Entry: Sendable {
         let path: [UInt8]
-        let handler: ArrivedRawHandler
+        let handler: RawHandler
         let answers: AnswerSizes
+        let counter: CallCounter?
 
-        init(path: [UInt8], handler: @escaping ArrivedRawHandler, answers: AnswerSizes) {
+        init(path: [UInt8], handler: @escaping RawHandler, answers: AnswerSizes, counter: CallCounter? = nil) {
             self.path = path
             self.handler = handler
             self.answers = answers
+            self.counter = counter
+        }
+
+        /// Counts a call this fast path answered (a declined one is counted by the method's
+        /// handler, which answers it). The door that answers records it: wrapping the handler
+        /// to count put three closures around every `.later` call's completion.
+        func answered(_ status: StatusCode, arrivalNanos: UInt64) {
+            counter?.record(status, arrivalNanos: arrivalNanos)
+        }
+    }
+
+    /// Where one method's calls are counted.
+    struct CallCounter: Sendable {
+        let metrics: CallMetrics
+        let index: Int
+
+        func record(_ status: StatusCode, arrivalNanos: UInt64) {
+            metrics.record(index, status: status, nanos: monotonicNanos() &- arrivalNanos)
         }
     }
 
     private let entries: [Entry]
 
+    /// In path order, so that which path is compared first does not change from run to run.
     init(_ entries: [Entry]) {
-        self.entries = entries
+        self.entries = entries.sorted { $0.path.lexicographicallyPrecedes($1.path) }
     }
 
     /// Fast paths with records of their own (the scanner's fuzz target, which runs no server).
     convenience init(_ handlers: [String: RawHandler]) {
         self.init(handlers.map { path, handler in
-            Entry(path: Array(path.utf8), handler: { message, _ in handler(message) }, answers: AnswerSizes())
+            Entry(path: Array(path.utf8), handler: handler, answers: AnswerSizes())
         })
     }
 
     var isEmpty: Bool { entries.isEmpty }
-
-    func handler(forPath path: UnsafeRawBufferPointer) -> ArrivedRawHandler? {
-        entry(forPath: path)?.handler
-    }
 
     func entry(forPath path: UnsafeRawBufferPointer) -> Entry? {
         for entry in entries where entry.path.count == path.count {

@@ -152,13 +152,9 @@ public final class Server: Sendable {
         let callMetrics = CallMetrics(paths: allMethods.keys.sorted())
         let fastPaths = rawFastPaths.withLock { $0 }
         let table = configuration.recordsCallMetrics
-            ? MethodTable(InstrumentedMethods.wrap(allMethods, metrics: callMetrics),
-                          rawFastPaths: InstrumentedMethods.wrap(fastPaths, metrics: callMetrics),
+            ? MethodTable(InstrumentedMethods.wrap(allMethods, metrics: callMetrics), rawFastPaths: fastPaths, callMetrics: callMetrics,
                           clientCertificateServices: configuration.clientCertificateServices)
-            : MethodTable(allMethods, rawFastPaths: fastPaths.mapValues { handler in
-                              ArrivedRawFastPathHandler { message, _ in handler.call(message) }
-                          },
-                          clientCertificateServices: configuration.clientCertificateServices)
+            : MethodTable(allMethods, rawFastPaths: fastPaths, clientCertificateServices: configuration.clientCertificateServices)
         let shared = ServerShared(configuration: configuration, table: table, logger: logger, describeCall: callDescriber.withLock { $0 })
         reference.shared = shared
         let metrics = extensions.makeMetrics(calls: callMetrics, shared: shared)
