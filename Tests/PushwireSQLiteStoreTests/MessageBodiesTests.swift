@@ -9,17 +9,11 @@ import PushwireStore
 /// written leaves no row behind.
 final class MessageBodiesTests: XCTestCase {
     func testASchema7MessageKeepsItsTargetingAndSpecAfterTheUpgrade() async throws {
-        let directory = temporaryDataDirectory()
-        do {
-            let connection = try SQLiteConnection(path: directory + "/" + SQLiteStore.fileName)
-            for version in 0..<7 { try connection.execute(Schema.migrations[version]) }
-            try connection.execute("""
-                PRAGMA user_version = 7;
-                INSERT INTO applications (id, code, name, access_token_hash, categories_version, created_at) VALUES (1, 'BODY7-00001', 'seven', x'00', 1, 0);
-                INSERT INTO messages (id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
-                    VALUES (1, 1, 'OLD', 'tx-1', 1, 5, 3, '{"conditions":[],"hwids":["h1","h2"],"platforms":[],"userIDs":[]}', '{"defaultTexts":{"body":"seven"}}', 0);
-                """)
-        }
+        let directory = try dataDirectory(atSchemaVersion: 7, with: """
+            INSERT INTO applications (id, code, name, access_token_hash, categories_version, created_at) VALUES (1, 'BODY7-00001', 'seven', x'00', 1, 0);
+            INSERT INTO messages (id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, created_at)
+                VALUES (1, 1, 'OLD', 'tx-1', 1, 5, 3, '{"conditions":[],"hwids":["h1","h2"],"platforms":[],"userIDs":[]}', '{"defaultTexts":{"body":"seven"}}', 0);
+            """)
         let store = try SQLiteStore(dataDirectory: directory)
         defer { store.close() }
         let found = try await store.message(applicationID: 1, code: "OLD")

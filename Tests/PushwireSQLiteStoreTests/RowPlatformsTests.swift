@@ -82,18 +82,12 @@ final class RowPlatformsTests: XCTestCase {
     /// A file of schema 6 (counters only in `message_platforms`): a message still sending keeps
     /// its counters when its first step is written again after the upgrade.
     func testASchema6MessageKeepsItsCountersAfterTheUpgrade() async throws {
-        let directory = temporaryDataDirectory()
-        do {
-            let connection = try SQLiteConnection(path: directory + "/" + SQLiteStore.fileName)
-            for version in 0..<6 { try connection.execute(Schema.migrations[version]) }
-            try connection.execute("""
-                PRAGMA user_version = 6;
-                INSERT INTO applications (id, code, name, access_token_hash, categories_version, created_at) VALUES (1, 'ROWPL-00002', 'six', x'00', 1, 0);
-                INSERT INTO messages (id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, targeted, created_at)
-                    VALUES (1, 1, 'OLD', '', 2, 0, 0, '{}', '{}', 1, 0);
-                INSERT INTO message_platforms (message_id, device_type, targeted) VALUES (1, 1, 1);
-                """)
-        }
+        let directory = try dataDirectory(atSchemaVersion: 6, with: """
+            INSERT INTO applications (id, code, name, access_token_hash, categories_version, created_at) VALUES (1, 'ROWPL-00002', 'six', x'00', 1, 0);
+            INSERT INTO messages (id, app_id, code, transaction_id, status, send_at_ms, category_id, targeting, spec, targeted, created_at)
+                VALUES (1, 1, 'OLD', '', 2, 0, 0, '{}', '{}', 1, 0);
+            INSERT INTO message_platforms (message_id, device_type, targeted) VALUES (1, 1, 1);
+            """)
         let store = try SQLiteStore(dataDirectory: directory)
         defer { store.close() }
         _ = try await store.recordFanOutStep(firstStep(1, 1, "i1", type: 1))

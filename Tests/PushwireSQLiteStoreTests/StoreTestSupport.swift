@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import PushwireSQLiteStore
+@testable import PushwireSQLiteStore
 import PushwireStore
 import XCTest
 
@@ -9,6 +9,16 @@ func temporaryDataDirectory(_ name: String = #function) -> String {
     let base = NSTemporaryDirectory() + "pushwire-store-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
     try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
     return base
+}
+
+/// A data directory whose file an older pushwired left at schema `version`, holding `rows` (SQL
+/// run at that version): what a test of an upgrade opens.
+func dataDirectory(atSchemaVersion version: Int, with rows: String) throws -> String {
+    let directory = temporaryDataDirectory()
+    let connection = try SQLiteConnection(path: directory + "/" + SQLiteStore.fileName)
+    for migration in Schema.migrations[0..<version] { try connection.execute(migration) }
+    try connection.execute("PRAGMA user_version = \(version);\n" + rows)
+    return directory
 }
 
 func sampleApplication(code: String) -> ApplicationRecord {
