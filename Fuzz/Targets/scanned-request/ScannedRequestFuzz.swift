@@ -15,7 +15,7 @@ import PushwireWire
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let payload = FuzzInput(data, size).bytes
     // A scanned frame takes a fast path only when its method has one (else it is decoded as usual).
-    guard let scanned = ScannedRequest(frame: payload), fastPaths.handler(forPath: scanned.method) != nil else { return 0 }
+    guard let scanned = ScannedRequest(frame: payload), fastPaths.entry(forPath: scanned.method) != nil else { return 0 }
     let decoded = regularDecode(Frame.self, payload)
     guard case .success(let frame) = decoded, case .request(let request)? = frame.kind else {
         require(false, "the fast path accepts \(hex(payload)), the regular decode gives \(decoded)")
