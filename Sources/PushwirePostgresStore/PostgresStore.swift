@@ -45,9 +45,16 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     public static let defaultReaders = 4
 
     /// How many registration writers a store opens by default: connections that write only
-    /// RegisterDevice's group upserts, committing in parallel with each other and with the
-    /// writer, so that one group's COMMIT (its WAL flush) does not hold the next group back.
-    public static let defaultRegistrationWriters = 2
+    /// RegisterDevice's group upserts, committing in parallel with the writer (and with the
+    /// other servers' registration writers), so that a group's COMMIT (its WAL flush) waits
+    /// behind no other write. One: a commit costs PostgreSQL about 150 µs of CPU whatever its
+    /// size, and two writers a server halved each group (7.8 registrations a commit with two
+    /// servers at 64 in flight, against 16 with one): two servers registered new devices at
+    /// 42–43 k/s with 36 µs of CPU a registration (servers and PostgreSQL) against 56–64 k/s and
+    /// 23–25 µs with one writer each; one server at 4 × 16 alike or better (51–55 k/s against
+    /// 55–58 k/s). Two had been chosen on a host at load 21, where they helped (1.16× → 1.26×
+    /// pgbench): docs/journal/2026-12-07-wal-frames-and-completions.md.
+    public static let defaultRegistrationWriters = 1
 
     /// Whether a store opens a delivery writer by default: a connection of its own for the
     /// delivery pipeline's bookkeeping (claims, fan-out steps, leases), committing in parallel
