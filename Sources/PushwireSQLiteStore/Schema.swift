@@ -150,10 +150,10 @@ enum Schema {
         """,
         // 8: a message's targeting and spec, written once and never changed, in a table of their
         // own. In the row they were 550 of its 640 bytes (six rows a page), and the row is
-        // written three times (created, first step, last step), each time by another commit: a
-        // WAL frame of the messages table for every two messages of a commit, half of all the
-        // frames a small message wrote, each appended, synced and checkpointed. The row is now
-        // about 90 bytes.
+        // written three times (created, first step, last step), each time by another commit:
+        // each commit wrote a WAL frame of the messages table for every six of its messages, a
+        // frame for every two messages in all — half of all the frames a small message wrote,
+        // each appended, synced and checkpointed. The row is now about 90 bytes.
         """
         CREATE TABLE message_bodies (
             message_id INTEGER PRIMARY KEY,

@@ -28,15 +28,7 @@ enum MethodInvoker {
                 return
             case .later(let start):
                 start { answer in
-                    loop.execute {
-                        let outcome: CallOutcome
-                        switch answer() {
-                        case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
-                        case .failure(let error): outcome = .failure(error)
-                        }
-                        fast.answered(outcome.status, arrivalNanos: arrival)
-                        completion(outcome)
-                    }
+                    loop.execute { completion(fast.outcome(of: answer, arrivalNanos: arrival)) }
                 }
                 return
             }

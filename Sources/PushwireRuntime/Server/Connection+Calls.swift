@@ -149,12 +149,7 @@ extension Connection {
                 // The answer is computed on the loop (RawCompletion).
                 loop.execute {
                     self.workEnded(releasing: release)
-                    let outcome: CallOutcome
-                    switch answer() {
-                    case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
-                    case .failure(let error): outcome = .failure(error)
-                    }
-                    entry.answered(outcome.status, arrivalNanos: arrival)
+                    let outcome = entry.outcome(of: answer, arrivalNanos: arrival)
                     answers.note(outcome.body.count)
                     self.finish(callID: callID, call: call, status: outcome.status, message: outcome.message, body: outcome.body)
                     self.scheduleFlush()

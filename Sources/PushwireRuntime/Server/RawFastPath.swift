@@ -175,6 +175,18 @@ final class RawFastPaths: Sendable {
         func answered(_ status: StatusCode, arrivalNanos: UInt64) {
             counter?.record(status, arrivalNanos: arrivalNanos)
         }
+
+        /// A `.later` call's outcome from its answer, computed (on the call's loop) and counted:
+        /// what both doors answer with.
+        func outcome(of answer: RawResult, arrivalNanos: UInt64) -> CallOutcome {
+            let outcome: CallOutcome
+            switch answer() {
+            case .success(let body): outcome = CallOutcome(status: .ok, message: "", body: body)
+            case .failure(let error): outcome = .failure(error)
+            }
+            answered(outcome.status, arrivalNanos: arrivalNanos)
+            return outcome
+        }
     }
 
     /// Where one method's calls are counted.
