@@ -53,7 +53,8 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// 42–43 k/s with 36 µs of CPU a registration (servers and PostgreSQL) against 56–64 k/s and
     /// 23–25 µs with one writer each; one server at 4 × 16 alike or better (51–55 k/s against
     /// 55–58 k/s). Two had been chosen on a host at load 21, where they helped (1.16× → 1.26×
-    /// pgbench): docs/journal/2026-12-07-wal-frames-and-completions.md.
+    /// pgbench): docs/journal/2026-12-07-wal-frames-and-completions.md; measured by
+    /// `Scripts/bench-ab/pg-register-cpu`.
     public static let defaultRegistrationWriters = 1
 
     /// Whether a store opens a delivery writer by default: a connection of its own for the
