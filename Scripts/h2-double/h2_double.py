@@ -164,6 +164,12 @@ async def serve(args, double, connection_class, alpn, on_listening=None):
     server.close()
     for connection in list(double.connections):
         connection.shut_down()
-    await asyncio.sleep(0.1)  # let the transports flush
+    # Exit only once every connection has flushed the answers already written and closed (its
+    # connection_lost drops it from the set): an answer logged as given but lost with the process
+    # would be sent again by the client, a duplicate the double itself caused. Bounded, for a
+    # client that never reads.
+    deadline = loop.time() + 5
+    while double.connections and loop.time() < deadline:
+        await asyncio.sleep(0.01)
     if double.log:
         double.log.close()
