@@ -10,8 +10,11 @@ requests were not acted on) and the log.
 """
 import asyncio
 import base64
+import fcntl
 import signal
 import ssl
+import struct
+import termios
 
 import h2.config
 import h2.connection
@@ -119,6 +122,22 @@ class Connection(asyncio.Protocol):
         self.closing = True
         self.transport.close()
 
+    def delivered(self):
+        """Whether what this connection wrote has reached the client and closing it now loses
+        nothing: closed already, or nothing waiting in the TLS layer or the kernel (every byte
+        sent acknowledged by the client's TCP) and nothing unread from the client (a close with
+        unread bytes is a reset, which may throw away what the client has not read yet)."""
+        sock = self.transport.get_extra_info("socket")
+        if self not in self.double.connections or sock is None or sock.fileno() < 0:
+            return True
+        def queued(request):
+            return struct.unpack("i", fcntl.ioctl(sock.fileno(), request, b"\0" * 4))[0]
+        try:
+            return self.transport.get_write_buffer_size() == 0 and queued(termios.TIOCOUTQ) == 0 \
+                and queued(termios.FIONREAD) == 0
+        except OSError:
+            return True
+
     def shut_down(self):
         """Closes as a server that stops does: a GOAWAY whose last stream id is below every request
         not answered (none of them was acted on, so a client may send them again), then `close`."""
@@ -164,12 +183,19 @@ async def serve(args, double, connection_class, alpn, on_listening=None):
     server.close()
     for connection in list(double.connections):
         connection.shut_down()
-    # Exit only once every connection has flushed the answers already written and closed (its
-    # connection_lost drops it from the set): an answer logged as given but lost with the process
-    # would be sent again by the client, a duplicate the double itself caused. Bounded, for a
-    # client that never reads.
+    # Exit only once every connection's answers have reached its client: an answer logged as
+    # given but lost with the process would be sent again by the client, a duplicate the double
+    # itself caused (a fixed 0.1 s was not always enough on a loaded host). A connection is done
+    # when its TLS shutdown has completed (connection_lost), or when it is `delivered` twice in a
+    # row, 10 ms apart (an idle client that does not read the close, e.g. libcurl's pooled
+    # connections). Bounded, for a client that stops reading.
     deadline = loop.time() + 5
-    while double.connections and loop.time() < deadline:
+    settled = set()
+    while loop.time() < deadline:
+        delivered = {connection for connection in list(double.connections) if connection.delivered()}
+        if len(delivered & settled) == len(double.connections):
+            break
+        settled = delivered
         await asyncio.sleep(0.01)
     if double.log:
         double.log.close()
