@@ -47,14 +47,9 @@ public final class PostgresStore: PushwireStore, MessageStore, @unchecked Sendab
     /// How many registration writers a store opens by default: connections that write only
     /// RegisterDevice's group upserts, committing in parallel with the writer (and with the
     /// other servers' registration writers), so that a group's COMMIT (its WAL flush) waits
-    /// behind no other write. One: a commit costs PostgreSQL about 150 µs of CPU whatever its
-    /// size, and two writers a server halved each group (7.8 registrations a commit with two
-    /// servers at 64 in flight, against 16 with one): two servers registered new devices at
-    /// 42–43 k/s with 36 µs of CPU a registration (servers and PostgreSQL) against 56–64 k/s and
-    /// 23–25 µs with one writer each; one server at 4 × 16 alike or better (51–55 k/s against
-    /// 55–58 k/s). Two had been chosen on a host at load 21, where they helped (1.16× → 1.26×
-    /// pgbench): docs/journal/2026-12-07-wal-frames-and-completions.md; measured by
-    /// `Scripts/bench-ab/pg-register-cpu`.
+    /// behind no other write. One: a commit costs PostgreSQL about the same CPU whatever its
+    /// size, and a second writer only halved every group (docs/STORE.md; the measurements, by
+    /// `Scripts/bench-ab/pg-register-cpu`, in docs/journal/2026-12-07-wal-frames-and-completions.md).
     public static let defaultRegistrationWriters = 1
 
     /// Whether a store opens a delivery writer by default: a connection of its own for the
